@@ -1,0 +1,246 @@
+//! The command line, as clap derive types. Nothing here decides anything:
+//! `resolve` and the commands turn these into actions.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Share MCP server configs across a team, without sharing their secrets.
+///
+/// mcpenv reads and edits the same files as `claude mcp`: the local and
+/// user scopes in `~/.claude.json` and the project scope in `.mcp.json`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcpenv",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Act as if started in DIR.
+    #[arg(short = 'C', long = "project-dir", value_name = "DIR", global = true)]
+    pub project_dir: Option<PathBuf>,
+
+    /// When to use colour.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, global = true)]
+    pub color: ColorWhen,
+
+    /// Print only data and errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add a server from a command (stdio) or a URL (http, sse).
+    #[command(after_help = ADD_EXAMPLES)]
+    Add(AddArgs),
+    /// Add a server from a JSON entry, as `claude mcp add-json` does.
+    AddJson(AddJsonArgs),
+    /// Show the server Claude Code uses for NAME, and where else it is defined.
+    Get(GetArgs),
+    /// List the servers of every scope, with precedence and approval.
+    List(ListArgs),
+    /// Remove a server from one scope.
+    Remove(RemoveArgs),
+}
+
+const ADD_EXAMPLES: &str = "\
+Examples:
+  mcpenv add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
+  mcpenv add -s project -t http sentry https://mcp.sentry.dev/mcp
+  mcpenv add -t http api https://api.example.com/mcp -H 'Authorization: Bearer ${API_TOKEN}'";
+
+/// A scope on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    /// Private to you in this project (`~/.claude.json`).
+    Local,
+    /// Shared with the team (`.mcp.json`).
+    Project,
+    /// All your projects (`~/.claude.json`).
+    User,
+}
+
+/// A transport on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    /// A local process speaking over stdin/stdout.
+    Stdio,
+    /// Streamable HTTP.
+    #[value(alias = "streamable-http")]
+    Http,
+    /// Server-sent events.
+    Sse,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Colour when writing to a terminal (honours NO_COLOR and CLICOLOR_FORCE).
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// `mcpenv add`.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// Scope to add to.
+    #[arg(short, long, value_enum, default_value_t = ScopeArg::Local)]
+    pub scope: ScopeArg,
+
+    /// Transport.
+    #[arg(short, long, value_enum, default_value_t = TransportArg::Stdio)]
+    pub transport: TransportArg,
+
+    /// An environment variable for a stdio server (repeat for more).
+    #[arg(short, long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+
+    /// A header for an http or sse server (repeat for more).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+
+    /// Replace a server of the same name in that scope.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Print what was written as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Server name: letters, digits, `-` and `_`.
+    pub name: String,
+
+    /// The command to run (stdio) or the server's URL (http, sse).
+    pub command_or_url: String,
+
+    /// Arguments of the command; put `--` before arguments that start with `-`.
+    pub args: Vec<String>,
+}
+
+/// `mcpenv add-json`.
+#[derive(Debug, Args)]
+pub struct AddJsonArgs {
+    /// Scope to add to.
+    #[arg(short, long, value_enum, default_value_t = ScopeArg::Local)]
+    pub scope: ScopeArg,
+
+    /// Replace a server of the same name in that scope.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Print what was written as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Server name: letters, digits, `-` and `_`.
+    pub name: String,
+
+    /// The entry, e.g. '{"type":"http","url":"https://example.com/mcp"}'.
+    pub json_entry: String,
+}
+
+/// `mcpenv get`.
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// Server name.
+    pub name: String,
+
+    /// Show env and header values unmasked.
+    #[arg(long)]
+    pub reveal: bool,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this scope.
+    #[arg(short, long, value_enum)]
+    pub scope: Option<ScopeArg>,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv remove`.
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// Scope to remove from; required when NAME is in several.
+    #[arg(short, long, value_enum)]
+    pub scope: Option<ScopeArg>,
+
+    /// Print what was removed as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Server name.
+    pub name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    fn add(argv: &[&str]) -> AddArgs {
+        let cli = Cli::try_parse_from(argv).unwrap();
+        match cli.command {
+            Command::Add(args) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_env_flag_takes_exactly_one_value() {
+        let args = add(&["mcpenv", "add", "-e", "K=V", "s5", "cmd"]);
+        assert_eq!(
+            (args.env, args.name.as_str(), args.command_or_url.as_str()),
+            (vec!["K=V".to_string()], "s5", "cmd")
+        );
+    }
+
+    #[test]
+    fn dashes_after_double_dash_are_arguments() {
+        let args = add(&["mcpenv", "add", "gh", "--", "npx", "-y", "pkg"]);
+        assert_eq!(args.command_or_url, "npx");
+        assert_eq!(args.args, ["-y", "pkg"]);
+        let args = add(&["mcpenv", "add", "gh", "npx", "-e", "A=1", "--", "-y"]);
+        assert_eq!(
+            (args.env, args.args),
+            (vec!["A=1".to_string()], vec!["-y".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_dash_argument_without_double_dash_is_an_error() {
+        let error = Cli::try_parse_from(["mcpenv", "add", "gh", "npx", "-y", "pkg"]).unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::UnknownArgument);
+    }
+
+    #[test]
+    fn streamable_http_is_http() {
+        assert_eq!(
+            add(&["mcpenv", "add", "-t", "streamable-http", "a", "https://x"]).transport,
+            TransportArg::Http
+        );
+    }
+}

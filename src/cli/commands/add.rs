@@ -1,0 +1,258 @@
+//! `mcpenv add`: a server from a command or a URL, in Claude Code's shape.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::cli::args::{AddArgs, TransportArg};
+use crate::cli::error::CliError;
+use crate::cli::render::{Report, warning};
+use crate::cli::resolve::Ctx;
+use crate::model::{self, Transport};
+use crate::scope::Scope;
+use crate::store::{self, IfExists, Target, Written};
+
+/// What `add` (and `add-json`) did.
+#[derive(Debug, Serialize)]
+pub struct AddReport {
+    /// The server's name.
+    pub name: String,
+    /// The scope written to.
+    pub scope: Scope,
+    /// The entry's transport.
+    pub transport: Transport,
+    /// The file written.
+    pub file: PathBuf,
+    /// Whether the file was created.
+    pub created: bool,
+    /// Whether an entry of the same name was replaced.
+    pub replaced: bool,
+    /// Things worth knowing about what was written.
+    pub warnings: Vec<String>,
+    #[serde(skip)]
+    file_shown: String,
+}
+
+impl AddReport {
+    /// The report for a finished write.
+    pub fn new(
+        ctx: &Ctx,
+        name: &str,
+        scope: Scope,
+        transport: Transport,
+        written: Written,
+        mut warnings: Vec<String>,
+    ) -> Self {
+        if ctx.locations.managed_mcp().is_file() {
+            warnings.push(format!(
+                "managed MCP configuration `{}` is active: Claude Code ignores this server",
+                ctx.locations.managed_mcp().display()
+            ));
+        }
+        Self {
+            name: name.to_string(),
+            scope,
+            transport,
+            file_shown: crate::cli::commands::scope_file(ctx, scope, &written.path),
+            file: written.path,
+            created: written.created,
+            replaced: written.replaced,
+            warnings,
+        }
+    }
+}
+
+impl Report for AddReport {
+    fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        for message in &self.warnings {
+            warning(err, message)?;
+        }
+        let verb = if self.replaced { "Replaced" } else { "Added" };
+        writeln!(
+            err,
+            "{verb} {} MCP server `{}` in {} scope",
+            self.transport, self.name, self.scope
+        )?;
+        let verb = if self.created { "Created" } else { "Wrote" };
+        writeln!(err, "{verb} {}", self.file_shown)?;
+        if self.scope == Scope::Project {
+            writeln!(
+                err,
+                "Claude Code asks each teammate to approve project servers before it starts them"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `mcpenv add`.
+pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
+    check_name(&args.name)?;
+    let env = parse_env(&args.env)?;
+    let headers = parse_headers(&args.headers)?;
+    let mut warnings = Vec::new();
+    let (transport, entry) = match args.transport {
+        TransportArg::Stdio => {
+            if !headers.is_empty() {
+                return Err(
+                    CliError::usage("`--header` applies only to http and sse servers")
+                        .with_hint("add `-t http` (or `-t sse`) for a server reached by URL"),
+                );
+            }
+            if looks_like_url(&args.command_or_url) {
+                warnings.push(format!(
+                    "`{}` looks like a URL but was added as a stdio command; for a remote server use `-t http` (or `-t sse`)",
+                    args.command_or_url
+                ));
+            }
+            (
+                Transport::Stdio,
+                model::stdio_entry(&args.command_or_url, &args.args, &env),
+            )
+        }
+        TransportArg::Http | TransportArg::Sse => {
+            let transport = if args.transport == TransportArg::Http {
+                Transport::Http
+            } else {
+                Transport::Sse
+            };
+            if !env.is_empty() || !args.args.is_empty() {
+                return Err(CliError::usage(format!(
+                    "`--env` and command arguments apply only to stdio servers, not {transport}"
+                ))
+                .with_hint("pass credentials for a remote server as headers: `-H 'Authorization: Bearer ${TOKEN}'`"));
+            }
+            let entry = model::remote_entry(&transport, &args.command_or_url, &headers);
+            (transport, entry)
+        }
+    };
+    let scope = Scope::from(args.scope);
+    let target = Target::for_scope(&ctx.locations, scope);
+    let if_exists = if args.replace {
+        IfExists::Replace
+    } else {
+        IfExists::Fail
+    };
+    let written = store::add_server(&ctx.locations, &target, &args.name, &entry, if_exists)
+        .map_err(|error| already_exists_hint(ctx, error, &args.name, scope))?;
+    Ok(AddReport::new(
+        ctx, &args.name, scope, transport, written, warnings,
+    ))
+}
+
+/// A usage error for names Claude Code would refuse.
+pub fn check_name(name: &str) -> Result<(), CliError> {
+    model::validate_name(name).map_err(|error| {
+        let hint = match error {
+            model::NameError::Reserved(_) => "pick another name; Claude Code reserves this one",
+            _ => "use only letters, digits, `-` and `_`, e.g. `my-server`",
+        };
+        CliError::usage(error.to_string()).with_hint(hint)
+    })
+}
+
+/// Adds the "what now" to a duplicate-name error.
+pub fn already_exists_hint(
+    ctx: &Ctx,
+    error: crate::error::StoreError,
+    name: &str,
+    scope: Scope,
+) -> CliError {
+    let duplicate = matches!(error, crate::error::StoreError::AlreadyExists { .. });
+    let error = CliError::from(error);
+    if duplicate {
+        error.with_hint(format!(
+            "replace it with `--replace`, or remove it first: `{}`",
+            ctx.command(&["remove", name, "-s", scope.as_str()])
+        ))
+    } else {
+        error
+    }
+}
+
+fn parse_env(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {
+    let mut env = IndexMap::new();
+    for pair in pairs {
+        match pair.split_once('=') {
+            Some((key, value)) if !key.is_empty() => {
+                env.insert(key.to_string(), value.to_string());
+            }
+            _ => {
+                return Err(CliError::usage(format!(
+                    "invalid environment variable `{pair}`: expected KEY=VALUE"
+                ))
+                .with_hint("give one variable per flag: `-e KEY1=value1 -e KEY2=value2`"));
+            }
+        }
+    }
+    Ok(env)
+}
+
+fn parse_headers(headers: &[String]) -> Result<IndexMap<String, String>, CliError> {
+    let mut parsed = IndexMap::new();
+    for header in headers {
+        let Some((name, value)) = header.split_once(':') else {
+            return Err(CliError::usage(format!(
+                "invalid header `{header}`: expected `Name: value`"
+            ))
+            .with_hint("give one header per flag: `-H 'Authorization: Bearer ${TOKEN}'`"));
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(
+                CliError::usage(format!("invalid header `{header}`: the name is empty"))
+                    .with_hint("write the header as `Name: value`"),
+            );
+        }
+        parsed.insert(name.to_string(), value.trim().to_string());
+    }
+    Ok(parsed)
+}
+
+fn looks_like_url(command: &str) -> bool {
+    command.starts_with("http://")
+        || command.starts_with("https://")
+        || command.starts_with("localhost")
+        || command.ends_with("/sse")
+        || command.ends_with("/mcp")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_pairs_split_at_the_first_equals_and_last_wins() {
+        let env = parse_env(&["K=a=b".into(), "E=".into(), "K=c".into()]).unwrap();
+        assert_eq!(
+            env,
+            IndexMap::from([
+                ("K".to_string(), "c".to_string()),
+                ("E".to_string(), String::new())
+            ])
+        );
+        assert!(parse_env(&["NOEQ".into()]).is_err());
+        assert!(parse_env(&["=v".into()]).is_err());
+    }
+
+    #[test]
+    fn headers_split_at_the_first_colon_and_trim() {
+        let headers = parse_headers(&["Authorization:  Bearer x:y ".into()]).unwrap();
+        assert_eq!(headers["Authorization"], "Bearer x:y");
+        assert!(parse_headers(&["NoColon".into()]).is_err());
+        assert!(parse_headers(&[": v".into()]).is_err());
+    }
+
+    #[test]
+    fn url_like_commands() {
+        assert!(looks_like_url("https://x/mcp"));
+        assert!(looks_like_url("localhost:3000"));
+        assert!(!looks_like_url("npx"));
+    }
+}

@@ -1,0 +1,63 @@
+//! One file per subcommand, each `run(ctx, args) -> Result<Report, CliError>`.
+
+pub mod add;
+pub mod add_json;
+pub mod get;
+pub mod list;
+pub mod remove;
+
+use std::path::Path;
+
+use crate::cli::resolve::Ctx;
+use crate::layered::Inventory;
+use crate::scope::Scope;
+
+/// How a scope's file is shown: local entries also name the project key.
+pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {
+    match scope {
+        Scope::Local => format!(
+            "`{}` (project `{}`)",
+            path.display(),
+            ctx.locations.local_key
+        ),
+        Scope::Project | Scope::User => format!("`{}`", path.display()),
+    }
+}
+
+/// Hints for a name that is not defined where it was looked for: a close
+/// match, or the names that exist.
+pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<String> {
+    let names = inventory.names();
+    if names.is_empty() {
+        return vec![format!(
+            "no MCP servers are configured here; add one with `{}`",
+            ctx.command(&["add", "NAME", "--", "COMMAND"])
+        )];
+    }
+    let close = names
+        .iter()
+        .filter(|candidate| strsim::levenshtein(candidate, name) <= 2)
+        .min_by_key(|candidate| strsim::levenshtein(candidate, name));
+    match close {
+        Some(close) => vec![format!("a server with a similar name exists: `{close}`")],
+        None => {
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            let shown: Vec<String> = sorted
+                .iter()
+                .take(8)
+                .map(|name| format!("`{name}`"))
+                .collect();
+            let more = if sorted.len() > 8 {
+                format!(
+                    " and {} more (see `{}`)",
+                    sorted.len() - 8,
+                    ctx.command(&["list"])
+                )
+            } else {
+                String::new()
+            };
+            vec![format!("configured servers: {}{more}", shown.join(", "))]
+        }
+    }
+}

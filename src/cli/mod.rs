@@ -1,0 +1,66 @@
+//! The command-line interface: parse, resolve, dispatch, render, and map
+//! errors to exit codes. The only module that knows clap, terminals and the
+//! process environment.
+
+pub mod args;
+pub mod commands;
+pub mod error;
+pub mod render;
+pub mod resolve;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::args::{Cli, Command};
+use crate::cli::error::{CliError, Kind};
+use crate::cli::render::emit;
+
+/// Runs mcpenv with the process's arguments and returns its exit code:
+/// 0 success, 1 operational failure, 2 usage error.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return match error.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(2),
+            };
+        }
+    };
+    resolve::color_choice(cli.color).write_global();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let mut err = anstream::stderr().lock();
+            let _ = error.render(&mut err);
+            let _ = err.flush();
+            match error.kind() {
+                Kind::Usage => ExitCode::from(2),
+                Kind::Failure => ExitCode::from(1),
+            }
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), CliError> {
+    let ctx = resolve::resolve(cli)?;
+    let quiet = ctx.quiet;
+    let printed = match &cli.command {
+        Command::Add(args) => emit(&commands::add::run(&ctx, args)?, args.json, quiet),
+        Command::AddJson(args) => emit(&commands::add_json::run(&ctx, args)?, args.json, quiet),
+        Command::Get(args) => emit(&commands::get::run(&ctx, args)?, args.json, quiet),
+        Command::List(args) => emit(&commands::list::run(&ctx, args)?, args.json, quiet),
+        Command::Remove(args) => emit(&commands::remove::run(&ctx, args)?, args.json, quiet),
+    };
+    match printed {
+        // A closed pipe (`mcpenv list | head -1`) is not a failure.
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) => Err(CliError::failure_from("cannot write the output", error)),
+        Ok(()) => Ok(()),
+    }
+}

@@ -1,0 +1,127 @@
+//! One report type per command, rendered as text or as JSON.
+
+use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Style};
+use serde::Serialize;
+
+/// Bold: headings and names.
+pub const BOLD: Style = Style::new().bold();
+/// Dimmed: shadowed definitions and secondary text.
+pub const DIM: Style = Style::new().dimmed();
+/// Warnings.
+pub const YELLOW: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Yellow)));
+/// Success.
+pub const GREEN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
+
+/// Version of every JSON document mcpenv prints.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What a command produced: data for stdout, status for stderr.
+pub trait Report: Serialize {
+    /// Writes the data as text (stdout).
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()>;
+
+    /// Writes status sentences and warnings (stderr); silenced by `-q`.
+    fn write_status(&self, _err: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, T> {
+    schema_version: u32,
+    #[serde(flatten)]
+    report: &'a T,
+}
+
+/// Prints `report`: JSON (with `schema_version`) or text on stdout, status
+/// on stderr unless `quiet`.
+pub fn emit<R: Report>(report: &R, json: bool, quiet: bool) -> io::Result<()> {
+    if !quiet {
+        let mut err = anstream::stderr().lock();
+        report.write_status(&mut err)?;
+        err.flush()?;
+    }
+    let mut out = anstream::stdout().lock();
+    if json {
+        let envelope = Envelope {
+            schema_version: SCHEMA_VERSION,
+            report,
+        };
+        serde_json::to_writer_pretty(&mut out, &envelope)?;
+        writeln!(out)?;
+    } else {
+        report.write_text(&mut out)?;
+    }
+    out.flush()
+}
+
+/// Writes `warning: message` lines.
+pub fn warning(err: &mut dyn Write, message: &str) -> io::Result<()> {
+    let style = YELLOW.bold();
+    writeln!(err, "{style}warning:{style:#} {message}")
+}
+
+/// A table cell: text and how to style it.
+pub struct Cell {
+    text: String,
+    style: Style,
+}
+
+impl Cell {
+    /// A plain cell.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            style: Style::new(),
+        }
+    }
+
+    /// A styled cell.
+    pub fn styled(text: impl Into<String>, style: Style) -> Self {
+        Self {
+            text: text.into(),
+            style,
+        }
+    }
+}
+
+/// Writes rows in aligned columns under a bold header; the last column is
+/// not padded, so no line ends in spaces.
+pub fn table(out: &mut dyn Write, header: &[&str], rows: &[Vec<Cell>]) -> io::Result<()> {
+    let columns = header.len();
+    let mut widths: Vec<usize> = header.iter().map(|title| title.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.text.chars().count());
+        }
+    }
+    // Drop trailing columns that are empty in every row.
+    let used = (0..columns)
+        .rev()
+        .find(|&column| {
+            rows.iter()
+                .any(|row| row.get(column).is_some_and(|cell| !cell.text.is_empty()))
+        })
+        .map_or(columns, |last| last + 1)
+        .max(1);
+    let header_cells: Vec<Cell> = header
+        .iter()
+        .map(|title| Cell::styled(*title, BOLD))
+        .collect();
+    for row in std::iter::once(&header_cells).chain(rows) {
+        let mut line = String::new();
+        let count = row.len().min(used);
+        for (index, cell) in row.iter().take(count).enumerate() {
+            let style = cell.style;
+            line.push_str(&format!("{style}{}{style:#}", cell.text));
+            if index + 1 < count {
+                let pad = widths[index] - cell.text.chars().count() + 2;
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! Arguments + process environment → the resolved context commands run in.
+//! The only place that reads `std::env`.
+
+use std::path::PathBuf;
+
+use crate::cli::args::{Cli, ColorWhen, ScopeArg};
+use crate::cli::error::CliError;
+use crate::locate::{Environment, Locations};
+use crate::scope::Scope;
+
+/// Every environment variable mcpenv reads.
+pub mod vars {
+    /// Claude Code's configuration directory; replaces `$HOME` for
+    /// `.claude.json` and `~/.claude` for its data, exactly as in Claude Code.
+    pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+    /// Your home directory (through `std::env::home_dir`).
+    pub const HOME: &str = "HOME";
+    /// Directory of Claude Code's managed (enterprise) files; defaults to
+    /// `/etc/claude-code`. Mostly for tests.
+    pub const MCPENV_MANAGED_DIR: &str = "MCPENV_MANAGED_DIR";
+    /// Set to anything to disable colour (honoured by `--color auto`).
+    pub const NO_COLOR: &str = "NO_COLOR";
+    /// Set to force colour on (honoured by `--color auto`).
+    pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
+}
+
+/// Where Claude Code keeps managed files on Linux.
+const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
+
+/// What every command gets: resolved locations and output settings.
+#[derive(Debug)]
+pub struct Ctx {
+    /// Every file location for this working directory.
+    pub locations: Locations,
+    /// `-q`: data and errors only.
+    pub quiet: bool,
+    /// `-C DIR` as given, repeated in suggested commands.
+    pub project_dir: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// `mcpenv` (with `-C DIR` when given) followed by `rest`, quoted for a
+    /// shell, for hints that suggest a command.
+    pub fn command(&self, rest: &[&str]) -> String {
+        let mut words = vec!["mcpenv".to_string()];
+        if let Some(dir) = &self.project_dir {
+            words.push("-C".to_string());
+            words.push(dir.display().to_string());
+        }
+        words.extend(rest.iter().map(|word| (*word).to_string()));
+        shell_words(&words)
+    }
+}
+
+/// Joins words into a command line a POSIX shell reads back as the same words.
+pub fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|word| {
+            shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Resolves the context for `cli`.
+pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
+    let home = std::env::home_dir()
+        .filter(|home| !home.as_os_str().is_empty())
+        .ok_or_else(|| {
+            CliError::failure("cannot find your home directory")
+                .with_hint("set HOME to your home directory")
+        })?;
+    let current = std::env::current_dir().map_err(|error| {
+        CliError::failure_from("cannot read the current directory", error)
+            .with_hint("cd to an existing directory, or pass `-C DIR`")
+    })?;
+    let working_dir = match &cli.project_dir {
+        Some(dir) => current.join(dir),
+        None => current,
+    };
+    let non_empty = |name: &str| {
+        std::env::var_os(name)
+            .filter(|value| !value.is_empty())
+            .map(PathBuf::from)
+    };
+    let state_dir = directories::ProjectDirs::from("", "", "mcpenv")
+        .map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf())
+        .unwrap_or_else(|| std::env::temp_dir().join("mcpenv"));
+    let environment = Environment {
+        home,
+        claude_config_dir: non_empty(vars::CLAUDE_CONFIG_DIR),
+        working_dir,
+        managed_dir: non_empty(vars::MCPENV_MANAGED_DIR)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_DIR)),
+        state_dir,
+    };
+    let locations = Locations::discover(&environment).map_err(|error| {
+        let hint = if cli.project_dir.is_some() {
+            "check the directory given to `-C`"
+        } else {
+            "cd to an existing directory"
+        };
+        CliError::failure_from("cannot locate the project", error).with_hint(hint)
+    })?;
+    Ok(Ctx {
+        locations,
+        quiet: cli.quiet,
+        project_dir: cli.project_dir.clone(),
+    })
+}
+
+/// The colour choice for `--color`; `auto` lets anstream apply NO_COLOR,
+/// CLICOLOR_FORCE and terminal detection.
+pub fn color_choice(when: ColorWhen) -> anstream::ColorChoice {
+    match when {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    }
+}
+
+impl From<ScopeArg> for Scope {
+    fn from(scope: ScopeArg) -> Self {
+        match scope {
+            ScopeArg::Local => Self::Local,
+            ScopeArg::Project => Self::Project,
+            ScopeArg::User => Self::User,
+        }
+    }
+}

@@ -1,0 +1,865 @@
+//! Format-preserving edits of strict JSON files.
+//!
+//! `~/.claude.json` grows to tens of megabytes of `history`, so a syntax tree
+//! of the whole file (jsonc-parser's CST, or a `serde_json::Value`) costs
+//! hundreds of megabytes and most of our time budget. Instead:
+//!
+//! 1. `serde_json` validates the whole text once, strictly, without building
+//!    anything (`IgnoredAny`); it also gives line:column for errors;
+//! 2. a small span scanner walks the *already validated* text to find the byte
+//!    ranges of the members on one path, skipping everything else with
+//!    `memchr` (no crate exposes byte spans of keys and values this cheaply);
+//! 3. an edit is one splice of the bytes of a single member; every other byte
+//!    of the file is kept as it was, and the changed object is re-validated.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use serde_json::ser::{PrettyFormatter, Serializer};
+
+/// A strict JSON text that is known to be valid and whose root is an object
+/// (or that is empty, which counts as `{}`).
+#[derive(Debug, Clone)]
+pub struct JsonDocument {
+    text: String,
+    /// The root object's byte range; `None` for an empty or blank file.
+    root: Option<Range<usize>>,
+}
+
+/// Why a text is not valid JSON, with the 1-based position serde_json gives.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} at line {line} column {column}")]
+pub struct SyntaxError {
+    /// 1-based line of the error.
+    pub line: usize,
+    /// 1-based column of the error.
+    pub column: usize,
+    /// serde_json's description, without its position suffix.
+    pub message: String,
+}
+
+/// A value on a path exists but is not of the kind the path needs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{pointer}` is {found}, expected an object")]
+pub struct ShapeError {
+    /// JSON pointer (RFC 6901) of the offending value; empty for the root.
+    pub pointer: String,
+    /// What was found there, as "an array", "a string", ...
+    pub found: &'static str,
+}
+
+/// One member of an object: where its key and its value are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// Byte range of the key, quotes included.
+    pub key_span: Range<usize>,
+    /// Byte range of the value.
+    pub value_span: Range<usize>,
+}
+
+/// A single replacement of bytes in a document, ready to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    /// The bytes to replace.
+    pub range: Range<usize>,
+    /// What replaces them.
+    pub replacement: String,
+    /// The smallest value that contains the change; re-validated after the
+    /// splice, which is enough because the rest of the text is unchanged.
+    enclosing: Range<usize>,
+}
+
+const BOM: &str = "\u{feff}";
+
+impl JsonDocument {
+    /// Validates `text` as strict JSON (a UTF-8 BOM is allowed and kept) whose
+    /// root is an object. An empty or blank text is an empty document.
+    pub fn parse(text: String) -> Result<Self, DocumentError> {
+        let body_start = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        let body = &text[body_start..];
+        if body.trim().is_empty() {
+            return Ok(Self { text, root: None });
+        }
+        validate(body).map_err(DocumentError::Syntax)?;
+        let start = scan::skip_ws(text.as_bytes(), body_start);
+        let end = scan::skip_value(text.as_bytes(), start);
+        if text.as_bytes()[start] != b'{' {
+            return Err(DocumentError::Shape(ShapeError {
+                pointer: String::new(),
+                found: kind_name(text.as_bytes()[start]),
+            }));
+        }
+        Ok(Self {
+            text,
+            root: Some(start..end),
+        })
+    }
+
+    /// The whole text, byte for byte as read (or as edited).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Gives the text back.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
+    /// Whether the file held nothing but whitespace.
+    pub fn is_empty(&self) -> bool {
+        self.root.is_none()
+    }
+
+    /// The members of the object at `span`, in file order (duplicates kept).
+    pub fn members(&self, span: &Range<usize>) -> Vec<Member> {
+        scan::object_members(self.text.as_bytes(), span.start)
+    }
+
+    /// The decoded key of a member.
+    pub fn key<'a>(&'a self, member: &Member) -> Cow<'a, str> {
+        decode_string(&self.text[member.key_span.clone()])
+    }
+
+    /// The value at `span` as a tree (meant for small subtrees: one entry).
+    pub fn value_at(&self, span: &Range<usize>) -> Value {
+        // The span was validated with the whole document, so parsing it again
+        // cannot fail; `Null` keeps this total all the same.
+        serde_json::from_str(&self.text[span.clone()]).unwrap_or(Value::Null)
+    }
+
+    /// The raw text of the value at `span`.
+    pub fn raw(&self, span: &Range<usize>) -> &str {
+        &self.text[span.clone()]
+    }
+
+    /// Finds the object at `path` (a list of member names from the root).
+    /// `Ok(None)` when some member on the way is missing; an error when a
+    /// value on the way exists but is not an object. Duplicate keys resolve
+    /// to the last one, as `JSON.parse` does.
+    pub fn object_at(&self, path: &[&str]) -> Result<Option<Range<usize>>, ShapeError> {
+        match self.walk(path)? {
+            Walk::Found(span) => Ok(Some(span)),
+            Walk::Missing { .. } | Walk::Empty => Ok(None),
+        }
+    }
+
+    /// The span of member `key` in the object at `object`, the last one when
+    /// the key is duplicated.
+    pub fn find_member(&self, object: &Range<usize>, key: &str) -> Option<Member> {
+        self.members(object)
+            .into_iter()
+            .rev()
+            .find(|member| self.key(member) == key)
+    }
+
+    fn walk(&self, path: &[&str]) -> Result<Walk, ShapeError> {
+        let Some(mut current) = self.root.clone() else {
+            return Ok(Walk::Empty);
+        };
+        let bytes = self.text.as_bytes();
+        for (depth, segment) in path.iter().enumerate() {
+            let Some(member) = self.find_member(&current, segment) else {
+                return Ok(Walk::Missing {
+                    deepest: current,
+                    depth,
+                });
+            };
+            let first = bytes[member.value_span.start];
+            if first != b'{' {
+                return Err(ShapeError {
+                    pointer: pointer(&path[..=depth]),
+                    found: kind_name(first),
+                });
+            }
+            current = member.value_span;
+        }
+        Ok(Walk::Found(current))
+    }
+
+    /// Plans setting `object_path/key` to `value`: replaces the member's value
+    /// if it exists, else inserts it as the last member. Missing objects on
+    /// the way are created as `skeleton(path_so_far)` (members to start with,
+    /// usually none) and appended as the last member of their parent.
+    pub fn plan_set(
+        &self,
+        object_path: &[&str],
+        key: &str,
+        value: &Value,
+        skeleton: &dyn Fn(&[&str]) -> serde_json::Map<String, Value>,
+    ) -> Result<Splice, ShapeError> {
+        match self.walk(object_path)? {
+            Walk::Found(object) => match self.find_member(&object, key) {
+                Some(member) => Ok(self.plan_replace(&member.value_span, value)),
+                None => Ok(self.plan_insert(&object, key, value)),
+            },
+            Walk::Missing { deepest, depth } => {
+                let nested = nest(object_path, depth, key, value, skeleton);
+                Ok(self.plan_insert(&deepest, object_path[depth], &nested))
+            }
+            Walk::Empty => {
+                let nested = nest(object_path, 0, key, value, skeleton);
+                let mut root = serde_json::Map::new();
+                match object_path.first() {
+                    Some(first) => root.insert((*first).to_string(), nested),
+                    None => root.insert(key.to_string(), value.clone()),
+                };
+                let mut text = String::new();
+                if self.text.starts_with(BOM) {
+                    text.push_str(BOM);
+                }
+                text.push_str(&pretty(&Value::Object(root), "  ", ""));
+                Ok(Splice {
+                    range: 0..self.text.len(),
+                    enclosing: 0..text.len(),
+                    replacement: text,
+                })
+            }
+        }
+    }
+
+    /// Plans removing every member named `key` from the object at
+    /// `object_path`; `Ok(None)` when there is no such member. Containers are
+    /// kept, even when they become empty (`{}`), as Claude Code does.
+    pub fn plan_remove(
+        &self,
+        object_path: &[&str],
+        key: &str,
+    ) -> Result<Option<Splice>, ShapeError> {
+        let Walk::Found(object) = self.walk(object_path)? else {
+            return Ok(None);
+        };
+        let members = self.members(&object);
+        let matching: Vec<usize> = (0..members.len())
+            .filter(|&i| self.key(&members[i]) == key)
+            .collect();
+        if matching.is_empty() {
+            return Ok(None);
+        }
+        let keep: Vec<&Member> = members
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !matching.contains(i))
+            .map(|(_, member)| member)
+            .collect();
+        let (range, replacement) = if keep.is_empty() {
+            (object.start + 1..object.end - 1, String::new())
+        } else if matching.len() == 1 {
+            let index = matching[0];
+            let range = if index == 0 {
+                members[0].key_span.start..members[1].key_span.start
+            } else {
+                members[index - 1].value_span.end..members[index].value_span.end
+            };
+            (range, String::new())
+        } else {
+            // Several members with one name: rebuild the member list from the
+            // kept members' own bytes and the file's own separators.
+            let inner = object.start + 1..object.end - 1;
+            let lead = &self.text[inner.start..members[0].key_span.start];
+            let trail = &self.text[members[members.len() - 1].value_span.end..inner.end];
+            let separator = format!(",{lead}");
+            let body: Vec<&str> = keep
+                .iter()
+                .map(|member| &self.text[member.key_span.start..member.value_span.end])
+                .collect();
+            (inner, format!("{lead}{}{trail}", body.join(&separator)))
+        };
+        Ok(Some(Splice {
+            range,
+            replacement,
+            enclosing: object,
+        }))
+    }
+
+    /// Plans replacing the value at `span` with `value`, indented to match.
+    pub fn plan_replace(&self, span: &Range<usize>, value: &Value) -> Splice {
+        let style = self.style();
+        let indent = line_indent(&self.text, span.start);
+        let replacement = match &style {
+            Style::Pretty(unit) => pretty(value, unit, indent),
+            Style::Inline { .. } => compact(value),
+        };
+        Splice {
+            range: span.clone(),
+            replacement,
+            enclosing: span.clone(),
+        }
+    }
+
+    fn plan_insert(&self, object: &Range<usize>, key: &str, value: &Value) -> Splice {
+        let text = &self.text;
+        let members = self.members(object);
+        let encoded_key = compact(&Value::String(key.to_string()));
+        let Some(last) = members.last() else {
+            // `{}` or `{ }`: lay the object out anew around the one member.
+            let replacement = match self.style() {
+                Style::Pretty(unit) => {
+                    let base = line_indent(text, object.start);
+                    let inner = format!("{base}{unit}");
+                    format!(
+                        "{{\n{inner}{encoded_key}: {}\n{base}}}",
+                        pretty(value, &unit, &inner)
+                    )
+                }
+                Style::Inline { key_separator } => {
+                    format!("{{{encoded_key}{key_separator}{}}}", compact(value))
+                }
+            };
+            return Splice {
+                range: object.clone(),
+                replacement,
+                enclosing: object.clone(),
+            };
+        };
+        let first = &members[0];
+        let lead = &text[object.start + 1..first.key_span.start];
+        let key_separator = &text[first.key_span.end..first.value_span.start];
+        let replacement = if let Some(newline) = lead.rfind('\n') {
+            let indent = &lead[newline + 1..];
+            let unit = match self.style() {
+                Style::Pretty(unit) => unit,
+                Style::Inline { .. } => "  ".to_string(),
+            };
+            format!(
+                ",{lead}{encoded_key}{key_separator}{}",
+                pretty(value, &unit, indent)
+            )
+        } else {
+            let separator = match members.get(1) {
+                Some(second) => &text[first.value_span.end..second.key_span.start],
+                None => ", ",
+            };
+            let separator = if members.len() == 1 {
+                // One inline member: follow its spacing, `{"a":1}` → `,`.
+                if lead.is_empty() { "," } else { separator }
+            } else {
+                separator
+            };
+            format!("{separator}{encoded_key}{key_separator}{}", compact(value))
+        };
+        Splice {
+            range: last.value_span.end..last.value_span.end,
+            replacement,
+            enclosing: object.clone(),
+        }
+    }
+
+    /// Applies a splice planned on this document and re-validates the value
+    /// it changed, so an edit can never produce invalid JSON.
+    pub fn apply(&self, splice: &Splice) -> Result<Self, DocumentError> {
+        let mut text = String::with_capacity(self.text.len() + splice.replacement.len());
+        text.push_str(&self.text[..splice.range.start]);
+        text.push_str(&splice.replacement);
+        text.push_str(&self.text[splice.range.end..]);
+        if self.root.is_none() {
+            return Self::parse(text);
+        }
+        let grown = splice.replacement.len() as isize - splice.range.len() as isize;
+        let shift = |offset: usize| offset.saturating_add_signed(grown);
+        let enclosing = splice.enclosing.start..shift(splice.enclosing.end);
+        validate(&text[enclosing]).map_err(DocumentError::Syntax)?;
+        let root = self.root.clone().map(|root| root.start..shift(root.end));
+        Ok(Self { text, root })
+    }
+
+    /// How new members should be laid out: the file's own indent unit, or
+    /// inline when the file is written on one line.
+    fn style(&self) -> Style {
+        let Some(root) = &self.root else {
+            return Style::Pretty("  ".to_string());
+        };
+        let members = self.members(root);
+        let Some(first) = members.first() else {
+            return Style::Pretty("  ".to_string());
+        };
+        let lead = &self.text[root.start + 1..first.key_span.start];
+        match lead.rfind('\n') {
+            Some(newline) if newline + 1 < lead.len() => {
+                Style::Pretty(lead[newline + 1..].to_string())
+            }
+            Some(_) => Style::Pretty("  ".to_string()),
+            None => Style::Inline {
+                key_separator: self.text[first.key_span.end..first.value_span.start].to_string(),
+            },
+        }
+    }
+}
+
+/// Why a text could not be used as a JSON document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DocumentError {
+    /// Not JSON at all.
+    #[error(transparent)]
+    Syntax(SyntaxError),
+    /// JSON, but a value on the way is not an object.
+    #[error(transparent)]
+    Shape(ShapeError),
+}
+
+enum Walk {
+    Found(Range<usize>),
+    Missing { deepest: Range<usize>, depth: usize },
+    Empty,
+}
+
+enum Style {
+    Pretty(String),
+    Inline { key_separator: String },
+}
+
+/// Builds the value to insert for `path[depth]` when `path[depth..]` is
+/// missing: skeletons nested around `{key: value}`.
+fn nest(
+    path: &[&str],
+    depth: usize,
+    key: &str,
+    value: &Value,
+    skeleton: &dyn Fn(&[&str]) -> serde_json::Map<String, Value>,
+) -> Value {
+    let mut inner = skeleton(path);
+    inner.insert(key.to_string(), value.clone());
+    let mut nested = Value::Object(inner);
+    for level in (depth + 1..path.len()).rev() {
+        let mut outer = skeleton(&path[..level]);
+        outer.insert(path[level].to_string(), nested);
+        nested = Value::Object(outer);
+    }
+    nested
+}
+
+fn validate(text: &str) -> Result<(), SyntaxError> {
+    let Err(error) = serde_json::from_str::<IgnoredAny>(text) else {
+        return Ok(());
+    };
+    // Skipping gives terse messages ("key must be a string" for a trailing
+    // comma); on the error path, building a tree for a better one is cheap.
+    let error = serde_json::from_str::<Value>(text).err().unwrap_or(error);
+    Err(error).map_err(|error: serde_json::Error| {
+        let message = error.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(cut) => message[..cut].to_string(),
+            None => message,
+        };
+        SyntaxError {
+            line: error.line(),
+            column: error.column(),
+            message,
+        }
+    })
+}
+
+/// `value` as 2-space (or `unit`) pretty JSON, every line after the first
+/// indented by `indent`: the layout of JavaScript's `JSON.stringify`.
+pub fn pretty(value: &Value, unit: &str, indent: &str) -> String {
+    let mut out = Vec::new();
+    let mut serializer =
+        Serializer::with_formatter(&mut out, PrettyFormatter::with_indent(unit.as_bytes()));
+    serde::Serialize::serialize(value, &mut serializer)
+        .expect("serializing a Value into memory cannot fail");
+    let text = String::from_utf8(out).expect("serde_json writes UTF-8");
+    if indent.is_empty() {
+        text
+    } else {
+        text.replace('\n', &format!("\n{indent}"))
+    }
+}
+
+fn compact(value: &Value) -> String {
+    value.to_string()
+}
+
+fn line_indent(text: &str, position: usize) -> &str {
+    let line_start = text[..position]
+        .rfind('\n')
+        .map_or(0, |newline| newline + 1);
+    let line = &text[line_start..position];
+    let width = line.len() - line.trim_start_matches([' ', '\t']).len();
+    &line[..width]
+}
+
+fn decode_string(raw: &str) -> Cow<'_, str> {
+    let inner = &raw[1..raw.len() - 1];
+    if inner.contains('\\') {
+        // Validated already; serde_json does the unescaping.
+        Cow::Owned(serde_json::from_str::<String>(raw).unwrap_or_else(|_| inner.to_string()))
+    } else {
+        Cow::Borrowed(inner)
+    }
+}
+
+fn kind_name(first_byte: u8) -> &'static str {
+    match first_byte {
+        b'{' => "an object",
+        b'[' => "an array",
+        b'"' => "a string",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "a number",
+    }
+}
+
+/// RFC 6901 pointer of a path of member names.
+pub fn pointer(path: &[&str]) -> String {
+    path.iter()
+        .map(|segment| format!("/{}", segment.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+/// Span scanning over text that serde_json has already validated; written by
+/// hand because it only has to skip, never to check.
+mod scan {
+    use super::Member;
+
+    pub fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
+        while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r') {
+            at += 1;
+        }
+        at
+    }
+
+    /// `at` is on the opening quote; returns the index after the closing one.
+    pub fn skip_string(bytes: &[u8], at: usize) -> usize {
+        let mut at = at + 1;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &bytes[at..]) {
+                Some(found) if bytes[at + found] == b'\\' => at += found + 2,
+                Some(found) => return at + found + 1,
+                None => return bytes.len(),
+            }
+        }
+    }
+
+    /// `at` is on the first byte of a value; returns the index after it.
+    pub fn skip_value(bytes: &[u8], at: usize) -> usize {
+        match bytes[at] {
+            b'"' => skip_string(bytes, at),
+            open @ (b'{' | b'[') => {
+                // Brackets nest properly in valid JSON, so counting only this
+                // kind finds the matching close.
+                let close = if open == b'{' { b'}' } else { b']' };
+                let mut depth = 0usize;
+                let mut at = at;
+                while let Some(found) = memchr::memchr3(b'"', open, close, &bytes[at..]) {
+                    at += found;
+                    match bytes[at] {
+                        b'"' => {
+                            at = skip_string(bytes, at);
+                            continue;
+                        }
+                        byte if byte == open => depth += 1,
+                        _ => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return at + 1;
+                            }
+                        }
+                    }
+                    at += 1;
+                }
+                bytes.len()
+            }
+            _ => {
+                let mut at = at;
+                while at < bytes.len()
+                    && !matches!(bytes[at], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                {
+                    at += 1;
+                }
+                at
+            }
+        }
+    }
+
+    /// The members of the object starting at `open` (its `{`).
+    pub fn object_members(bytes: &[u8], open: usize) -> Vec<Member> {
+        let mut members = Vec::new();
+        let mut at = skip_ws(bytes, open + 1);
+        while at < bytes.len() && bytes[at] == b'"' {
+            let key_end = skip_string(bytes, at);
+            let value_start = skip_ws(bytes, skip_ws(bytes, key_end) + 1);
+            let value_end = skip_value(bytes, value_start);
+            members.push(Member {
+                key_span: at..key_end,
+                value_span: value_start..value_end,
+            });
+            at = skip_ws(bytes, value_end);
+            if bytes.get(at) == Some(&b',') {
+                at = skip_ws(bytes, at + 1);
+            }
+        }
+        members
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(text: &str) -> JsonDocument {
+        JsonDocument::parse(text.to_string()).unwrap()
+    }
+
+    fn none(_: &[&str]) -> serde_json::Map<String, Value> {
+        serde_json::Map::new()
+    }
+
+    fn set(text: &str, path: &[&str], key: &str, value: Value) -> String {
+        let document = doc(text);
+        let splice = document.plan_set(path, key, &value, &none).unwrap();
+        document.apply(&splice).unwrap().into_text()
+    }
+
+    fn remove(text: &str, path: &[&str], key: &str) -> String {
+        let document = doc(text);
+        let splice = document.plan_remove(path, key).unwrap().unwrap();
+        document.apply(&splice).unwrap().into_text()
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        let error = JsonDocument::parse("{\n  \"a\": 1,\n}".to_string()).unwrap_err();
+        let DocumentError::Syntax(error) = error else {
+            panic!("{error:?}")
+        };
+        assert_eq!((error.line, error.column), (3, 1));
+        assert_eq!(error.message, "trailing comma");
+    }
+
+    #[test]
+    fn comments_and_trailing_garbage_are_rejected() {
+        assert!(JsonDocument::parse("{} // c".to_string()).is_err());
+        assert!(JsonDocument::parse("{/* c */}".to_string()).is_err());
+        assert!(JsonDocument::parse("{}{}".to_string()).is_err());
+    }
+
+    #[test]
+    fn a_non_object_root_is_a_shape_error() {
+        let error = JsonDocument::parse("[1]".to_string()).unwrap_err();
+        assert_eq!(
+            error,
+            DocumentError::Shape(ShapeError {
+                pointer: String::new(),
+                found: "an array"
+            })
+        );
+    }
+
+    #[test]
+    fn inserting_into_an_empty_document_writes_claude_layout() {
+        let out = set(
+            "",
+            &["mcpServers"],
+            "a",
+            json!({"type": "stdio", "args": []}),
+        );
+        assert_eq!(
+            out,
+            "{\n  \"mcpServers\": {\n    \"a\": {\n      \"type\": \"stdio\",\n      \"args\": []\n    }\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn inserting_follows_the_existing_indent() {
+        let text =
+            "{\n    \"mcpServers\": {\n        \"a\": 1\n    },\n    \"x\": [1.50, 1e3]\n}\n";
+        let out = set(text, &["mcpServers"], "b", json!({"k": [true]}));
+        assert_eq!(
+            out,
+            "{\n    \"mcpServers\": {\n        \"a\": 1,\n        \"b\": {\n            \"k\": [\n                true\n            ]\n        }\n    },\n    \"x\": [1.50, 1e3]\n}\n"
+        );
+    }
+
+    #[test]
+    fn inserting_into_an_empty_nested_object_opens_it() {
+        let text = "{\n  \"x\": 1,\n  \"mcpServers\": {}\n}";
+        let out = set(text, &["mcpServers"], "a", json!(1));
+        assert_eq!(
+            out,
+            "{\n  \"x\": 1,\n  \"mcpServers\": {\n    \"a\": 1\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn missing_containers_are_appended_last() {
+        let text = "{\n  \"x\": 1\n}";
+        let out = set(text, &["projects", "/p", "mcpServers"], "a", json!(1));
+        assert_eq!(
+            out,
+            "{\n  \"x\": 1,\n  \"projects\": {\n    \"/p\": {\n      \"mcpServers\": {\n        \"a\": 1\n      }\n    }\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn skeletons_keep_their_key_order() {
+        let document = doc("{}");
+        let skeleton = |path: &[&str]| {
+            let mut map = serde_json::Map::new();
+            if path.len() == 2 {
+                map.insert("before".into(), json!([]));
+                map.insert("mcpServers".into(), json!({}));
+                map.insert("after".into(), json!(false));
+            }
+            map
+        };
+        let splice = document
+            .plan_set(&["projects", "/p", "mcpServers"], "a", &json!(1), &skeleton)
+            .unwrap();
+        let out = document.apply(&splice).unwrap().into_text();
+        assert_eq!(
+            out,
+            "{\n  \"projects\": {\n    \"/p\": {\n      \"before\": [],\n      \"mcpServers\": {\n        \"a\": 1\n      },\n      \"after\": false\n    }\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn inline_documents_stay_inline() {
+        assert_eq!(
+            set(
+                r#"{"mcpServers":{"a":1}}"#,
+                &["mcpServers"],
+                "b",
+                json!({"c": 2})
+            ),
+            r#"{"mcpServers":{"a":1,"b":{"c":2}}}"#
+        );
+        assert_eq!(
+            set(r#"{"mcpServers":{}}"#, &["mcpServers"], "b", json!(2)),
+            r#"{"mcpServers":{"b":2}}"#
+        );
+        assert_eq!(
+            set(r#"{ "a": 1, "b": 2 }"#, &[], "c", json!(3)),
+            r#"{ "a": 1, "b": 2, "c": 3 }"#
+        );
+    }
+
+    #[test]
+    fn replacing_keeps_the_key_and_neighbours() {
+        let text = "{\n  \"a\": 1,\n  \"b\": {\"old\": true},\n  \"c\": 3\n}";
+        assert_eq!(
+            set(text, &[], "b", json!([1])),
+            "{\n  \"a\": 1,\n  \"b\": [\n    1\n  ],\n  \"c\": 3\n}"
+        );
+    }
+
+    #[test]
+    fn removing_each_position() {
+        let text = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}";
+        assert_eq!(remove(text, &[], "a"), "{\n  \"b\": 2,\n  \"c\": 3\n}");
+        assert_eq!(remove(text, &[], "b"), "{\n  \"a\": 1,\n  \"c\": 3\n}");
+        assert_eq!(remove(text, &[], "c"), "{\n  \"a\": 1,\n  \"b\": 2\n}");
+        assert_eq!(
+            remove("{\n  \"s\": {\n    \"a\": 1\n  }\n}", &["s"], "a"),
+            "{\n  \"s\": {}\n}"
+        );
+    }
+
+    #[test]
+    fn removing_a_duplicated_key_removes_every_copy() {
+        let text = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"a\": 3\n}";
+        assert_eq!(remove(text, &[], "a"), "{\n  \"b\": 2\n}");
+    }
+
+    #[test]
+    fn lookups_decode_escaped_keys_and_take_the_last_duplicate() {
+        let document = doc(r#"{"caf\u00e9": {"x": 1}, "d": {"v": 1}, "d": {"v": 2}}"#);
+        assert!(document.object_at(&["café"]).unwrap().is_some());
+        let span = document.object_at(&["d"]).unwrap().unwrap();
+        assert_eq!(document.raw(&span), r#"{"v": 2}"#);
+    }
+
+    #[test]
+    fn a_non_object_on_the_path_is_a_shape_error() {
+        let document = doc(r#"{"projects": {"/p": []}}"#);
+        let error = document
+            .object_at(&["projects", "/p", "mcpServers"])
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`/projects/~1p` is an array, expected an object"
+        );
+    }
+
+    #[test]
+    fn strings_with_braces_and_escapes_are_skipped() {
+        let text = r#"{"h": ["}{\"\\", {"x": "]"}], "mcpServers": {"a": "\\"}}"#;
+        let document = doc(text);
+        let span = document.object_at(&["mcpServers"]).unwrap().unwrap();
+        assert_eq!(document.raw(&span), r#"{"a": "\\"}"#);
+    }
+
+    #[test]
+    fn a_bom_is_kept() {
+        let out = set("\u{feff}{\n  \"a\": 1\n}", &[], "b", json!(2));
+        assert_eq!(out, "\u{feff}{\n  \"a\": 1,\n  \"b\": 2\n}");
+    }
+
+    #[test]
+    fn pretty_matches_json_stringify_escapes() {
+        let value = json!({"s": "\u{1}\u{7f}é\"\\/\n", "e": {}, "a": []});
+        assert_eq!(
+            pretty(&value, "  ", ""),
+            "{\n  \"s\": \"\\u0001\u{7f}é\\\"\\\\/\\n\",\n  \"e\": {},\n  \"a\": []\n}"
+        );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn leaf() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                "[ -~é\\n\\t\"\\\\{}\\[\\]]{0,12}".prop_map(Value::from),
+            ]
+        }
+
+        fn json_value() -> impl Strategy<Value = Value> {
+            leaf().prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                    prop::collection::vec(("[a-z{}\"]{1,6}", inner), 0..4)
+                        .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+                ]
+            })
+        }
+
+        fn layout() -> impl Strategy<Value = &'static str> {
+            prop_oneof![Just(""), Just("  "), Just("    "), Just("\t")]
+        }
+
+        proptest! {
+            /// Setting a member then parsing with serde_json gives exactly the
+            /// intended value, whatever the layout of the original file.
+            #[test]
+            fn set_then_parse_equals_intended(
+                original in prop::collection::vec(("[a-z]{1,5}", json_value()), 0..5),
+                key in "[a-z\"é]{1,5}",
+                value in json_value(),
+                unit in layout(),
+            ) {
+                let object: serde_json::Map<String, Value> = original.into_iter().collect();
+                let root = Value::Object(serde_json::Map::from_iter([("servers".to_string(), Value::Object(object.clone()))]));
+                let text = if unit.is_empty() { root.to_string() } else { pretty(&root, unit, "") };
+                let document = JsonDocument::parse(text.clone()).unwrap();
+                let splice = document.plan_set(&["servers"], &key, &value, &none).unwrap();
+                let edited = document.apply(&splice).unwrap().into_text();
+                let mut expected = object.clone();
+                expected.insert(key.clone(), value.clone());
+                let parsed: Value = serde_json::from_str(&edited).unwrap();
+                prop_assert_eq!(&parsed["servers"], &Value::Object(expected));
+
+                // Removing a key that was not there before restores every byte.
+                if !object.contains_key(&key) {
+                    let edited = JsonDocument::parse(edited).unwrap();
+                    let splice = edited.plan_remove(&["servers"], &key).unwrap().unwrap();
+                    let restored = edited.apply(&splice).unwrap().into_text();
+                    prop_assert_eq!(restored, text);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Typed errors of the core. Messages are lower-case sentences without a
+//! final period; every error about a file names it. The CLI decides exit
+//! codes and hints.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::scope::Scope;
+
+/// The working directory could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LocateError {
+    /// It does not exist or cannot be resolved.
+    #[error("cannot use `{}` as the working directory", path.display())]
+    WorkingDir {
+        /// The directory asked for.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: io::Error,
+    },
+    /// It is a file.
+    #[error("`{}` is not a directory", path.display())]
+    NotADirectory {
+        /// The path asked for.
+        path: PathBuf,
+    },
+}
+
+/// Reading, parsing or writing one configuration file failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("failed to read `{}`", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The file is not valid JSON.
+    #[error("failed to parse `{}:{line}:{column}`: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// The file is JSON but a value mcpenv needs has the wrong type.
+    #[error("`{}` is malformed: {detail}", path.display())]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// Which value and what it is.
+        detail: String,
+    },
+    /// Writing failed; the original file is untouched.
+    #[error("failed to write `{}`", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// Another process held the lock for too long.
+    #[error("timed out after {seconds} s waiting for the lock on `{}`", path.display())]
+    LockTimeout {
+        /// The file being edited.
+        path: PathBuf,
+        /// How long mcpenv waited.
+        seconds: u64,
+    },
+    /// Another program kept rewriting the file during the edit.
+    #[error("`{}` kept changing while mcpenv was editing it", path.display())]
+    Contended {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl ConfigError {
+    /// The file the error is about.
+    pub fn path(&self) -> &PathBuf {
+        match self {
+            Self::Read { path, .. }
+            | Self::Syntax { path, .. }
+            | Self::Shape { path, .. }
+            | Self::Write { path, .. }
+            | Self::LockTimeout { path, .. }
+            | Self::Contended { path } => path,
+        }
+    }
+}
+
+/// Adding or removing a server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file could not be read, parsed or written.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The target scope already has a server of that name.
+    #[error("MCP server `{name}` already exists in {scope} scope (`{}`)", path.display())]
+    AlreadyExists {
+        /// The server name.
+        name: String,
+        /// The scope written to.
+        scope: Scope,
+        /// Its file.
+        path: PathBuf,
+    },
+    /// The scope has no server of that name.
+    #[error("no MCP server named `{name}` in {scope} scope (`{}`)", path.display())]
+    NotFound {
+        /// The server name.
+        name: String,
+        /// The scope searched.
+        scope: Scope,
+        /// Its file.
+        path: PathBuf,
+    },
+}

@@ -1,0 +1,294 @@
+//! The merged view of every scope: each server with the scope and file it
+//! comes from, its approval, and which definition wins.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::approval::{Approval, ApprovalPolicy};
+use crate::document::JsonDocument;
+use crate::error::ConfigError;
+use crate::fsx;
+use crate::locate::{Locations, MAX_PROJECT_FILE_BYTES};
+use crate::model::{RESERVED_NAMES, ServerEntry};
+use crate::scope::Scope;
+
+/// A server definition and where it was found.
+#[derive(Debug, Clone)]
+pub struct Sourced {
+    /// The server's name.
+    pub name: String,
+    /// The scope it is defined in.
+    pub scope: Scope,
+    /// The file it is defined in.
+    pub file: PathBuf,
+    /// The entry as written.
+    pub entry: ServerEntry,
+    /// For project servers, Claude Code's approval state.
+    pub approval: Option<Approval>,
+}
+
+impl Sourced {
+    /// Whether Claude Code lets this definition take a name from a lower
+    /// scope: pending and rejected project servers do not.
+    fn can_shadow(&self) -> bool {
+        self.approval
+            .is_none_or(|approval| approval == Approval::Approved)
+    }
+}
+
+/// Something about the configuration worth telling, that is not an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The file concerned.
+    pub path: PathBuf,
+    /// What to know about it.
+    pub message: String,
+}
+
+/// Every server of every scope for one working directory.
+#[derive(Debug, Clone)]
+pub struct Inventory {
+    /// Definitions by precedence: local, project (nearest file first), user;
+    /// file order within a file.
+    pub entries: Vec<Sourced>,
+    /// Things Claude Code would skip or warn about.
+    pub notes: Vec<Note>,
+}
+
+impl Inventory {
+    /// Reads every scope. A file that does not parse is an error: nothing is
+    /// guessed about a broken file.
+    pub fn load(locations: &Locations) -> Result<Self, ConfigError> {
+        let mut notes = Vec::new();
+        let claude = load_document(&locations.claude_json)?;
+        let project_path = ["projects", locations.local_key.as_str()];
+        let local = match &claude {
+            Some(document) => servers_at(
+                document,
+                &locations.claude_json,
+                &[project_path[0], project_path[1], "mcpServers"],
+            )?,
+            None => Vec::new(),
+        };
+        let user = match &claude {
+            Some(document) => servers_at(document, &locations.claude_json, &["mcpServers"])?,
+            None => Vec::new(),
+        };
+        let project_entry = match &claude {
+            Some(document) => approval_keys(document, &locations.claude_json, &project_path)?,
+            None => None,
+        };
+        let policy = ApprovalPolicy::load(locations, project_entry.as_ref());
+        notes.extend(policy.problems.iter().map(|problem| Note {
+            path: problem.path.clone(),
+            message: format!("settings file {}; Claude Code skips it", problem.message),
+        }));
+
+        let mut entries = Vec::new();
+        let mut add = |scope: Scope,
+                       file: &Path,
+                       servers: Vec<(String, ServerEntry)>,
+                       notes: &mut Vec<Note>| {
+            for (name, entry) in servers {
+                if RESERVED_NAMES.contains(&name.as_str()) {
+                    notes.push(Note {
+                        path: file.to_path_buf(),
+                        message: format!(
+                            "`{name}` is a reserved name; Claude Code does not load it"
+                        ),
+                    });
+                }
+                for problem in entry.problems() {
+                    notes.push(Note {
+                        path: file.to_path_buf(),
+                        message: format!("`{name}`: {problem}; Claude Code skips it"),
+                    });
+                }
+                let approval = (scope == Scope::Project).then(|| policy.approval(&name));
+                entries.push(Sourced {
+                    name,
+                    scope,
+                    file: file.to_path_buf(),
+                    entry,
+                    approval,
+                });
+            }
+        };
+        add(Scope::Local, &locations.claude_json, local, &mut notes);
+        for file in locations.project_files().iter().rev() {
+            if let Some(servers) = read_project_file(file, &mut notes)? {
+                add(Scope::Project, file, servers, &mut notes);
+            }
+        }
+        add(Scope::User, &locations.claude_json, user, &mut notes);
+
+        let managed = locations.managed_mcp();
+        if managed.is_file() {
+            notes.push(Note {
+                path: managed,
+                message: "managed MCP configuration is active: Claude Code uses only its servers and ignores every scope listed here"
+                    .to_string(),
+            });
+        }
+        Ok(Self { entries, notes })
+    }
+
+    /// The definition Claude Code uses for `name`, if any.
+    pub fn winner(&self, name: &str) -> Option<&Sourced> {
+        let mut candidates = self.entries.iter().filter(|entry| entry.name == name);
+        let first = candidates.clone().next()?;
+        Some(candidates.find(|entry| entry.can_shadow()).unwrap_or(first))
+    }
+
+    /// Whether `entry` loses its name to another definition, and to which.
+    pub fn shadowed_by(&self, entry: &Sourced) -> Option<&Sourced> {
+        let winner = self.winner(&entry.name)?;
+        (!std::ptr::eq(winner, entry)).then_some(winner)
+    }
+
+    /// Every definition of `name`, by precedence.
+    pub fn all_named(&self, name: &str) -> Vec<&Sourced> {
+        self.entries
+            .iter()
+            .filter(|entry| entry.name == name)
+            .collect()
+    }
+
+    /// Every distinct name, in order of first definition.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for entry in &self.entries {
+            if !names.contains(&entry.name.as_str()) {
+                names.push(&entry.name);
+            }
+        }
+        names
+    }
+}
+
+/// Reads and parses a JSON config file; `None` when it does not exist.
+pub fn load_document(path: &Path) -> Result<Option<JsonDocument>, ConfigError> {
+    let text = fsx::read_if_exists(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    text.map(|text| parse_document(path, text)).transpose()
+}
+
+/// Parses `text` read from `path`, naming the file in any error.
+pub fn parse_document(path: &Path, text: String) -> Result<JsonDocument, ConfigError> {
+    JsonDocument::parse(text).map_err(|error| document_error(path, error))
+}
+
+/// Names the file in a document error.
+pub fn document_error(path: &Path, error: crate::document::DocumentError) -> ConfigError {
+    match error {
+        crate::document::DocumentError::Syntax(syntax) => ConfigError::Syntax {
+            path: path.to_path_buf(),
+            line: syntax.line,
+            column: syntax.column,
+            message: syntax.message,
+        },
+        crate::document::DocumentError::Shape(shape) => ConfigError::Shape {
+            path: path.to_path_buf(),
+            detail: shape.to_string(),
+        },
+    }
+}
+
+/// The servers of the object at `object_path`, duplicates resolved as
+/// `JSON.parse` does (first position, last value).
+pub fn servers_at(
+    document: &JsonDocument,
+    path: &Path,
+    object_path: &[&str],
+) -> Result<Vec<(String, ServerEntry)>, ConfigError> {
+    let object = document
+        .object_at(object_path)
+        .map_err(|shape| ConfigError::Shape {
+            path: path.to_path_buf(),
+            detail: shape.to_string(),
+        })?;
+    let Some(object) = object else {
+        return Ok(Vec::new());
+    };
+    let mut servers: Vec<(String, ServerEntry)> = Vec::new();
+    for member in document.members(&object) {
+        let name = document.key(&member).into_owned();
+        let entry = ServerEntry::from_value(document.value_at(&member.value_span));
+        match servers.iter_mut().find(|(existing, _)| *existing == name) {
+            Some(slot) => slot.1 = entry,
+            None => servers.push((name, entry)),
+        }
+    }
+    Ok(servers)
+}
+
+/// The approval-related members of this project's `~/.claude.json` entry,
+/// without parsing the rest of it (its `history` can be megabytes).
+fn approval_keys(
+    document: &JsonDocument,
+    path: &Path,
+    project_path: &[&str],
+) -> Result<Option<Value>, ConfigError> {
+    let object = document
+        .object_at(project_path)
+        .map_err(|shape| ConfigError::Shape {
+            path: path.to_path_buf(),
+            detail: shape.to_string(),
+        })?;
+    let Some(object) = object else {
+        return Ok(None);
+    };
+    let mut keys = Map::new();
+    for member in document.members(&object) {
+        let key = document.key(&member);
+        if matches!(
+            key.as_ref(),
+            "hasTrustDialogAccepted"
+                | "enabledMcpjsonServers"
+                | "disabledMcpjsonServers"
+                | "enableAllProjectMcpServers"
+        ) {
+            keys.insert(key.into_owned(), document.value_at(&member.value_span));
+        }
+    }
+    Ok(Some(Value::Object(keys)))
+}
+
+fn read_project_file(
+    file: &Path,
+    notes: &mut Vec<Note>,
+) -> Result<Option<Vec<(String, ServerEntry)>>, ConfigError> {
+    let Ok(metadata) = std::fs::metadata(file) else {
+        return Ok(None);
+    };
+    if !metadata.is_file() {
+        notes.push(Note {
+            path: file.to_path_buf(),
+            message: "not a regular file; Claude Code skips it".to_string(),
+        });
+        return Ok(None);
+    }
+    if metadata.len() > MAX_PROJECT_FILE_BYTES {
+        notes.push(Note {
+            path: file.to_path_buf(),
+            message: "larger than 2 MiB; Claude Code skips it".to_string(),
+        });
+        return Ok(None);
+    }
+    let Some(document) = load_document(file)? else {
+        return Ok(None);
+    };
+    if document.object_at(&["mcpServers"]).ok().flatten().is_none()
+        && document.object_at(&["servers"]).ok().flatten().is_some()
+    {
+        notes.push(Note {
+            path: file.to_path_buf(),
+            message: "has `servers` but no `mcpServers`; Claude Code reads only `mcpServers`"
+                .to_string(),
+        });
+    }
+    servers_at(&document, file, &["mcpServers"]).map(Some)
+}

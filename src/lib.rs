@@ -1,0 +1,18 @@
+//! `mcpenv`: manage the MCP servers of Claude Code's three scopes, and share
+//! them with a team without sharing their secrets.
+//!
+//! The library is the core: it reads and edits configuration files and
+//! returns typed values and errors. The [`cli`] module is the only place that
+//! knows about arguments, terminals, the process environment and exit codes.
+
+pub mod approval;
+pub mod cli;
+pub mod document;
+pub mod error;
+pub mod fsx;
+pub mod layered;
+pub mod locate;
+pub mod model;
+pub mod redact;
+pub mod scope;
+pub mod store;

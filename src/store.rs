@@ -1,0 +1,245 @@
+//! Adding and removing servers: each edit is one splice of one member, made
+//! under the locks, written atomically, and redone if another program
+//! changed the file while we were editing it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::document::{JsonDocument, Splice};
+use crate::error::{ConfigError, StoreError};
+use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
+use crate::layered::{document_error, parse_document};
+use crate::locate::Locations;
+use crate::scope::Scope;
+
+/// How often an edit is redone when the file keeps changing under it.
+const MAX_ATTEMPTS: usize = 5;
+
+/// Where a scope's servers live: a file and the path of the object in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The scope.
+    pub scope: Scope,
+    /// The file written.
+    pub path: PathBuf,
+    /// Member names from the root to the `mcpServers` object.
+    pub object_path: Vec<String>,
+}
+
+impl Target {
+    /// The file and object that writes to `scope` go to.
+    pub fn for_scope(locations: &Locations, scope: Scope) -> Self {
+        let (path, object_path) = match scope {
+            Scope::Local => (
+                locations.claude_json.clone(),
+                vec![
+                    "projects".to_string(),
+                    locations.local_key.clone(),
+                    "mcpServers".to_string(),
+                ],
+            ),
+            Scope::Project => (
+                locations.project_file_for_write(),
+                vec!["mcpServers".to_string()],
+            ),
+            Scope::User => (
+                locations.claude_json.clone(),
+                vec!["mcpServers".to_string()],
+            ),
+        };
+        Self {
+            scope,
+            path,
+            object_path,
+        }
+    }
+
+    fn object_path(&self) -> Vec<&str> {
+        self.object_path.iter().map(String::as_str).collect()
+    }
+
+    fn is_claude_json(&self) -> bool {
+        self.scope != Scope::Project
+    }
+}
+
+/// What to do when the name already exists in the target scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IfExists {
+    /// Refuse, naming the scope and file.
+    Fail,
+    /// Replace the entry in place.
+    Replace,
+}
+
+/// The result of a successful write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The file written (as configured; symlinks were written through).
+    pub path: PathBuf,
+    /// Whether the file did not exist before.
+    pub created: bool,
+    /// Whether an existing entry was replaced.
+    pub replaced: bool,
+}
+
+/// Adds server `name` with `entry` to `target`.
+pub fn add_server(
+    locations: &Locations,
+    target: &Target,
+    name: &str,
+    entry: &Value,
+    if_exists: IfExists,
+) -> Result<Written, StoreError> {
+    let object_path = target.object_path();
+    let mut replaced = false;
+    let written = edit(locations, target, |document| {
+        let existing = document
+            .object_at(&object_path)
+            .map_err(|shape| shape_error(&target.path, &shape))?
+            .and_then(|object| document.find_member(&object, name));
+        if existing.is_some() {
+            if if_exists == IfExists::Fail {
+                return Err(StoreError::AlreadyExists {
+                    name: name.to_string(),
+                    scope: target.scope,
+                    path: target.path.clone(),
+                });
+            }
+            replaced = true;
+        }
+        document
+            .plan_set(&object_path, name, entry, &claude_skeleton)
+            .map_err(|shape| shape_error(&target.path, &shape))
+    })?;
+    Ok(Written {
+        replaced,
+        ..written
+    })
+}
+
+/// Removes server `name` from `target`; the containers stay, even empty.
+pub fn remove_server(
+    locations: &Locations,
+    target: &Target,
+    name: &str,
+) -> Result<Written, StoreError> {
+    let object_path = target.object_path();
+    edit(locations, target, |document| {
+        document
+            .plan_remove(&object_path, name)
+            .map_err(|shape| shape_error(&target.path, &shape))?
+            .ok_or_else(|| StoreError::NotFound {
+                name: name.to_string(),
+                scope: target.scope,
+                path: target.path.clone(),
+            })
+    })
+}
+
+/// What a new project entry in `~/.claude.json` looks like when Claude Code
+/// creates it; other objects start empty.
+fn claude_skeleton(path: &[&str]) -> Map<String, Value> {
+    if path.len() != 2 || path[0] != "projects" {
+        return Map::new();
+    }
+    let template = json!({
+        "allowedTools": [],
+        "mcpContextUris": [],
+        "mcpServers": {},
+        "enabledMcpjsonServers": [],
+        "disabledMcpjsonServers": [],
+        "hasTrustDialogAccepted": false,
+        "projectOnboardingSeenCount": 0,
+        "hasClaudeMdExternalIncludesApproved": false,
+        "hasClaudeMdExternalIncludesWarningShown": false,
+    });
+    match template {
+        Value::Object(map) => map,
+        _ => unreachable!("the template is an object literal"),
+    }
+}
+
+fn shape_error(path: &Path, shape: &crate::document::ShapeError) -> StoreError {
+    StoreError::Config(ConfigError::Shape {
+        path: path.to_path_buf(),
+        detail: shape.to_string(),
+    })
+}
+
+/// The file changed between our read and our rename.
+struct Changed;
+
+/// Read, plan, write, verify: the one way mcpenv changes a config file.
+fn edit(
+    locations: &Locations,
+    target: &Target,
+    mut plan: impl FnMut(&JsonDocument) -> Result<Splice, StoreError>,
+) -> Result<Written, StoreError> {
+    let path = &target.path;
+    let resolved = fsx::resolve_symlinks(path).map_err(|source| ConfigError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let write_error = |source| ConfigError::Write {
+        path: path.clone(),
+        source,
+    };
+    if let Some(parent) = resolved.parent().filter(|_| target.is_claude_json()) {
+        fs_err::create_dir_all(parent).map_err(write_error)?;
+    }
+    let _edit_lock = EditLock::acquire(&locations.state_dir, &resolved, fsx::LOCK_TIMEOUT)
+        .map_err(|error| match error {
+            LockError::Io(source) => ConfigError::Write {
+                path: path.clone(),
+                source,
+            },
+            LockError::TimedOut(waited) => ConfigError::LockTimeout {
+                path: path.clone(),
+                seconds: waited.as_secs(),
+            },
+        })?;
+    let _claude_lock = if target.is_claude_json() {
+        Some(ClaudeLock::acquire(&resolved).map_err(write_error)?)
+    } else {
+        None
+    };
+    let new_mode = if target.is_claude_json() {
+        NewMode::Exact(0o600)
+    } else {
+        NewMode::Umasked(0o644)
+    };
+    for _ in 0..MAX_ATTEMPTS {
+        let original = fsx::read_if_exists(&resolved).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let existed = original.is_some();
+        let document = parse_document(path, original.unwrap_or_default())?;
+        let splice = plan(&document)?;
+        let edited = document
+            .apply(&splice)
+            .map_err(|error| document_error(path, error))?;
+        let before = existed.then(|| document.text());
+        let verified =
+            fsx::write_atomic(
+                &resolved,
+                edited.text().as_bytes(),
+                new_mode,
+                || match fsx::unchanged(&resolved, before) {
+                    Ok(true) => Ok(()),
+                    _ => Err(Changed),
+                },
+            )
+            .map_err(write_error)?;
+        if verified.is_ok() {
+            return Ok(Written {
+                path: path.clone(),
+                created: !existed,
+                replaced: false,
+            });
+        }
+    }
+    Err(ConfigError::Contended { path: path.clone() }.into())
+}
