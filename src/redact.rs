@@ -21,10 +21,18 @@ const SCHEMES: [&str; 4] = ["Bearer", "Basic", "Token", "Bot"];
 /// shared config stays readable; masked otherwise.
 pub fn display_value(value: &str) -> String {
     if is_reference_only(value) {
-        value.to_string()
-    } else {
-        mask(value)
+        return value.to_string();
     }
+    // Keep an auth scheme readable: `Bearer sk_l…fXYZ`.
+    for scheme in SCHEMES {
+        if let Some(credential) = value
+            .strip_prefix(scheme)
+            .and_then(|rest| rest.strip_prefix(' '))
+        {
+            return format!("{scheme} {}", mask(credential.trim_start()));
+        }
+    }
+    mask(value)
 }
 
 fn is_reference_only(value: &str) -> bool {
@@ -78,7 +86,7 @@ mod tests {
         assert_eq!(display_value("${A}${B:-x}"), "${A}${B:-x}");
         assert_eq!(
             display_value("Bearer sk-live-0123456789abcdef"),
-            "Bear…cdef"
+            "Bearer sk-l…cdef"
         );
         assert_eq!(display_value("postgres://u:pw@h/${DB}"), "post…{DB}");
         assert_eq!(display_value("$TOKEN"), "****");

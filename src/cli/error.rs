@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::error::{ConfigError, LocateError, StoreError};
+use crate::error::{ConfigError, StoreError};
 
 /// Whether the arguments alone decided the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,18 +122,14 @@ impl CliError {
     }
 }
 
-impl From<LocateError> for CliError {
-    fn from(error: LocateError) -> Self {
-        Self::new(Kind::Failure, Box::new(error))
-            .with_hint("cd to an existing directory, or check the directory given to `-C`")
-    }
-}
-
 impl From<ConfigError> for CliError {
     fn from(error: ConfigError) -> Self {
         let hint = match &error {
-            ConfigError::Syntax { .. } | ConfigError::Shape { .. } => {
+            ConfigError::Syntax { .. } => {
                 "fix the file by hand: mcpenv never rewrites a file it cannot parse".to_string()
+            }
+            ConfigError::Shape { .. } => {
+                "fix that value by hand: mcpenv never rewrites a file it cannot make sense of".to_string()
             }
             ConfigError::Read { .. } => "check that the file is readable and is UTF-8 text".to_string(),
             ConfigError::Write { .. } => "check that its directory is writable; the file was left as it was".to_string(),

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::cli::args::{Cli, ColorWhen, ScopeArg};
-use crate::cli::error::CliError;
+use crate::cli::error::{CliError, Kind};
 use crate::locate::{Environment, Locations};
 use crate::scope::Scope;
 
@@ -101,7 +101,7 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
         } else {
             "cd to an existing directory"
         };
-        CliError::failure_from("cannot locate the project", error).with_hint(hint)
+        CliError::new(Kind::Failure, Box::new(error)).with_hint(hint)
     })?;
     Ok(Ctx {
         locations,

@@ -15,7 +15,9 @@ pub fn claude_json(projects: usize, history_len: usize, local_key: &str) -> Stri
     out.push_str("{\n  \"numStartups\": 412,\n  \"installMethod\": \"npm-global\",\n  \"autoUpdates\": true,\n");
     out.push_str("  \"theme\": \"dark\",\n  \"verbose\": false,\n  \"costThreshold\": 1.50,\n  \"maxRetries\": 1e3,\n");
     out.push_str("  \"bigCounter\": 12345678901234567890,\n  \"tipsHistory\": {\n    \"new-user-warmup\": 7,\n    \"memory-command\": 102\n  },\n");
-    out.push_str("  \"userID\": \"5e0f6c2d8b7a41f09c3e2d1b0a9f8e7d6c5b4a3928170605f4e3d2c1b0a99887\",\n");
+    out.push_str(
+        "  \"userID\": \"5e0f6c2d8b7a41f09c3e2d1b0a9f8e7d6c5b4a3928170605f4e3d2c1b0a99887\",\n",
+    );
     out.push_str("  \"firstStartTime\": \"2025-03-14T09:26:53.589Z\",\n");
     out.push_str("  \"mcpServers\": {\n    \"memory\": {\n      \"type\": \"stdio\",\n      \"command\": \"npx\",\n");
     out.push_str("      \"args\": [\n        \"-y\",\n        \"@modelcontextprotocol/server-memory\"\n      ],\n      \"env\": {}\n    }\n  },\n");
@@ -27,7 +29,11 @@ pub fn claude_json(projects: usize, history_len: usize, local_key: &str) -> Stri
         } else {
             format!("/home/dev/src/project-{p:05}")
         };
-        let _ = write!(out, "    \"{}\": {{\n      \"allowedTools\": [],\n      \"history\": [\n", escape(&key));
+        let _ = write!(
+            out,
+            "    \"{}\": {{\n      \"allowedTools\": [],\n      \"history\": [\n",
+            escape(&key)
+        );
         for h in 0..history_len {
             let _ = write!(
                 out,
@@ -42,7 +48,9 @@ pub fn claude_json(projects: usize, history_len: usize, local_key: &str) -> Stri
         } else {
             out.push_str("      \"mcpServers\": {},\n");
         }
-        out.push_str("      \"enabledMcpjsonServers\": [],\n      \"disabledMcpjsonServers\": [],\n");
+        out.push_str(
+            "      \"enabledMcpjsonServers\": [],\n      \"disabledMcpjsonServers\": [],\n",
+        );
         let _ = write!(
             out,
             "      \"hasTrustDialogAccepted\": {},\n      \"projectOnboardingSeenCount\": {},\n      \"lastCost\": 0.{:04},\n      \"lastAPIDuration\": {},\n      \"lastSessionId\": \"{:08x}-1b2c-4d3e-8f90-a1b2c3d4e5f6\"\n    }}{}\n",
@@ -55,7 +63,9 @@ pub fn claude_json(projects: usize, history_len: usize, local_key: &str) -> Stri
         );
     }
     out.push_str("  },\n  \"oauthAccount\": {\n    \"emailAddress\": \"dev@example.com\",\n    \"organizationRole\": \"admin\"\n  },\n");
-    out.push_str("  \"cachedChangelog\": \"# Changelog\\n\\n## 2.1.197\\n- Fixed \\u2026 things\"\n}");
+    out.push_str(
+        "  \"cachedChangelog\": \"# Changelog\\n\\n## 2.1.197\\n- Fixed \\u2026 things\"\n}",
+    );
     out
 }
 

@@ -79,7 +79,7 @@ impl Report for GetReport {
             match (key.as_str(), value) {
                 ("type", _) => {}
                 ("command", Value::String(command)) => {
-                    rows.push(("Command".into(), command.clone()))
+                    rows.push(("Command".into(), command.clone()));
                 }
                 ("url", Value::String(url)) => rows.push(("URL".into(), url.clone())),
                 ("args", Value::Array(args)) => {

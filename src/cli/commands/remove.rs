@@ -90,7 +90,7 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveReport, CliError> {
 fn not_found(ctx: &Ctx, inventory: &Inventory, name: &str, target: Option<&Target>) -> CliError {
     let message = match target {
         Some(target) => format!(
-            "no MCP server named `{name}` in {} scope ({})",
+            "no MCP server named `{name}` in {} scope: {}",
             target.scope,
             scope_file(ctx, target.scope, &target.path)
         ),
@@ -124,32 +124,34 @@ fn not_found(ctx: &Ctx, inventory: &Inventory, name: &str, target: Option<&Targe
 }
 
 fn ambiguous(ctx: &Ctx, name: &str, targets: &[&Target]) -> CliError {
-    let places: Vec<String> = targets
-        .iter()
-        .map(|target| {
-            format!(
-                "  {:<8} {}",
-                target.scope.as_str(),
-                scope_file(ctx, target.scope, &target.path)
-            )
-        })
-        .collect();
     let commands: Vec<String> = targets
         .iter()
-        .map(|target| {
-            format!(
-                "  {}",
-                ctx.command(&["remove", name, "-s", target.scope.as_str()])
-            )
-        })
+        .map(|target| ctx.command(&["remove", name, "-s", target.scope.as_str()]))
+        .collect();
+    let width = commands.iter().map(String::len).max().unwrap_or(0);
+    let lines: Vec<String> = commands
+        .iter()
+        .zip(targets)
+        .map(|(command, target)| format!("  {command:width$}  # {}", where_defined(ctx, target)))
         .collect();
     CliError::failure(format!(
-        "MCP server `{name}` is defined in {} scopes; nothing was removed\n{}",
-        targets.len(),
-        places.join("\n")
+        "MCP server `{name}` is defined in {} scopes; nothing was removed",
+        targets.len()
     ))
     .with_hint(format!(
         "choose the scope to remove it from:\n{}",
-        commands.join("\n")
+        lines.join("\n")
     ))
+}
+
+/// A target's file as a shell comment: plain text, the project for local.
+fn where_defined(ctx: &Ctx, target: &Target) -> String {
+    match target.scope {
+        Scope::Local => format!(
+            "{}, project {}",
+            target.path.display(),
+            ctx.locations.local_key
+        ),
+        Scope::Project | Scope::User => target.path.display().to_string(),
+    }
 }

@@ -1,0 +1,323 @@
+use insta::assert_snapshot;
+
+use crate::harness::TestEnv;
+
+#[test]
+fn add_local_creates_claude_json_with_the_project_entry() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "add",
+        "gh",
+        "-e",
+        "GITHUB_TOKEN=${GITHUB_TOKEN}",
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-github",
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added stdio MCP server `gh` in local scope
+    Created `[ROOT]/home/.claude.json` (project `[ROOT]/project`)
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("home/.claude.json"), @r#"
+    {
+      "projects": {
+        "[ROOT]/project": {
+          "allowedTools": [],
+          "mcpContextUris": [],
+          "mcpServers": {
+            "gh": {
+              "type": "stdio",
+              "command": "npx",
+              "args": [
+                "-y",
+                "@modelcontextprotocol/server-github"
+              ],
+              "env": {
+                "GITHUB_TOKEN": "${GITHUB_TOKEN}"
+              }
+            }
+          },
+          "enabledMcpjsonServers": [],
+          "disabledMcpjsonServers": [],
+          "hasTrustDialogAccepted": false,
+          "projectOnboardingSeenCount": 0,
+          "hasClaudeMdExternalIncludesApproved": false,
+          "hasClaudeMdExternalIncludesWarningShown": false
+        }
+      }
+    }
+    "#);
+    assert_eq!(env.mode("home/.claude.json"), 0o600);
+}
+
+#[test]
+fn add_project_writes_mcp_json_at_the_repository_root() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.project.join("sub/deep")).unwrap();
+    let out = env.run_in(
+        &env.project.join("sub/deep"),
+        &[
+            "add",
+            "-s",
+            "project",
+            "-t",
+            "http",
+            "api",
+            "https://api.example.com/mcp",
+            "-H",
+            "Authorization: Bearer ${API_TOKEN}",
+        ],
+    );
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added http MCP server `api` in project scope
+    Created `[ROOT]/project/.mcp.json`
+    Claude Code asks each teammate to approve project servers before it starts them
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("project/.mcp.json"), @r#"
+    {
+      "mcpServers": {
+        "api": {
+          "type": "http",
+          "url": "https://api.example.com/mcp",
+          "headers": {
+            "Authorization": "Bearer ${API_TOKEN}"
+          }
+        }
+      }
+    }
+    "#);
+    assert!(!env.project.join("sub/deep/.mcp.json").exists());
+}
+
+#[test]
+fn add_project_prefers_the_nearest_existing_mcp_json() {
+    let env = TestEnv::new();
+    env.write("project/sub/.mcp.json", "{\n  \"mcpServers\": {}\n}");
+    std::fs::create_dir_all(env.project.join("sub/deep")).unwrap();
+    env.run_in(
+        &env.project.join("sub/deep"),
+        &["add", "-s", "project", "x", "node"],
+    )
+    .expect_code(0);
+    assert_snapshot!(env.read("project/sub/.mcp.json"), @r#"
+    {
+      "mcpServers": {
+        "x": {
+          "type": "stdio",
+          "command": "node",
+          "args": [],
+          "env": {}
+        }
+      }
+    }
+    "#);
+    assert!(!env.project.join(".mcp.json").exists());
+}
+
+#[test]
+fn add_project_outside_git_writes_in_the_working_directory() {
+    let env = TestEnv::bare();
+    env.run(&["add", "-s", "project", "x", "node"])
+        .expect_code(0);
+    assert!(env.project.join(".mcp.json").is_file());
+}
+
+#[test]
+fn add_user_writes_the_top_level_servers() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "add",
+        "-s",
+        "user",
+        "-t",
+        "sse",
+        "events",
+        "https://example.com/sse",
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added sse MCP server `events` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("home/.claude.json"), @r#"
+    {
+      "mcpServers": {
+        "events": {
+          "type": "sse",
+          "url": "https://example.com/sse"
+        }
+      }
+    }
+    "#);
+}
+
+#[test]
+fn add_stdio_without_args_keeps_empty_args_and_env() {
+    let env = TestEnv::new();
+    env.run(&["add", "-s", "project", "plain", "/usr/local/bin/server"])
+        .expect_code(0);
+    assert_snapshot!(env.read("project/.mcp.json"), @r#"
+    {
+      "mcpServers": {
+        "plain": {
+          "type": "stdio",
+          "command": "/usr/local/bin/server",
+          "args": [],
+          "env": {}
+        }
+      }
+    }
+    "#);
+}
+
+#[test]
+fn add_with_project_dir_acts_there() {
+    let env = TestEnv::new();
+    let out = env.run_in(
+        &env.root,
+        &["-C", "project", "add", "-s", "project", "x", "node"],
+    );
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added stdio MCP server `x` in project scope
+    Created `[ROOT]/project/.mcp.json`
+    Claude Code asks each teammate to approve project servers before it starts them
+    [exit status: 0]
+    ");
+    assert!(env.project.join(".mcp.json").is_file());
+}
+
+#[test]
+fn add_uses_claude_config_dir() {
+    let mut env = TestEnv::new();
+    env.set_env("CLAUDE_CONFIG_DIR", env.root.join("cfg"));
+    env.run(&["add", "-s", "user", "x", "node"]).expect_code(0);
+    assert!(env.root.join("cfg/.claude.json").is_file());
+    assert!(!env.home.join(".claude.json").exists());
+}
+
+#[test]
+fn a_duplicate_in_the_same_scope_fails_and_replace_replaces() {
+    let env = TestEnv::new();
+    env.run(&["add", "x", "node"]).expect_code(0);
+    let before = env.bytes("home/.claude.json");
+    let out = env.run(&["add", "x", "python3"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: MCP server `x` already exists in local scope (`[ROOT]/home/.claude.json`)
+
+    hint: replace it with `--replace`, or remove it first: `mcpenv remove x -s local`
+    [exit status: 1]
+    ");
+    assert_eq!(env.bytes("home/.claude.json"), before);
+
+    env.run(&["add", "--replace", "x", "python3"])
+        .expect_code(0);
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    assert_eq!(listed["servers"][0]["command"], "python3");
+}
+
+#[test]
+fn the_same_name_may_live_in_several_scopes() {
+    let env = TestEnv::new();
+    for scope in ["local", "project", "user"] {
+        env.run(&["add", "-s", scope, "dup", "node"]).expect_code(0);
+    }
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    assert_eq!(listed["servers"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn a_url_given_as_a_stdio_command_warns() {
+    let env = TestEnv::new();
+    let out = env.run(&["add", "remote", "https://example.com/mcp"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `https://example.com/mcp` looks like a URL but was added as a stdio command; for a remote server use `-t http` (or `-t sse`)
+    Added stdio MCP server `remote` in local scope
+    Created `[ROOT]/home/.claude.json` (project `[ROOT]/project`)
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn add_json_normalises_the_entry_like_claude() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "add-json",
+        "-s",
+        "project",
+        "node-server",
+        r#"{"env":{"X":"1"},"args":["a.js"],"command":"node","type":"stdio","timeout":5000,"extra":true}"#,
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: kept keys that Claude Code does not use: `extra`
+    Added stdio MCP server `node-server` in project scope
+    Created `[ROOT]/project/.mcp.json`
+    Claude Code asks each teammate to approve project servers before it starts them
+    [exit status: 0]
+    ");
+    env.run(&[
+        "add-json",
+        "-s",
+        "project",
+        "web",
+        r#"{"type":"streamable-http","url":"https://x.test/mcp"}"#,
+    ])
+    .expect_code(0);
+    assert_snapshot!(env.read("project/.mcp.json"), @r#"
+    {
+      "mcpServers": {
+        "node-server": {
+          "type": "stdio",
+          "command": "node",
+          "args": [
+            "a.js"
+          ],
+          "env": {
+            "X": "1"
+          },
+          "timeout": 5000,
+          "extra": true
+        },
+        "web": {
+          "type": "http",
+          "url": "https://x.test/mcp"
+        }
+      }
+    }
+    "#);
+}
+
+#[test]
+fn add_json_prints_json_when_asked() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "add-json",
+        "--json",
+        "-q",
+        "web",
+        r#"{"type":"http","url":"https://x.test/mcp"}"#,
+    ]);
+    assert_snapshot!(out, @r#"
+    {
+      "schema_version": 1,
+      "name": "web",
+      "scope": "local",
+      "transport": "http",
+      "file": "[ROOT]/home/.claude.json",
+      "created": true,
+      "replaced": false,
+      "warnings": []
+    }
+    ----- stderr -----
+    [exit status: 0]
+    "#);
+}

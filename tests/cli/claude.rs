@@ -1,0 +1,220 @@
+//! Cross-checks with the real Claude Code: what mcpenv writes, `claude mcp`
+//! reads as the same servers in the same scopes, and the reverse. Skipped,
+//! saying so, when `claude` is not installed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::harness::TestEnv;
+
+fn claude() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("claude"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Runs `claude ARGS` hermetically in `dir`; `None` (and a note) when Claude
+/// Code is not installed.
+fn run_claude(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<(i32, String)> {
+    let Some(claude) = claude() else {
+        eprintln!(
+            "skipping: `claude` (Claude Code) is not installed; `npm install -g @anthropic-ai/claude-code` enables this check"
+        );
+        return None;
+    };
+    let output = Command::new(claude)
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("MCP_TIMEOUT", "5000")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some((output.status.code().unwrap_or(-1), text))
+}
+
+#[test]
+fn claude_reads_what_mcpenv_writes() {
+    let env = TestEnv::new();
+    if claude().is_none() {
+        run_claude(&env, &env.project, &[]);
+        return;
+    }
+    env.run(&[
+        "add",
+        "-s",
+        "local",
+        "mine",
+        "-e",
+        "K=v",
+        "--",
+        "/nonexistent/mine",
+        "--flag",
+    ])
+    .expect_code(0);
+    env.run(&[
+        "add",
+        "-s",
+        "project",
+        "-t",
+        "http",
+        "team",
+        "http://127.0.0.1:9/mcp",
+        "-H",
+        "Authorization: Bearer ${TEAM_TOKEN}",
+    ])
+    .expect_code(0);
+    env.run(&["add", "-s", "user", "everywhere", "/nonexistent/everywhere"])
+        .expect_code(0);
+    env.run(&[
+        "add-json",
+        "-s",
+        "user",
+        "json-one",
+        r#"{"type":"sse","url":"http://127.0.0.1:9/sse"}"#,
+    ])
+    .expect_code(0);
+
+    for (name, scope_text, detail) in [
+        ("mine", "Local config", "Command: /nonexistent/mine"),
+        ("team", "Project config", "Pending approval"),
+        (
+            "everywhere",
+            "User config",
+            "Command: /nonexistent/everywhere",
+        ),
+        ("json-one", "User config", "URL: http://127.0.0.1:9/sse"),
+    ] {
+        let (code, text) = run_claude(&env, &env.project, &["mcp", "get", name]).unwrap();
+        assert_eq!(code, 0, "claude mcp get {name}:\n{text}");
+        assert!(
+            text.contains(scope_text),
+            "claude mcp get {name}: expected {scope_text:?}:\n{text}"
+        );
+        assert!(
+            text.contains(detail),
+            "claude mcp get {name}: expected {detail:?}:\n{text}"
+        );
+    }
+    let (_, text) = run_claude(&env, &env.project, &["mcp", "get", "mine"]).unwrap();
+    assert!(
+        text.contains("Args: --flag") && text.contains("K=v"),
+        "{text}"
+    );
+
+    // From a subdirectory the local key is still the repository root.
+    std::fs::create_dir_all(env.project.join("sub")).unwrap();
+    let (code, text) = run_claude(&env, &env.project.join("sub"), &["mcp", "get", "mine"]).unwrap();
+    assert_eq!(code, 0, "{text}");
+
+    // And removal by mcpenv is seen by Claude Code.
+    env.run(&["remove", "mine"]).expect_code(0);
+    let (code, text) = run_claude(&env, &env.project, &["mcp", "get", "mine"]).unwrap();
+    assert_eq!(code, 1, "{text}");
+}
+
+#[test]
+fn mcpenv_lists_what_claude_writes() {
+    let env = TestEnv::new();
+    if claude().is_none() {
+        run_claude(&env, &env.project, &[]);
+        return;
+    }
+    for args in [
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "local",
+            "c-local",
+            "--",
+            "/nonexistent/local",
+            "-x",
+        ][..],
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "project",
+            "c-project",
+            "-e",
+            "A=1",
+            "--",
+            "/nonexistent/project",
+        ],
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "user",
+            "-t",
+            "http",
+            "c-user",
+            "http://127.0.0.1:9/mcp",
+            "-H",
+            "X-Key: v",
+        ],
+        &[
+            "mcp",
+            "add-json",
+            "-s",
+            "local",
+            "c-json",
+            r#"{"command":"/nonexistent/json","args":["a"]}"#,
+        ],
+    ] {
+        let (code, text) = run_claude(&env, &env.project, args).unwrap();
+        assert_eq!(code, 0, "claude {args:?}:\n{text}");
+    }
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    let rows: Vec<(String, String, String, String)> = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| {
+            let field = |key: &str| server[key].as_str().unwrap_or_default().to_string();
+            (
+                field("name"),
+                field("scope"),
+                field("transport"),
+                if server["url"].is_null() {
+                    field("command")
+                } else {
+                    field("url")
+                },
+            )
+        })
+        .collect();
+    let expected = [
+        ("c-local", "local", "stdio", "/nonexistent/local"),
+        ("c-json", "local", "stdio", "/nonexistent/json"),
+        ("c-project", "project", "stdio", "/nonexistent/project"),
+        ("c-user", "user", "http", "http://127.0.0.1:9/mcp"),
+    ];
+    let expected: Vec<(String, String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c, d)| ((*a).into(), (*b).into(), (*c).into(), (*d).into()))
+        .collect();
+    assert_eq!(rows, expected);
+
+    // mcpenv edits Claude's files in place; Claude still reads them after.
+    env.run(&["remove", "c-user"]).expect_code(0);
+    env.run(&["remove", "c-project"]).expect_code(0);
+    let (_, text) = run_claude(&env, &env.project, &["mcp", "list"]).unwrap();
+    assert!(
+        text.contains("c-local") && !text.contains("c-user") && !text.contains("c-project"),
+        "{text}"
+    );
+}

@@ -1,0 +1,301 @@
+use insta::assert_snapshot;
+
+use crate::harness::TestEnv;
+
+#[test]
+fn list_with_nothing_configured() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.run(&["list"]), @"
+    ----- stderr -----
+    No MCP servers configured
+    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["list", "--json"]), @r#"
+    {
+      "schema_version": 1,
+      "servers": [],
+      "warnings": []
+    }
+    ----- stderr -----
+    No MCP servers configured
+    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
+    [exit status: 0]
+    "#);
+}
+
+#[test]
+fn local_beats_project_beats_user() {
+    let env = TestEnv::new();
+    env.write(
+        "home/.claude/settings.json",
+        r#"{"enabledMcpjsonServers": ["dup", "shared"]}"#,
+    );
+    for scope in ["user", "project", "local"] {
+        env.run(&["add", "-s", scope, "dup", &format!("/bin/{scope}-cmd")])
+            .expect_code(0);
+    }
+    env.run(&["add", "-s", "project", "shared", "node", "server.js"])
+        .expect_code(0);
+    env.run(&["add", "-s", "user", "shared", "node", "user.js"])
+        .expect_code(0);
+    assert_snapshot!(env.run(&["list"]), @"
+    NAME    SCOPE    TRANSPORT  COMMAND / URL     STATUS
+    dup     local    stdio      /bin/local-cmd
+    dup     project  stdio      /bin/project-cmd  shadowed by local
+    shared  project  stdio      node server.js    approved
+    dup     user     stdio      /bin/user-cmd     shadowed by local
+    shared  user     stdio      node user.js      shadowed by project
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn a_pending_project_server_does_not_shadow_a_user_one() {
+    let env = TestEnv::new();
+    env.run(&["add", "-s", "project", "db", "uvx", "mcp-server-postgres"])
+        .expect_code(0);
+    env.run(&["add", "-s", "user", "db", "uvx", "mcp-server-sqlite"])
+        .expect_code(0);
+    env.run(&["add", "-s", "project", "only-project", "node"])
+        .expect_code(0);
+    assert_snapshot!(env.run(&["list"]), @"
+    NAME          SCOPE    TRANSPORT  COMMAND / URL            STATUS
+    db            project  stdio      uvx mcp-server-postgres  shadowed by user
+    only-project  project  stdio      node                     pending approval
+    db            user     stdio      uvx mcp-server-sqlite
+    ----- stderr -----
+    [exit status: 0]
+    ");
+    let got = env.run(&["get", "db", "--json"]).expect_code(0).json();
+    assert_eq!(got["scope"], "user");
+}
+
+#[test]
+fn approval_states_follow_claude_settings() {
+    let env = TestEnv::new();
+    for name in ["approved", "rejected", "pending"] {
+        env.run(&["add", "-s", "project", name, "node"])
+            .expect_code(0);
+    }
+    env.write(
+        "project/.claude/settings.local.json",
+        r#"{"enabledMcpjsonServers": ["approved"], "disabledMcpjsonServers": ["rejected"]}"#,
+    );
+    assert_snapshot!(env.run(&["list", "-s", "project"]), @"
+    NAME      SCOPE    TRANSPORT  COMMAND / URL  STATUS
+    approved  project  stdio      node           approved
+    rejected  project  stdio      node           rejected
+    pending   project  stdio      node           pending approval
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn enable_all_in_untrusted_committed_settings_does_not_approve() {
+    let env = TestEnv::new();
+    env.run(&["add", "-s", "project", "gh", "node"])
+        .expect_code(0);
+    env.write(
+        "project/.claude/settings.json",
+        r#"{"enableAllProjectMcpServers": true}"#,
+    );
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    assert_eq!(listed["servers"][0]["approval"], "pending");
+
+    // Once the user trusted the project, its shared settings count.
+    let key = env.key();
+    env.write(
+        "home/.claude.json",
+        &format!(r#"{{"projects": {{"{key}": {{"hasTrustDialogAccepted": true}}}}}}"#),
+    );
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    assert_eq!(listed["servers"][0]["approval"], "approved");
+}
+
+#[test]
+fn every_ancestor_mcp_json_is_read_and_nearer_wins() {
+    let env = TestEnv::new();
+    env.write(
+        ".mcp.json",
+        r#"{"mcpServers": {"a": {"command": "/far/a"}, "far": {"command": "/far/only"}}}"#,
+    );
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "/near/a"}}}"#,
+    );
+    assert_snapshot!(env.run(&["list"]), @"
+    NAME  SCOPE    TRANSPORT  COMMAND / URL  STATUS
+    a     project  stdio      /near/a        pending approval
+    a     project  stdio      /far/a         shadowed by project
+    far   project  stdio      /far/only      pending approval
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn list_json_has_the_documented_shape_and_no_values() {
+    let env = TestEnv::new();
+    env.run(&[
+        "add",
+        "gh",
+        "-e",
+        "GITHUB_TOKEN=ghp_secretsecretsecretsecretsecretsecret",
+        "--",
+        "npx",
+        "-y",
+        "pkg",
+    ])
+    .expect_code(0);
+    env.run(&[
+        "add",
+        "-s",
+        "project",
+        "-t",
+        "http",
+        "api",
+        "https://api.example.com/mcp",
+        "-H",
+        "X-Api-Key: k_0123456789abcdef0123",
+    ])
+    .expect_code(0);
+    let out = env.run(&["list", "--json"]);
+    assert!(!out.stdout.contains("ghp_secret"));
+    assert!(!out.stdout.contains("k_0123456789abcdef0123"));
+    assert_snapshot!(out, @r#"
+    {
+      "schema_version": 1,
+      "servers": [
+        {
+          "name": "gh",
+          "scope": "local",
+          "transport": "stdio",
+          "command": "npx",
+          "args": [
+            "-y",
+            "pkg"
+          ],
+          "url": null,
+          "file": "[ROOT]/home/.claude.json",
+          "shadowed": false,
+          "shadowed_by": null,
+          "approval": null,
+          "env_names": [
+            "GITHUB_TOKEN"
+          ],
+          "header_names": []
+        },
+        {
+          "name": "api",
+          "scope": "project",
+          "transport": "http",
+          "command": null,
+          "args": null,
+          "url": "https://api.example.com/mcp",
+          "file": "[ROOT]/project/.mcp.json",
+          "shadowed": false,
+          "shadowed_by": null,
+          "approval": "pending",
+          "env_names": [],
+          "header_names": [
+            "X-Api-Key"
+          ]
+        }
+      ],
+      "warnings": []
+    }
+    ----- stderr -----
+    [exit status: 0]
+    "#);
+}
+
+#[test]
+fn entries_claude_code_would_skip_are_listed_with_a_warning() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"nocmd": {"args": []}, "weird": {"type": "bogus", "url": "x"}, "workspace": {"command": "x"}}}"#,
+    );
+    assert_snapshot!(env.run(&["list"]), @"
+    NAME       SCOPE    TRANSPORT  COMMAND / URL  STATUS
+    nocmd      project  stdio                     pending approval
+    weird      project  bogus                     pending approval
+    workspace  project  stdio      x              pending approval
+    ----- stderr -----
+    warning: `[ROOT]/project/.mcp.json`: `nocmd`: stdio entry has no `command`; Claude Code skips it
+    warning: `[ROOT]/project/.mcp.json`: `weird`: unknown transport type `bogus`; Claude Code skips it
+    warning: `[ROOT]/project/.mcp.json`: `workspace` is a reserved name; Claude Code does not load it
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn a_servers_key_instead_of_mcp_servers_is_pointed_out() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"servers": {"a": {"command": "x"}}}"#,
+    );
+    assert_snapshot!(env.run(&["list"]), @"
+    ----- stderr -----
+    warning: `[ROOT]/project/.mcp.json`: has `servers` but no `mcpServers`; Claude Code reads only `mcpServers`
+    No MCP servers configured
+    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn an_oversized_mcp_json_is_skipped_like_claude_does() {
+    let env = TestEnv::new();
+    let padding = "x".repeat(2 * 1024 * 1024);
+    env.write(
+        "project/.mcp.json",
+        &format!(r#"{{"mcpServers": {{"a": {{"command": "x"}}}}, "pad": "{padding}"}}"#),
+    );
+    assert_snapshot!(env.run(&["list"]), @"
+    ----- stderr -----
+    warning: `[ROOT]/project/.mcp.json`: larger than 2 MiB; Claude Code skips it
+    No MCP servers configured
+    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn list_through_a_closed_pipe_exits_zero() {
+    let env = TestEnv::new();
+    for index in 0..50 {
+        env.run(&[
+            "add",
+            "-s",
+            "user",
+            &format!("server-{index}"),
+            "node",
+            &"x".repeat(200),
+        ])
+        .expect_code(0);
+    }
+    let mut child = env
+        .command(&env.project, &["list"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -1,0 +1,15 @@
+//! The one integration-test binary: every test drives the real `mcpenv` in
+//! a temporary HOME and project (see `harness`).
+
+mod add;
+mod claude;
+mod exit_codes;
+mod files;
+mod get;
+mod harness;
+mod layout;
+mod list;
+mod remove;
+
+#[path = "../support/big_config.rs"]
+mod big_config;
