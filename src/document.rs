@@ -4,16 +4,22 @@
 //! of the whole file (jsonc-parser's CST, or a `serde_json::Value`) costs
 //! hundreds of megabytes and most of our time budget. Instead:
 //!
-//! 1. `serde_json` validates the whole text once, strictly, without building
-//!    anything (`IgnoredAny`); it also gives line:column for errors;
-//! 2. a small span scanner walks the *already validated* text to find the byte
-//!    ranges of the members on one path, skipping everything else with
-//!    `memchr` (no crate exposes byte spans of keys and values this cheaply);
+//! 1. one `serde_json` pass validates the whole text strictly (with
+//!    line:column for errors) and, through borrowed `RawValue`s, gives the
+//!    byte span of every member value of the root object, and of the members
+//!    of the root members named in `expand` (`projects`), without building
+//!    anything; deeper objects are read the same way, lazily, and cached;
+//! 2. key spans are found by stepping over the few bytes between values
+//!    (whitespace, a comma, the key string, a colon): serde does not expose
+//!    them, and no crate gives byte spans this cheaply;
 //! 3. an edit is one splice of the bytes of a single member; every other byte
 //!    of the file is kept as it was, and the changed object is re-validated.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 use serde::de::IgnoredAny;
 use serde_json::Value;
@@ -26,6 +32,8 @@ pub struct JsonDocument {
     text: String,
     /// The root object's byte range; `None` for an empty or blank file.
     root: Option<Range<usize>>,
+    /// Members of the objects read so far, by the offset of their `{`.
+    members: RefCell<HashMap<usize, Rc<Vec<Member>>>>,
 }
 
 /// Why a text is not valid JSON, with the 1-based position serde_json gives.
@@ -77,24 +85,46 @@ impl JsonDocument {
     /// Validates `text` as strict JSON (a UTF-8 BOM is allowed and kept) whose
     /// root is an object. An empty or blank text is an empty document.
     pub fn parse(text: String) -> Result<Self, DocumentError> {
+        Self::parse_expanding(text, &[])
+    }
+
+    /// Like [`JsonDocument::parse`], and reads the members of the root
+    /// members named in `expand` in the same pass, so looking into them
+    /// later costs nothing (for `projects` of a large `~/.claude.json`).
+    pub fn parse_expanding(text: String, expand: &[&str]) -> Result<Self, DocumentError> {
         let body_start = if text.starts_with(BOM) { BOM.len() } else { 0 };
         let body = &text[body_start..];
         if body.trim().is_empty() {
-            return Ok(Self { text, root: None });
+            return Ok(Self::new(text, None));
         }
-        validate(body).map_err(DocumentError::Syntax)?;
         let start = scan::skip_ws(text.as_bytes(), body_start);
-        let end = scan::skip_value(text.as_bytes(), start);
         if text.as_bytes()[start] != b'{' {
+            validate(body).map_err(DocumentError::Syntax)?;
             return Err(DocumentError::Shape(ShapeError {
                 pointer: String::new(),
                 found: kind_name(text.as_bytes()[start]),
             }));
         }
-        Ok(Self {
+        let slots = spans::root_slots(body, text.as_ptr() as usize, expand)
+            .map_err(|error| DocumentError::Syntax(syntax_error(body, error)))?;
+        let mut found = Vec::new();
+        let (members, end) = spans::assemble(text.as_bytes(), start, slots, &mut found);
+        found.push((start, members));
+        let document = Self::new(text, Some(start..end));
+        document.members.borrow_mut().extend(
+            found
+                .into_iter()
+                .map(|(open, members)| (open, Rc::new(members))),
+        );
+        Ok(document)
+    }
+
+    fn new(text: String, root: Option<Range<usize>>) -> Self {
+        Self {
             text,
-            root: Some(start..end),
-        })
+            root,
+            members: RefCell::default(),
+        }
     }
 
     /// The whole text, byte for byte as read (or as edited).
@@ -113,8 +143,15 @@ impl JsonDocument {
     }
 
     /// The members of the object at `span`, in file order (duplicates kept).
-    pub fn members(&self, span: &Range<usize>) -> Vec<Member> {
-        scan::object_members(self.text.as_bytes(), span.start)
+    pub fn members(&self, span: &Range<usize>) -> Rc<Vec<Member>> {
+        if let Some(members) = self.members.borrow().get(&span.start) {
+            return Rc::clone(members);
+        }
+        let members = Rc::new(spans::object_members(&self.text, span.clone()));
+        self.members
+            .borrow_mut()
+            .insert(span.start, Rc::clone(&members));
+        members
     }
 
     /// The decoded key of a member.
@@ -149,9 +186,10 @@ impl JsonDocument {
     /// the key is duplicated.
     pub fn find_member(&self, object: &Range<usize>, key: &str) -> Option<Member> {
         self.members(object)
-            .into_iter()
+            .iter()
             .rev()
             .find(|member| self.key(member) == key)
+            .cloned()
     }
 
     fn walk(&self, path: &[&str]) -> Result<Walk, ShapeError> {
@@ -349,19 +387,44 @@ impl JsonDocument {
     /// Applies a splice planned on this document and re-validates the value
     /// it changed, so an edit can never produce invalid JSON.
     pub fn apply(&self, splice: &Splice) -> Result<Self, DocumentError> {
-        let mut text = String::with_capacity(self.text.len() + splice.replacement.len());
-        text.push_str(&self.text[..splice.range.start]);
-        text.push_str(&splice.replacement);
-        text.push_str(&self.text[splice.range.end..]);
+        self.check(splice)?;
+        let text = self.spliced(splice).concat();
         if self.root.is_none() {
             return Self::parse(text);
         }
         let grown = splice.replacement.len() as isize - splice.range.len() as isize;
-        let shift = |offset: usize| offset.saturating_add_signed(grown);
-        let enclosing = splice.enclosing.start..shift(splice.enclosing.end);
-        validate(&text[enclosing]).map_err(DocumentError::Syntax)?;
-        let root = self.root.clone().map(|root| root.start..shift(root.end));
-        Ok(Self { text, root })
+        let root = self
+            .root
+            .clone()
+            .map(|root| root.start..root.end.saturating_add_signed(grown));
+        Ok(Self::new(text, root))
+    }
+
+    /// Checks that `splice` keeps the document valid: the value it changes
+    /// must still parse. The rest of the text is untouched, and JSON's
+    /// grammar is context-free, so that is enough.
+    pub fn check(&self, splice: &Splice) -> Result<(), DocumentError> {
+        if self.root.is_none() {
+            return Self::parse(splice.replacement.clone()).map(|_| ());
+        }
+        let enclosing = &splice.enclosing;
+        let changed = [
+            &self.text[enclosing.start..splice.range.start],
+            &splice.replacement,
+            &self.text[splice.range.end..enclosing.end],
+        ]
+        .concat();
+        validate(&changed).map_err(DocumentError::Syntax)
+    }
+
+    /// The edited text as three pieces (before, replacement, after), to be
+    /// written out without building the whole edited text in memory.
+    pub fn spliced<'a>(&'a self, splice: &'a Splice) -> [&'a str; 3] {
+        [
+            &self.text[..splice.range.start],
+            &splice.replacement,
+            &self.text[splice.range.end..],
+        ]
     }
 
     /// How new members should be laid out: the file's own indent unit, or
@@ -430,24 +493,26 @@ fn nest(
 }
 
 fn validate(text: &str) -> Result<(), SyntaxError> {
-    let Err(error) = serde_json::from_str::<IgnoredAny>(text) else {
-        return Ok(());
-    };
-    // Skipping gives terse messages ("key must be a string" for a trailing
-    // comma); on the error path, building a tree for a better one is cheap.
+    serde_json::from_str::<IgnoredAny>(text)
+        .map(|_| ())
+        .map_err(|error| syntax_error(text, error))
+}
+
+/// The error to show for `text`, which failed to parse with `error`.
+/// Skipping parsers give terse messages ("key must be a string" for a
+/// trailing comma); on the error path, a full parse gives a better one.
+fn syntax_error(text: &str, error: serde_json::Error) -> SyntaxError {
     let error = serde_json::from_str::<Value>(text).err().unwrap_or(error);
-    Err(error).map_err(|error: serde_json::Error| {
-        let message = error.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(cut) => message[..cut].to_string(),
-            None => message,
-        };
-        SyntaxError {
-            line: error.line(),
-            column: error.column(),
-            message,
-        }
-    })
+    let message = error.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(cut) => message[..cut].to_string(),
+        None => message,
+    };
+    SyntaxError {
+        line: error.line(),
+        column: error.column(),
+        message,
+    }
 }
 
 /// `value` as 2-space (or `unit`) pretty JSON, every line after the first
@@ -510,7 +575,6 @@ pub fn pointer(path: &[&str]) -> String {
 /// Span scanning over text that serde_json has already validated; written by
 /// hand because it only has to skip, never to check.
 mod scan {
-    use super::Member;
 
     pub fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
         while at < bytes.len() && matches!(bytes[at], b' ' | b'\t' | b'\n' | b'\r') {
@@ -571,25 +635,193 @@ mod scan {
             }
         }
     }
+}
 
-    /// The members of the object starting at `open` (its `{`).
-    pub fn object_members(bytes: &[u8], open: usize) -> Vec<Member> {
-        let mut members = Vec::new();
-        let mut at = skip_ws(bytes, open + 1);
-        while at < bytes.len() && bytes[at] == b'"' {
-            let key_end = skip_string(bytes, at);
-            let value_start = skip_ws(bytes, skip_ws(bytes, key_end) + 1);
-            let value_end = skip_value(bytes, value_start);
+/// One serde pass over an object: the byte spans of its member values.
+mod spans {
+    use std::fmt;
+    use std::ops::Range;
+
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    use super::{Member, scan};
+
+    /// What the pass learnt about one member's value.
+    pub enum Slot {
+        /// Its span.
+        Raw(Range<usize>),
+        /// An expanded object: the spans of its members' values.
+        Object(Vec<Self>),
+        /// An expanded member whose value is not an object.
+        Other,
+    }
+
+    /// Where `raw` lies in the text that starts at address `origin`; serde
+    /// borrows it from that text, so the difference is its offset.
+    fn span(raw: &RawValue, origin: usize) -> Range<usize> {
+        let start = raw.get().as_ptr() as usize - origin;
+        start..start + raw.get().len()
+    }
+
+    struct Members<'a> {
+        origin: usize,
+        expand: &'a [&'a str],
+    }
+
+    impl<'de> DeserializeSeed<'de> for Members<'_> {
+        type Value = Vec<Slot>;
+
+        fn deserialize<D: Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> Result<Self::Value, D::Error> {
+            deserializer.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Members<'_> {
+        type Value = Vec<Slot>;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            formatter.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut slots = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if self.expand.contains(&key.as_str()) {
+                    slots.push(map.next_value_seed(Expanded {
+                        origin: self.origin,
+                    })?);
+                } else {
+                    let raw: &'de RawValue = map.next_value()?;
+                    slots.push(Slot::Raw(span(raw, self.origin)));
+                }
+            }
+            Ok(slots)
+        }
+    }
+
+    struct Expanded {
+        origin: usize,
+    }
+
+    impl<'de> DeserializeSeed<'de> for Expanded {
+        type Value = Slot;
+
+        fn deserialize<D: Deserializer<'de>>(
+            self,
+            deserializer: D,
+        ) -> Result<Self::Value, D::Error> {
+            deserializer.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Expanded {
+        type Value = Slot;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            formatter.write_str("any JSON value")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            let members = Members {
+                origin: self.origin,
+                expand: &[],
+            };
+            members.visit_map(map).map(Slot::Object)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Slot::Other)
+        }
+
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Slot::Other)
+        }
+
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Slot::Other)
+        }
+
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Slot::Other)
+        }
+
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Slot::Other)
+        }
+
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Slot::Other)
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Slot::Other)
+        }
+    }
+
+    /// Validates `body` (the whole document, BOM excluded; its root is known
+    /// to start with `{`) and returns its root members' slots.
+    pub fn root_slots(body: &str, origin: usize, expand: &[&str]) -> serde_json::Result<Vec<Slot>> {
+        let mut deserializer = serde_json::Deserializer::from_str(body);
+        let slots = Members { origin, expand }.deserialize(&mut deserializer)?;
+        deserializer.end()?;
+        Ok(slots)
+    }
+
+    /// The members of the (already validated) object at `span` of `text`.
+    pub fn object_members(text: &str, span: Range<usize>) -> Vec<Member> {
+        let origin = text.as_ptr() as usize;
+        let mut deserializer = serde_json::Deserializer::from_str(&text[span.clone()]);
+        let Ok(slots) = (Members {
+            origin,
+            expand: &[],
+        })
+        .deserialize(&mut deserializer) else {
+            return Vec::new();
+        };
+        assemble(text.as_bytes(), span.start, slots, &mut Vec::new()).0
+    }
+
+    /// Turns the slots of the object whose `{` is at `open` into members,
+    /// stepping over the bytes between values to find each key; returns
+    /// them with the offset after the object's `}`, and pushes the members
+    /// of expanded objects to `nested`.
+    pub fn assemble(
+        bytes: &[u8],
+        open: usize,
+        slots: Vec<Slot>,
+        nested: &mut Vec<(usize, Vec<Member>)>,
+    ) -> (Vec<Member>, usize) {
+        let mut members = Vec::with_capacity(slots.len());
+        let mut at = open + 1;
+        for slot in slots {
+            at = scan::skip_ws(bytes, at);
+            if bytes.get(at) == Some(&b',') {
+                at = scan::skip_ws(bytes, at + 1);
+            }
+            let key_end = scan::skip_string(bytes, at);
+            let value_start = scan::skip_ws(bytes, scan::skip_ws(bytes, key_end) + 1);
+            let value_end = match slot {
+                Slot::Raw(span) => span.end,
+                Slot::Object(slots) => {
+                    let (inner, end) = assemble(bytes, value_start, slots, nested);
+                    nested.push((value_start, inner));
+                    end
+                }
+                Slot::Other => scan::skip_value(bytes, value_start),
+            };
             members.push(Member {
                 key_span: at..key_end,
                 value_span: value_start..value_end,
             });
-            at = skip_ws(bytes, value_end);
-            if bytes.get(at) == Some(&b',') {
-                at = skip_ws(bytes, at + 1);
-            }
+            at = value_end;
         }
-        members
+        // Past the last member (or the `{`), only whitespace before `}`.
+        (members, scan::skip_ws(bytes, at) + 1)
     }
 }
 

@@ -114,6 +114,20 @@ pub enum StoreError {
         /// Its file.
         path: PathBuf,
     },
+    /// No scope has a server of that name.
+    #[error("no MCP server named `{name}`")]
+    NotFoundAnywhere {
+        /// The server name.
+        name: String,
+    },
+    /// Several scopes have a server of that name and none was chosen.
+    #[error("MCP server `{name}` is defined in {} scopes; nothing was removed", scopes.len())]
+    Ambiguous {
+        /// The server name.
+        name: String,
+        /// The scopes that define it, by precedence.
+        scopes: Vec<Scope>,
+    },
     /// The scope has no server of that name.
     #[error("no MCP server named `{name}` in {scope} scope (`{}`)", path.display())]
     NotFound {

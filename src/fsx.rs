@@ -85,14 +85,15 @@ pub enum NewMode {
     Umasked(u32),
 }
 
-/// Replaces `path` (already symlink-resolved) with `contents` atomically: a
+/// Replaces `path` (already symlink-resolved) with the concatenation of
+/// `contents` atomically: a
 /// temporary file in the same directory, the existing file's mode (else
 /// `new_mode`), `fsync`, then `verify`, then rename and `fsync` of the
 /// directory. When `verify` says no, nothing is renamed and the temporary
 /// file is removed.
 pub fn write_atomic<E>(
     path: &Path,
-    contents: &[u8],
+    contents: &[&[u8]],
     new_mode: NewMode,
     verify: impl FnOnce() -> Result<(), E>,
 ) -> Result<Result<(), E>, io::Error> {
@@ -124,7 +125,9 @@ pub fn write_atomic<E>(
         }
         (None, NewMode::Umasked(_)) => {}
     }
-    temporary.write_all(contents)?;
+    for piece in contents {
+        temporary.write_all(piece)?;
+    }
     temporary.as_file().sync_all()?;
     if let Err(error) = verify() {
         return Ok(Err(error));
@@ -246,7 +249,7 @@ mod tests {
         assert_eq!(resolved, temp.path().join("real.json"));
         write_atomic(
             &resolved,
-            b"new",
+            &[b"ne".as_slice(), b"w".as_slice()],
             NewMode::Exact(0o600),
             || Ok::<(), ()>(()),
         )
@@ -269,9 +272,11 @@ mod tests {
     fn new_files_get_the_requested_mode() {
         let temp = tempfile::tempdir().unwrap();
         let path = temp.path().join("new");
-        write_atomic(&path, b"x", NewMode::Exact(0o600), || Ok::<(), ()>(()))
-            .unwrap()
-            .unwrap();
+        write_atomic(&path, &[b"x".as_slice()], NewMode::Exact(0o600), || {
+            Ok::<(), ()>(())
+        })
+        .unwrap()
+        .unwrap();
         assert_eq!(
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
@@ -283,8 +288,10 @@ mod tests {
         let temp = tempfile::tempdir().unwrap();
         let path = temp.path().join("file");
         fs::write(&path, "keep").unwrap();
-        let outcome =
-            write_atomic(&path, b"lost", NewMode::Exact(0o600), || Err("changed")).unwrap();
+        let outcome = write_atomic(&path, &[b"lost".as_slice()], NewMode::Exact(0o600), || {
+            Err("changed")
+        })
+        .unwrap();
         assert_eq!(outcome, Err("changed"));
         assert_eq!(fs::read_to_string(&path).unwrap(), "keep");
         assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);

@@ -61,7 +61,7 @@ impl Inventory {
     /// guessed about a broken file.
     pub fn load(locations: &Locations) -> Result<Self, ConfigError> {
         let mut notes = Vec::new();
-        let claude = load_document(&locations.claude_json)?;
+        let claude = load_document(&locations.claude_json, CLAUDE_JSON_EXPAND)?;
         let project_path = ["projects", locations.local_key.as_str()];
         let local = match &claude {
             Some(document) => servers_at(
@@ -167,18 +167,28 @@ impl Inventory {
     }
 }
 
+/// The root members of `~/.claude.json` worth reading in the first pass:
+/// `projects` holds the local scope, and is most of the file.
+pub const CLAUDE_JSON_EXPAND: &[&str] = &["projects"];
+
 /// Reads and parses a JSON config file; `None` when it does not exist.
-pub fn load_document(path: &Path) -> Result<Option<JsonDocument>, ConfigError> {
+/// `expand` as in [`JsonDocument::parse_expanding`].
+pub fn load_document(path: &Path, expand: &[&str]) -> Result<Option<JsonDocument>, ConfigError> {
     let text = fsx::read_if_exists(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    text.map(|text| parse_document(path, text)).transpose()
+    text.map(|text| parse_document(path, text, expand))
+        .transpose()
 }
 
 /// Parses `text` read from `path`, naming the file in any error.
-pub fn parse_document(path: &Path, text: String) -> Result<JsonDocument, ConfigError> {
-    JsonDocument::parse(text).map_err(|error| document_error(path, error))
+pub fn parse_document(
+    path: &Path,
+    text: String,
+    expand: &[&str],
+) -> Result<JsonDocument, ConfigError> {
+    JsonDocument::parse_expanding(text, expand).map_err(|error| document_error(path, error))
 }
 
 /// Names the file in a document error.
@@ -214,8 +224,8 @@ pub fn servers_at(
         return Ok(Vec::new());
     };
     let mut servers: Vec<(String, ServerEntry)> = Vec::new();
-    for member in document.members(&object) {
-        let name = document.key(&member).into_owned();
+    for member in document.members(&object).iter() {
+        let name = document.key(member).into_owned();
         let entry = ServerEntry::from_value(document.value_at(&member.value_span));
         match servers.iter_mut().find(|(existing, _)| *existing == name) {
             Some(slot) => slot.1 = entry,
@@ -242,8 +252,8 @@ fn approval_keys(
         return Ok(None);
     };
     let mut keys = Map::new();
-    for member in document.members(&object) {
-        let key = document.key(&member);
+    for member in document.members(&object).iter() {
+        let key = document.key(member);
         if matches!(
             key.as_ref(),
             "hasTrustDialogAccepted"
@@ -278,7 +288,7 @@ fn read_project_file(
         });
         return Ok(None);
     }
-    let Some(document) = load_document(file)? else {
+    let Some(document) = load_document(file, &[])? else {
         return Ok(None);
     };
     if document.object_at(&["mcpServers"]).ok().flatten().is_none()

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::document::{JsonDocument, Splice};
 use crate::error::{ConfigError, StoreError};
 use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
-use crate::layered::{document_error, parse_document};
+use crate::layered::{CLAUDE_JSON_EXPAND, document_error, parse_document};
 use crate::locate::Locations;
 use crate::scope::Scope;
 
@@ -138,6 +138,91 @@ pub fn remove_server(
     })
 }
 
+/// Removes server `name` from the one scope that defines it here (its own
+/// write target in each scope), reading `~/.claude.json` once, under its
+/// locks. Several scopes: [`StoreError::Ambiguous`]; none:
+/// [`StoreError::NotFoundAnywhere`]; nothing is written in either case.
+pub fn remove_server_anywhere(
+    locations: &Locations,
+    name: &str,
+) -> Result<(Target, Written), StoreError> {
+    let project = Target::for_scope(locations, Scope::Project);
+    let in_project = match crate::layered::load_document(&project.path, &[])? {
+        Some(document) => has_member(&document, &project, name)?,
+        None => false,
+    };
+    let claude = Target::for_scope(locations, Scope::Local);
+    let user = Target::for_scope(locations, Scope::User);
+    let mut chosen = None;
+    let outcome = edit(locations, &claude, |document| {
+        let mut scopes = Vec::new();
+        if has_member(document, &claude, name)? {
+            scopes.push(Scope::Local);
+        }
+        if in_project {
+            scopes.push(Scope::Project);
+        }
+        if has_member(document, &user, name)? {
+            scopes.push(Scope::User);
+        }
+        match scopes.as_slice() {
+            [] => Err(Anywhere::Store(StoreError::NotFoundAnywhere {
+                name: name.to_string(),
+            })),
+            [Scope::Project] => Err(Anywhere::InProject),
+            [scope] => {
+                let target = if *scope == Scope::Local {
+                    &claude
+                } else {
+                    &user
+                };
+                chosen = Some(target.clone());
+                let splice = document
+                    .plan_remove(&target.object_path(), name)
+                    .map_err(|shape| Anywhere::Store(shape_error(&target.path, &shape)))?;
+                Ok(splice.expect("the member was just found"))
+            }
+            several => Err(Anywhere::Store(StoreError::Ambiguous {
+                name: name.to_string(),
+                scopes: several.to_vec(),
+            })),
+        }
+    });
+    match outcome {
+        Ok(written) => Ok((chosen.expect("set when a splice was planned"), written)),
+        Err(Anywhere::InProject) => {
+            remove_server(locations, &project, name).map(|written| (project, written))
+        }
+        Err(Anywhere::Store(error)) => Err(error),
+    }
+}
+
+/// Why [`remove_server_anywhere`]'s first edit wrote nothing.
+enum Anywhere {
+    Store(StoreError),
+    /// Only the project file has it: edit that one instead.
+    InProject,
+}
+
+impl From<ConfigError> for Anywhere {
+    fn from(error: ConfigError) -> Self {
+        Self::Store(error.into())
+    }
+}
+
+impl From<StoreError> for Anywhere {
+    fn from(error: StoreError) -> Self {
+        Self::Store(error)
+    }
+}
+
+fn has_member(document: &JsonDocument, target: &Target, name: &str) -> Result<bool, StoreError> {
+    let object = document
+        .object_at(&target.object_path())
+        .map_err(|shape| shape_error(&target.path, &shape))?;
+    Ok(object.is_some_and(|object| document.find_member(&object, name).is_some()))
+}
+
 /// What a new project entry in `~/.claude.json` looks like when Claude Code
 /// creates it; other objects start empty.
 fn claude_skeleton(path: &[&str]) -> Map<String, Value> {
@@ -172,11 +257,11 @@ fn shape_error(path: &Path, shape: &crate::document::ShapeError) -> StoreError {
 struct Changed;
 
 /// Read, plan, write, verify: the one way mcpenv changes a config file.
-fn edit(
+fn edit<E: From<ConfigError>>(
     locations: &Locations,
     target: &Target,
-    mut plan: impl FnMut(&JsonDocument) -> Result<Splice, StoreError>,
-) -> Result<Written, StoreError> {
+    mut plan: impl FnMut(&JsonDocument) -> Result<Splice, E>,
+) -> Result<Written, E> {
     let path = &target.path;
     let resolved = fsx::resolve_symlinks(path).map_err(|source| ConfigError::Read {
         path: path.clone(),
@@ -216,23 +301,25 @@ fn edit(
             source,
         })?;
         let existed = original.is_some();
-        let document = parse_document(path, original.unwrap_or_default())?;
+        let expand = if target.is_claude_json() {
+            CLAUDE_JSON_EXPAND
+        } else {
+            &[]
+        };
+        let document = parse_document(path, original.unwrap_or_default(), expand)?;
         let splice = plan(&document)?;
-        let edited = document
-            .apply(&splice)
+        document
+            .check(&splice)
             .map_err(|error| document_error(path, error))?;
+        let pieces = document.spliced(&splice).map(str::as_bytes);
         let before = existed.then(|| document.text());
-        let verified =
-            fsx::write_atomic(
-                &resolved,
-                edited.text().as_bytes(),
-                new_mode,
-                || match fsx::unchanged(&resolved, before) {
-                    Ok(true) => Ok(()),
-                    _ => Err(Changed),
-                },
-            )
-            .map_err(write_error)?;
+        let verified = fsx::write_atomic(&resolved, &pieces, new_mode, || {
+            match fsx::unchanged(&resolved, before) {
+                Ok(true) => Ok(()),
+                _ => Err(Changed),
+            }
+        })
+        .map_err(write_error)?;
         if verified.is_ok() {
             return Ok(Written {
                 path: path.clone(),

@@ -46,42 +46,36 @@ impl Report for RemoveReport {
 
 /// Runs `mcpenv remove`.
 pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveReport, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
-    let targets: Vec<Target> = Scope::ALL
-        .iter()
-        .map(|scope| Target::for_scope(&ctx.locations, *scope))
-        .collect();
-    // Definitions removable here: each scope's own write target (ancestor
-    // `.mcp.json` files outside the repository are not ours to edit).
-    let removable: Vec<&Target> = targets
-        .iter()
-        .filter(|target| {
-            inventory
-                .all_named(&args.name)
-                .iter()
-                .any(|entry| entry.scope == target.scope && entry.file == target.path)
-        })
-        .collect();
-    let target = match args.scope.map(Scope::from) {
-        Some(scope) => targets
-            .iter()
-            .find(|target| target.scope == scope)
-            .expect("one target per scope"),
-        None => match removable.as_slice() {
-            [only] => only,
-            [] => return Err(not_found(ctx, &inventory, &args.name, None)),
-            several => return Err(ambiguous(ctx, &args.name, several)),
-        },
+    let removed = match args.scope.map(Scope::from) {
+        Some(scope) => {
+            let target = Target::for_scope(&ctx.locations, scope);
+            store::remove_server(&ctx.locations, &target, &args.name)
+                .map(|written| (target, written))
+        }
+        None => store::remove_server_anywhere(&ctx.locations, &args.name),
     };
-    match store::remove_server(&ctx.locations, target, &args.name) {
-        Ok(written) => Ok(RemoveReport {
+    match removed {
+        Ok((target, written)) => Ok(RemoveReport {
             name: args.name.clone(),
             scope: target.scope,
             file_shown: scope_file(ctx, target.scope, &written.path),
             file: written.path,
         }),
-        Err(StoreError::NotFound { .. }) => {
-            Err(not_found(ctx, &inventory, &args.name, Some(target)))
+        Err(StoreError::NotFound { scope, .. }) => {
+            let inventory = Inventory::load(&ctx.locations)?;
+            let target = Target::for_scope(&ctx.locations, scope);
+            Err(not_found(ctx, &inventory, &args.name, Some(&target)))
+        }
+        Err(StoreError::NotFoundAnywhere { .. }) => {
+            let inventory = Inventory::load(&ctx.locations)?;
+            Err(not_found(ctx, &inventory, &args.name, None))
+        }
+        Err(StoreError::Ambiguous { scopes, .. }) => {
+            let targets: Vec<Target> = scopes
+                .iter()
+                .map(|scope| Target::for_scope(&ctx.locations, *scope))
+                .collect();
+            Err(ambiguous(ctx, &args.name, &targets))
         }
         Err(error) => Err(error.into()),
     }
@@ -123,7 +117,7 @@ fn not_found(ctx: &Ctx, inventory: &Inventory, name: &str, target: Option<&Targe
     error
 }
 
-fn ambiguous(ctx: &Ctx, name: &str, targets: &[&Target]) -> CliError {
+fn ambiguous(ctx: &Ctx, name: &str, targets: &[Target]) -> CliError {
     let commands: Vec<String> = targets
         .iter()
         .map(|target| ctx.command(&["remove", name, "-s", target.scope.as_str()]))
