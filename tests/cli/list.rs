@@ -40,12 +40,12 @@ fn local_beats_project_beats_user() {
     env.run(&["add", "-s", "user", "shared", "node", "user.js"])
         .expect_code(0);
     assert_snapshot!(env.run(&["list"]), @"
-    NAME    SCOPE    TRANSPORT  COMMAND / URL     STATUS
-    dup     local    stdio      /bin/local-cmd
-    dup     project  stdio      /bin/project-cmd  shadowed by local
-    shared  project  stdio      node server.js    approved
-    dup     user     stdio      /bin/user-cmd     shadowed by local
-    shared  user     stdio      node user.js      shadowed by project
+    NAME    SCOPE    TRANSPORT  STATUS               COMMAND / URL
+    dup     local    stdio                           /bin/local-cmd
+    dup     project  stdio      shadowed by local    /bin/project-cmd
+    shared  project  stdio      approved             node server.js
+    dup     user     stdio      shadowed by local    /bin/user-cmd
+    shared  user     stdio      shadowed by project  node user.js
     ----- stderr -----
     [exit status: 0]
     ");
@@ -61,10 +61,10 @@ fn a_pending_project_server_does_not_shadow_a_user_one() {
     env.run(&["add", "-s", "project", "only-project", "node"])
         .expect_code(0);
     assert_snapshot!(env.run(&["list"]), @"
-    NAME          SCOPE    TRANSPORT  COMMAND / URL            STATUS
-    db            project  stdio      uvx mcp-server-postgres  shadowed by user
-    only-project  project  stdio      node                     pending approval
-    db            user     stdio      uvx mcp-server-sqlite
+    NAME          SCOPE    TRANSPORT  STATUS            COMMAND / URL
+    db            project  stdio      shadowed by user  uvx mcp-server-postgres
+    only-project  project  stdio      pending approval  node
+    db            user     stdio                        uvx mcp-server-sqlite
     ----- stderr -----
     [exit status: 0]
     ");
@@ -84,10 +84,10 @@ fn approval_states_follow_claude_settings() {
         r#"{"enabledMcpjsonServers": ["approved"], "disabledMcpjsonServers": ["rejected"]}"#,
     );
     assert_snapshot!(env.run(&["list", "-s", "project"]), @"
-    NAME      SCOPE    TRANSPORT  COMMAND / URL  STATUS
-    approved  project  stdio      node           approved
-    rejected  project  stdio      node           rejected
-    pending   project  stdio      node           pending approval
+    NAME      SCOPE    TRANSPORT  STATUS            COMMAND / URL
+    approved  project  stdio      approved          node
+    rejected  project  stdio      rejected          node
+    pending   project  stdio      pending approval  node
     ----- stderr -----
     [exit status: 0]
     ");
@@ -127,10 +127,10 @@ fn every_ancestor_mcp_json_is_read_and_nearer_wins() {
         r#"{"mcpServers": {"a": {"command": "/near/a"}}}"#,
     );
     assert_snapshot!(env.run(&["list"]), @"
-    NAME  SCOPE    TRANSPORT  COMMAND / URL  STATUS
-    a     project  stdio      /near/a        pending approval
-    a     project  stdio      /far/a         shadowed by project
-    far   project  stdio      /far/only      pending approval
+    NAME  SCOPE    TRANSPORT  STATUS               COMMAND / URL
+    a     project  stdio      pending approval     /near/a
+    a     project  stdio      shadowed by project  /far/a
+    far   project  stdio      pending approval     /far/only
     ----- stderr -----
     [exit status: 0]
     ");
@@ -220,10 +220,10 @@ fn entries_claude_code_would_skip_are_listed_with_a_warning() {
         r#"{"mcpServers": {"nocmd": {"args": []}, "weird": {"type": "bogus", "url": "x"}, "workspace": {"command": "x"}}}"#,
     );
     assert_snapshot!(env.run(&["list"]), @"
-    NAME       SCOPE    TRANSPORT  COMMAND / URL  STATUS
-    nocmd      project  stdio                     pending approval
-    weird      project  bogus                     pending approval
-    workspace  project  stdio      x              pending approval
+    NAME       SCOPE    TRANSPORT  STATUS            COMMAND / URL
+    nocmd      project  stdio      pending approval
+    weird      project  bogus      pending approval
+    workspace  project  stdio      pending approval  x
     ----- stderr -----
     warning: `[ROOT]/project/.mcp.json`: `nocmd`: stdio entry has no `command`; Claude Code skips it
     warning: `[ROOT]/project/.mcp.json`: `weird`: unknown transport type `bogus`; Claude Code skips it

@@ -147,14 +147,14 @@ impl Report for ListReport {
                     Cell::styled(&server.name, style),
                     Cell::styled(server.scope.as_str(), style),
                     Cell::styled(server.transport.as_str(), style),
-                    Cell::styled(server.target(), style),
                     Cell::styled(status, status_style),
+                    Cell::styled(server.target(), style),
                 ]
             })
             .collect();
         table(
             out,
-            &["NAME", "SCOPE", "TRANSPORT", "COMMAND / URL", "STATUS"],
+            &["NAME", "SCOPE", "TRANSPORT", "STATUS", "COMMAND / URL"],
             &rows,
         )
     }
