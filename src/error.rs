@@ -85,6 +85,14 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
+    /// A value on the way to what mcpenv needs in `path` has the wrong type.
+    pub fn shape(path: &std::path::Path, shape: &crate::document::ShapeError) -> Self {
+        Self::Shape {
+            path: path.to_path_buf(),
+            detail: shape.to_string(),
+        }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &PathBuf {
         match self {

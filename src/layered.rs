@@ -200,10 +200,7 @@ pub fn document_error(path: &Path, error: crate::document::DocumentError) -> Con
             column: syntax.column,
             message: syntax.message,
         },
-        crate::document::DocumentError::Shape(shape) => ConfigError::Shape {
-            path: path.to_path_buf(),
-            detail: shape.to_string(),
-        },
+        crate::document::DocumentError::Shape(shape) => ConfigError::shape(path, &shape),
     }
 }
 
@@ -216,10 +213,7 @@ pub fn servers_at(
 ) -> Result<Vec<(String, ServerEntry)>, ConfigError> {
     let object = document
         .object_at(object_path)
-        .map_err(|shape| ConfigError::Shape {
-            path: path.to_path_buf(),
-            detail: shape.to_string(),
-        })?;
+        .map_err(|shape| ConfigError::shape(path, &shape))?;
     let Some(object) = object else {
         return Ok(Vec::new());
     };
@@ -244,10 +238,7 @@ fn approval_keys(
 ) -> Result<Option<Value>, ConfigError> {
     let object = document
         .object_at(project_path)
-        .map_err(|shape| ConfigError::Shape {
-            path: path.to_path_buf(),
-            detail: shape.to_string(),
-        })?;
+        .map_err(|shape| ConfigError::shape(path, &shape))?;
     let Some(object) = object else {
         return Ok(None);
     };

@@ -247,10 +247,7 @@ fn claude_skeleton(path: &[&str]) -> Map<String, Value> {
 }
 
 fn shape_error(path: &Path, shape: &crate::document::ShapeError) -> StoreError {
-    StoreError::Config(ConfigError::Shape {
-        path: path.to_path_buf(),
-        detail: shape.to_string(),
-    })
+    ConfigError::shape(path, shape).into()
 }
 
 /// The file changed between our read and our rename.
@@ -329,4 +326,83 @@ fn edit<E: From<ConfigError>>(
         }
     }
     Err(ConfigError::Contended { path: path.clone() }.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locate::Environment;
+
+    fn locations(root: &Path) -> Locations {
+        std::fs::create_dir_all(root.join("project/.git")).unwrap();
+        Locations::discover(&Environment {
+            home: root.join("home"),
+            claude_config_dir: None,
+            working_dir: root.join("project"),
+            managed_dir: root.join("managed"),
+            state_dir: root.join("state"),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_change_made_during_the_edit_is_kept_and_the_edit_redone() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::User);
+        std::fs::create_dir_all(target.path.parent().unwrap()).unwrap();
+        std::fs::write(&target.path, "{\n  \"numStartups\": 1\n}").unwrap();
+
+        // Another program (a running Claude Code that ignores the lock)
+        // rewrites the file after our read, before our rename.
+        let mut attempts = 0;
+        let written = edit(&locations, &target, |document| {
+            attempts += 1;
+            if attempts == 1 {
+                std::fs::write(&target.path, "{\n  \"numStartups\": 2\n}").unwrap();
+            }
+            document
+                .plan_set(
+                    &["mcpServers"],
+                    "x",
+                    &json!({"command": "node"}),
+                    &claude_skeleton,
+                )
+                .map_err(|shape| shape_error(&target.path, &shape))
+        })
+        .unwrap();
+        assert_eq!(attempts, 2);
+        assert!(!written.created);
+        let text = std::fs::read_to_string(&target.path).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"numStartups\": 2,\n  \"mcpServers\": {\n    \"x\": {\n      \"command\": \"node\"\n    }\n  }\n}"
+        );
+    }
+
+    #[test]
+    fn a_file_that_never_settles_is_left_alone() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::Project);
+        std::fs::write(&target.path, "{}").unwrap();
+        let mut attempts = 0;
+        let error = edit(&locations, &target, |document| {
+            attempts += 1;
+            std::fs::write(&target.path, format!("{{\"n\": {attempts}}}")).unwrap();
+            document
+                .plan_set(&["mcpServers"], "x", &json!(1), &claude_skeleton)
+                .map_err(|shape| shape_error(&target.path, &shape))
+        })
+        .unwrap_err();
+        assert!(
+            matches!(error, StoreError::Config(ConfigError::Contended { .. })),
+            "{error}"
+        );
+        assert_eq!(attempts, MAX_ATTEMPTS);
+        assert_eq!(
+            std::fs::read_to_string(&target.path).unwrap(),
+            format!("{{\"n\": {MAX_ATTEMPTS}}}")
+        );
+    }
 }

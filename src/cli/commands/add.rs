@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::cli::args::{AddArgs, TransportArg};
+use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
 use crate::model::{self, Transport};
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target, Written};
+use serde_json::Value;
 
 /// What `add` (and `add-json`) did.
 #[derive(Debug, Serialize)]
@@ -132,17 +133,39 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
             (transport, entry)
         }
     };
-    let scope = Scope::from(args.scope);
+    write_entry(
+        ctx,
+        &args.name,
+        args.scope,
+        args.replace,
+        &entry,
+        transport,
+        warnings,
+    )
+}
+
+/// Writes `entry` as server `name` in `scope` and reports it; shared by
+/// `add` and `add-json`.
+pub fn write_entry(
+    ctx: &Ctx,
+    name: &str,
+    scope: ScopeArg,
+    replace: bool,
+    entry: &Value,
+    transport: Transport,
+    warnings: Vec<String>,
+) -> Result<AddReport, CliError> {
+    let scope = Scope::from(scope);
     let target = Target::for_scope(&ctx.locations, scope);
-    let if_exists = if args.replace {
+    let if_exists = if replace {
         IfExists::Replace
     } else {
         IfExists::Fail
     };
-    let written = store::add_server(&ctx.locations, &target, &args.name, &entry, if_exists)
-        .map_err(|error| already_exists_hint(ctx, error, &args.name, scope))?;
+    let written = store::add_server(&ctx.locations, &target, name, entry, if_exists)
+        .map_err(|error| already_exists_hint(ctx, error, name, scope))?;
     Ok(AddReport::new(
-        ctx, &args.name, scope, transport, written, warnings,
+        ctx, name, scope, transport, written, warnings,
     ))
 }
 

@@ -4,12 +4,10 @@
 use serde_json::Value;
 
 use crate::cli::args::AddJsonArgs;
-use crate::cli::commands::add::{AddReport, already_exists_hint, check_name};
+use crate::cli::commands::add::{AddReport, check_name, write_entry};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
 use crate::model::{self, ServerEntry};
-use crate::scope::Scope;
-use crate::store::{self, IfExists, Target};
 
 /// Runs `mcpenv add-json`.
 pub fn run(ctx: &Ctx, args: &AddJsonArgs) -> Result<AddReport, CliError> {
@@ -36,19 +34,16 @@ pub fn run(ctx: &Ctx, args: &AddJsonArgs) -> Result<AddReport, CliError> {
             keys.join(", ")
         ));
     }
-    let scope = Scope::from(args.scope);
-    let target = Target::for_scope(&ctx.locations, scope);
-    let if_exists = if args.replace {
-        IfExists::Replace
-    } else {
-        IfExists::Fail
-    };
     let transport = ServerEntry::from_value(entry.clone()).transport();
-    let written = store::add_server(&ctx.locations, &target, &args.name, &entry, if_exists)
-        .map_err(|error| already_exists_hint(ctx, error, &args.name, scope))?;
-    Ok(AddReport::new(
-        ctx, &args.name, scope, transport, written, warnings,
-    ))
+    write_entry(
+        ctx,
+        &args.name,
+        args.scope,
+        args.replace,
+        &entry,
+        transport,
+        warnings,
+    )
 }
 
 fn strip_position(message: &str) -> &str {
