@@ -8,11 +8,14 @@
 pub mod approval;
 pub mod cli;
 pub mod document;
+pub mod dotenv;
 pub mod error;
 pub mod fsx;
 pub mod layered;
 pub mod locate;
 pub mod model;
+pub mod placeholder;
 pub mod redact;
 pub mod scope;
+pub mod secrets;
 pub mod store;

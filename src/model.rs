@@ -104,6 +104,47 @@ impl fmt::Display for Transport {
     }
 }
 
+/// Where a string sits in a server entry; displayed as mcpenv reports it:
+/// `command`, `args[3]`, `env.GITHUB_TOKEN`, `url`, `url.password`,
+/// `url.query.api_key`, `headers.Authorization`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Field {
+    /// `command`.
+    Command,
+    /// One element of `args`.
+    Arg(usize),
+    /// The value of one `env` variable.
+    Env(String),
+    /// The whole `url`.
+    Url,
+    /// The password in the URL's userinfo (`scheme://user:PASSWORD@host`).
+    UrlPassword,
+    /// The value of one query parameter of the URL.
+    UrlQuery(String),
+    /// The value of one header.
+    Header(String),
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Command => formatter.write_str("command"),
+            Self::Arg(index) => write!(formatter, "args[{index}]"),
+            Self::Env(key) => write!(formatter, "env.{key}"),
+            Self::Url => formatter.write_str("url"),
+            Self::UrlPassword => formatter.write_str("url.password"),
+            Self::UrlQuery(name) => write!(formatter, "url.query.{name}"),
+            Self::Header(name) => write!(formatter, "headers.{name}"),
+        }
+    }
+}
+
+impl Serialize for Field {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// One server entry, exactly as found in a file (unknown keys kept).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerEntry {
@@ -161,6 +202,36 @@ impl ServerEntry {
     /// The string members of `headers`, in order.
     pub fn headers(&self) -> Vec<(&str, &str)> {
         string_map(self.fields.get("headers"))
+    }
+
+    /// The string fields Claude Code expands `${VAR}` in, in entry order:
+    /// stdio `command`, each of `args`, `env` values; remote `url` and
+    /// header values. Keys are never expanded.
+    pub fn expandable_fields(&self) -> Vec<(Field, &str)> {
+        let mut fields = Vec::new();
+        if self.transport().is_remote() {
+            if let Some(url) = self.url() {
+                fields.push((Field::Url, url));
+            }
+            for (name, value) in self.headers() {
+                fields.push((Field::Header(name.to_string()), value));
+            }
+        } else {
+            if let Some(command) = self.command() {
+                fields.push((Field::Command, command));
+            }
+            if let Some(Value::Array(args)) = self.fields.get("args") {
+                for (index, arg) in args.iter().enumerate() {
+                    if let Some(arg) = arg.as_str() {
+                        fields.push((Field::Arg(index), arg));
+                    }
+                }
+            }
+            for (key, value) in self.env() {
+                fields.push((Field::Env(key.to_string()), value));
+            }
+        }
+        fields
     }
 
     /// What Claude Code would reject or skip about this entry.
@@ -381,6 +452,32 @@ mod tests {
         assert_eq!(
             validate_name("workspace"),
             Err(NameError::Reserved("workspace".into()))
+        );
+    }
+
+    #[test]
+    fn expandable_fields_follow_the_transport() {
+        let stdio = ServerEntry::from_value(
+            json!({"command": "npx", "args": ["-y", 1, "x"], "env": {"K": "v"}, "url": "ignored"}),
+        );
+        let shown: Vec<String> = stdio
+            .expandable_fields()
+            .iter()
+            .map(|(field, value)| format!("{field}={value}"))
+            .collect();
+        assert_eq!(shown, ["command=npx", "args[0]=-y", "args[2]=x", "env.K=v"]);
+        let remote = ServerEntry::from_value(
+            json!({"type": "http", "url": "https://x", "headers": {"A": "b"}, "env": {"K": "v"}}),
+        );
+        let shown: Vec<String> = remote
+            .expandable_fields()
+            .iter()
+            .map(|(field, value)| format!("{field}={value}"))
+            .collect();
+        assert_eq!(shown, ["url=https://x", "headers.A=b"]);
+        assert_eq!(
+            Field::UrlQuery("api_key".into()).to_string(),
+            "url.query.api_key"
         );
     }
 

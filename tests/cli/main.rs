@@ -10,6 +10,7 @@ mod harness;
 mod layout;
 mod list;
 mod remove;
+mod secrets_corpus;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

@@ -1,0 +1,1 @@
+//! Accuracy of secret detection on a generated corpus (being written).
