@@ -67,6 +67,15 @@ pub struct Member {
     pub value_span: Range<usize>,
 }
 
+/// One step into a JSON value: a member name or an array index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// The member of an object with this name (the last, if duplicated).
+    Key(&'a str),
+    /// The element of an array at this index.
+    Index(usize),
+}
+
 /// A single replacement of bytes in a document, ready to apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Splice {
@@ -190,6 +199,27 @@ impl JsonDocument {
             .rev()
             .find(|member| self.key(member) == key)
             .cloned()
+    }
+
+    /// The spans of the elements of the array at `span`, in order.
+    pub fn elements(&self, span: &Range<usize>) -> Vec<Range<usize>> {
+        spans::array_elements(&self.text, span.clone())
+    }
+
+    /// The span of the value at `path` below the value at `from`, stepping
+    /// through object members and array elements; `None` when a step is
+    /// missing or does not fit (an index into an object, say).
+    pub fn value_at_path(&self, from: &Range<usize>, path: &[Step<'_>]) -> Option<Range<usize>> {
+        let mut current = from.clone();
+        for step in path {
+            let first = *self.text.as_bytes().get(current.start)?;
+            current = match (step, first) {
+                (Step::Key(key), b'{') => self.find_member(&current, key)?.value_span,
+                (Step::Index(index), b'[') => self.elements(&current).get(*index)?.clone(),
+                _ => return None,
+            };
+        }
+        Some(current)
     }
 
     fn walk(&self, path: &[&str]) -> Result<Walk, ShapeError> {
@@ -387,12 +417,20 @@ impl JsonDocument {
     /// Applies a splice planned on this document and re-validates the value
     /// it changed, so an edit can never produce invalid JSON.
     pub fn apply(&self, splice: &Splice) -> Result<Self, DocumentError> {
-        self.check(splice)?;
-        let text = self.spliced(splice).concat();
+        self.apply_all(std::slice::from_ref(splice))
+    }
+
+    /// Applies several non-overlapping splices planned on this document.
+    pub fn apply_all(&self, splices: &[Splice]) -> Result<Self, DocumentError> {
+        self.check(splices)?;
+        let text = self.spliced(splices).concat();
         if self.root.is_none() {
             return Self::parse(text);
         }
-        let grown = splice.replacement.len() as isize - splice.range.len() as isize;
+        let grown: isize = splices
+            .iter()
+            .map(|splice| splice.replacement.len() as isize - splice.range.len() as isize)
+            .sum();
         let root = self
             .root
             .clone()
@@ -400,31 +438,49 @@ impl JsonDocument {
         Ok(Self::new(text, root))
     }
 
-    /// Checks that `splice` keeps the document valid: the value it changes
+    /// Checks that `splices` keep the document valid: each changed value
     /// must still parse. The rest of the text is untouched, and JSON's
-    /// grammar is context-free, so that is enough.
-    pub fn check(&self, splice: &Splice) -> Result<(), DocumentError> {
-        if self.root.is_none() {
-            return Self::parse(splice.replacement.clone()).map(|_| ());
+    /// grammar is context-free, so that is enough. Splices must not overlap.
+    pub fn check(&self, splices: &[Splice]) -> Result<(), DocumentError> {
+        let mut sorted: Vec<&Splice> = splices.iter().collect();
+        sorted.sort_by_key(|splice| splice.range.start);
+        if sorted
+            .windows(2)
+            .any(|pair| pair[0].enclosing.end > pair[1].enclosing.start)
+        {
+            return Err(DocumentError::Overlap);
         }
-        let enclosing = &splice.enclosing;
-        let changed = [
-            &self.text[enclosing.start..splice.range.start],
-            &splice.replacement,
-            &self.text[splice.range.end..enclosing.end],
-        ]
-        .concat();
-        validate(&changed).map_err(DocumentError::Syntax)
+        for splice in sorted {
+            if self.root.is_none() {
+                Self::parse(splice.replacement.clone())?;
+                continue;
+            }
+            let enclosing = &splice.enclosing;
+            let changed = [
+                &self.text[enclosing.start..splice.range.start],
+                &splice.replacement,
+                &self.text[splice.range.end..enclosing.end],
+            ]
+            .concat();
+            validate(&changed).map_err(DocumentError::Syntax)?;
+        }
+        Ok(())
     }
 
-    /// The edited text as three pieces (before, replacement, after), to be
-    /// written out without building the whole edited text in memory.
-    pub fn spliced<'a>(&'a self, splice: &'a Splice) -> [&'a str; 3] {
-        [
-            &self.text[..splice.range.start],
-            &splice.replacement,
-            &self.text[splice.range.end..],
-        ]
+    /// The edited text as pieces (unchanged text and replacements, in
+    /// order), to be written out without building it whole in memory.
+    pub fn spliced<'a>(&'a self, splices: &'a [Splice]) -> Vec<&'a str> {
+        let mut sorted: Vec<&Splice> = splices.iter().collect();
+        sorted.sort_by_key(|splice| splice.range.start);
+        let mut pieces = Vec::with_capacity(sorted.len() * 2 + 1);
+        let mut at = 0;
+        for splice in sorted {
+            pieces.push(&self.text[at..splice.range.start]);
+            pieces.push(splice.replacement.as_str());
+            at = splice.range.end;
+        }
+        pieces.push(&self.text[at..]);
+        pieces
     }
 
     /// How new members should be laid out: the file's own indent unit, or
@@ -459,6 +515,9 @@ pub enum DocumentError {
     /// JSON, but a value on the way is not an object.
     #[error(transparent)]
     Shape(ShapeError),
+    /// Two planned changes touch the same value (a bug in the caller).
+    #[error("two changes overlap")]
+    Overlap,
 }
 
 enum Walk {
@@ -770,6 +829,35 @@ mod spans {
         let slots = Members { origin, expand }.deserialize(&mut deserializer)?;
         deserializer.end()?;
         Ok(slots)
+    }
+
+    struct Elements {
+        origin: usize,
+    }
+
+    impl<'de> Visitor<'de> for Elements {
+        type Value = Vec<Range<usize>>;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            formatter.write_str("a JSON array")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut elements = Vec::new();
+            while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+                elements.push(span(raw, self.origin));
+            }
+            Ok(elements)
+        }
+    }
+
+    /// The element spans of the (already validated) array at `span` of `text`.
+    pub fn array_elements(text: &str, span: Range<usize>) -> Vec<Range<usize>> {
+        let origin = text.as_ptr() as usize;
+        let mut deserializer = serde_json::Deserializer::from_str(&text[span]);
+        deserializer
+            .deserialize_seq(Elements { origin })
+            .unwrap_or_default()
     }
 
     /// The members of the (already validated) object at `span` of `text`.

@@ -1,1 +1,1510 @@
-//! (being written)
+//! `.env` files: read with dotenvy's iterator (the process environment is
+//! never modified), written by a line-preserving editor whose quoting dotenvy
+//! reads back exactly.
+//!
+//! Also the small `.env.example` and `.gitignore` edits that go with them.
+//!
+//! dotenvy 0.15.7 substitutes `$NAME` and `${NAME}` in unquoted and
+//! double-quoted values, from earlier lines and from the process environment
+//! (which wins). mcpenv's writer escapes every `$`, so what it writes reads
+//! back literally.
+
+use std::cell::Cell;
+use std::io::{self, Read};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::string::FromUtf8Error;
+
+use crate::placeholder::is_variable_name;
+
+/// Reading a `.env` file failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DotEnvError {
+    /// The file exists but could not be read.
+    #[error("failed to read `{}`", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The file is not UTF-8, which dotenvy requires.
+    #[error("`{}` is not valid UTF-8", path.display())]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Where the first invalid byte is.
+        #[source]
+        source: FromUtf8Error,
+    },
+}
+
+/// A value or an edit that mcpenv will not write to a `.env` file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QuoteError {
+    /// The value holds a control character other than newline and tab.
+    #[error("the value contains {}, which mcpenv does not write to `.env` files", describe_char(*character))]
+    ControlCharacter {
+        /// The first offending character.
+        character: char,
+    },
+    /// The name is not `[A-Za-z_][A-Za-z0-9_]*`.
+    #[error(
+        "`{name}` is not a valid variable name (letters, digits and `_`, not starting with a digit)"
+    )]
+    InvalidName {
+        /// The name as given.
+        name: String,
+    },
+    /// The existing text leaves a quote open to the end of the file, so a
+    /// line added after it would be read as part of that value.
+    #[error("line {line} opens a quote that is never closed; fix it before adding variables")]
+    UnterminatedQuote {
+        /// The 1-based line where the open quote's entry starts.
+        line: usize,
+    },
+}
+
+/// A line dotenvy could not parse; the rest of the file is still read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineProblem {
+    /// 1-based line where the entry starts.
+    pub line: usize,
+    /// What is wrong, without quoting the line (it may hold a secret).
+    pub message: String,
+}
+
+/// A `.env` file as dotenvy reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DotEnv {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// The file's text; `None` when the file does not exist.
+    pub text: Option<String>,
+    /// Every assignment in file order, duplicates included.
+    pub entries: Vec<(String, String)>,
+    /// Lines dotenvy could not parse.
+    pub problems: Vec<LineProblem>,
+}
+
+impl DotEnv {
+    /// Parses `text` as the contents of the file at `path`.
+    ///
+    /// Substitution of `$NAME` still reads the process environment (dotenvy
+    /// does that; mcpenv's own values never contain an unescaped `$`).
+    pub fn parse(path: &Path, text: String) -> Self {
+        let (entries, problems) = parse_text(&text);
+        Self {
+            path: path.to_owned(),
+            text: Some(text),
+            entries,
+            problems,
+        }
+    }
+
+    /// The value of `name`; the last assignment wins.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Reads and parses the `.env` file at `path`; a missing file is an empty
+/// [`DotEnv`] whose `text` is `None`.
+pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+            return Ok(DotEnv {
+                path: path.to_owned(),
+                text: None,
+                entries: Vec::new(),
+                problems: Vec::new(),
+            });
+        }
+        Err(source) => {
+            return Err(DotEnvError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|source| DotEnvError::NotUtf8 {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(DotEnv::parse(path, text))
+}
+
+/// Hands dotenvy at most one physical line per read, so that after each item
+/// it yields, `delivered` is exactly the end of the entry it came from.
+struct LineFeed<'a> {
+    text: &'a [u8],
+    delivered: &'a Cell<usize>,
+}
+
+impl Read for LineFeed<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let start = self.delivered.get();
+        let rest = &self.text[start..];
+        let line = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(rest.len(), |newline| newline + 1);
+        let n = line.min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.delivered.set(start + n);
+        Ok(n)
+    }
+}
+
+/// Number of physical lines `text` touches.
+fn line_count(text: &str) -> usize {
+    text.split_inclusive('\n').count()
+}
+
+/// Runs dotenvy over `text`, keeping every pair and turning each error into a
+/// [`LineProblem`] at the line where the failing entry starts.
+fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
+    // dotenvy's iterators leave a byte-order mark in the first key.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let shapes = entries(body);
+    let delivered = Cell::new(0);
+    let feed = LineFeed {
+        text: body.as_bytes(),
+        delivered: &delivered,
+    };
+    let mut pairs = Vec::new();
+    let mut problems = Vec::new();
+    for item in dotenvy::from_read_iter(feed) {
+        let error = match item {
+            Ok(pair) => {
+                pairs.push(pair);
+                continue;
+            }
+            Err(error) => error,
+        };
+        let last_line = line_count(&body[..delivered.get()]).max(1);
+        let (line, message) = match &error {
+            // The error carries the entry (or its value part), which spans as
+            // many lines as the entry; dotenvy has just read its last line.
+            dotenvy::Error::LineParse(entry, _) => {
+                let line = (last_line + 1)
+                    .saturating_sub(line_count(entry).max(1))
+                    .max(1);
+                let message = shapes.iter().find(|shape| shape.line == line).map_or_else(
+                    || "dotenvy cannot parse this line".to_owned(),
+                    |shape| describe_problem(body, shape),
+                );
+                (line, message)
+            }
+            other => (last_line, other.to_string()),
+        };
+        problems.push(LineProblem { line, message });
+        if !matches!(error, dotenvy::Error::LineParse(..)) {
+            // An I/O error repeats forever; the text is in memory, so it
+            // cannot happen, but never loop on it.
+            break;
+        }
+    }
+    (pairs, problems)
+}
+
+/// State of dotenvy's line joiner at the end of a physical line (a copy of
+/// `ParseState` in dotenvy 0.15.7's `iter.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Join {
+    Complete,
+    Escape,
+    StrongOpen,
+    StrongOpenEscape,
+    WeakOpen,
+    WeakOpenEscape,
+    Comment,
+    WhiteSpace,
+}
+
+impl Join {
+    /// Whether a quote is still open: more lines are joined until it closes.
+    fn in_quote(self) -> bool {
+        matches!(
+            self,
+            Self::StrongOpen | Self::StrongOpenEscape | Self::WeakOpen | Self::WeakOpenEscape
+        )
+    }
+}
+
+/// Feeds one physical line to the joiner; returns the new state and, for a
+/// comment, the byte offset of its `#` in `line`.
+fn join_line(mut state: Join, line: &str) -> (Join, usize) {
+    for (at, c) in line.char_indices() {
+        state = match state {
+            Join::WhiteSpace => match c {
+                '#' => return (Join::Comment, at),
+                '\\' => Join::Escape,
+                '"' => Join::WeakOpen,
+                '\'' => Join::StrongOpen,
+                _ => Join::Complete,
+            },
+            Join::Escape => Join::Complete,
+            Join::Complete => match c {
+                c if c.is_whitespace() && c != '\n' && c != '\r' => Join::WhiteSpace,
+                '\\' => Join::Escape,
+                '"' => Join::WeakOpen,
+                '\'' => Join::StrongOpen,
+                _ => Join::Complete,
+            },
+            Join::WeakOpen => match c {
+                '\\' => Join::WeakOpenEscape,
+                '"' => Join::Complete,
+                _ => Join::WeakOpen,
+            },
+            Join::WeakOpenEscape => Join::WeakOpen,
+            Join::StrongOpen => match c {
+                '\\' => Join::StrongOpenEscape,
+                '\'' => Join::Complete,
+                _ => Join::StrongOpen,
+            },
+            Join::StrongOpenEscape => Join::StrongOpen,
+            // Never reached: a comment ends the entry before the next line.
+            Join::Comment => return (Join::Comment, at),
+        };
+    }
+    (state, 0)
+}
+
+/// One logical entry as dotenvy cuts the text: a whole-line comment, or
+/// physical lines joined while a quote is open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shape {
+    /// 1-based line of its first physical line.
+    line: usize,
+    /// Bytes of the entry, final line ending included.
+    span: Range<usize>,
+    /// End of the text dotenvy parses: before the final line ending, or at
+    /// the `#` of a trailing comment the joiner cut off.
+    parsed_end: usize,
+    /// End of the last physical line without its line ending.
+    content_end: usize,
+    /// The joiner's state at the end; anything but `Complete` and `Comment`
+    /// means dotenvy ran out of text.
+    state: Join,
+    /// A line whose first non-blank character is `#`.
+    comment_line: bool,
+}
+
+/// Cuts `text` (without a byte-order mark) into dotenvy's logical entries.
+fn entries(text: &str) -> Vec<Shape> {
+    let mut shapes = Vec::new();
+    let mut pos = 0;
+    let mut line = 1;
+    while pos < text.len() {
+        let start = pos;
+        let first_line = line;
+        let mut state = Join::Complete;
+        let mut comment_at = None;
+        let mut comment_line = false;
+        while pos < text.len() {
+            let line_start = pos;
+            pos = text[pos..].find('\n').map_or(text.len(), |at| pos + at + 1);
+            if text.as_bytes()[pos - 1] == b'\n' {
+                line += 1;
+            }
+            if text[start..pos].trim_start().starts_with('#') {
+                comment_line = true;
+                state = Join::Complete;
+                break;
+            }
+            let (next, at) = join_line(state, &text[line_start..pos]);
+            state = next;
+            if state == Join::Comment {
+                comment_at = Some(line_start + at);
+            }
+            if matches!(state, Join::Complete | Join::Comment) {
+                break;
+            }
+        }
+        let entry = &text[start..pos];
+        let ending = if entry.ends_with("\r\n") {
+            2
+        } else {
+            usize::from(entry.ends_with('\n'))
+        };
+        let content_end = pos - ending;
+        shapes.push(Shape {
+            line: first_line,
+            span: start..pos,
+            parsed_end: comment_at.unwrap_or(content_end),
+            content_end,
+            state,
+            comment_line,
+        });
+    }
+    shapes
+}
+
+/// An entry's assignment, located.
+struct Assignment<'a> {
+    key: &'a str,
+    /// Just after the `=`.
+    after_equals: usize,
+    /// Where the value starts: after the blanks that follow `=`.
+    value_start: usize,
+}
+
+/// Reads `[export] KEY =` the way dotenvy's line parser does; `None` when the
+/// entry is not an assignment dotenvy would accept.
+fn assignment<'a>(text: &'a str, shape: &Shape) -> Option<Assignment<'a>> {
+    if shape.comment_line || !matches!(shape.state, Join::Complete | Join::Comment) {
+        return None;
+    }
+    let end = shape.content_end;
+    let skip_blank = |at: usize| {
+        text[at..end]
+            .find(|c: char| !c.is_whitespace())
+            .map_or(end, |offset| at + offset)
+    };
+    let key_end = |at: usize| -> Option<usize> {
+        let rest = &text[at..end];
+        if !rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+            return None;
+        }
+        Some(
+            rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .map_or(end, |offset| at + offset),
+        )
+    };
+    let mut key_start = skip_blank(shape.span.start);
+    let mut key_stop = key_end(key_start)?;
+    let mut equals = skip_blank(key_stop);
+    if &text[key_start..key_stop] == "export" && !text[equals..end].starts_with('=') {
+        key_start = equals;
+        key_stop = key_end(key_start)?;
+        equals = skip_blank(key_stop);
+    }
+    if !text[equals..end].starts_with('=') {
+        return None;
+    }
+    let after_equals = equals + 1;
+    Some(Assignment {
+        key: &text[key_start..key_stop],
+        after_equals,
+        value_start: skip_blank(after_equals),
+    })
+}
+
+/// How dotenvy's value parser fares on `value` (a copy of `parse_value`'s
+/// control flow, without the substitution itself).
+enum ValueScan {
+    /// Parsed; the value proper ends at this byte offset (blanks and an
+    /// optional comment follow).
+    Ends(usize),
+    /// dotenvy rejects it, for this reason.
+    Fails(String),
+}
+
+fn scan_value(value: &str) -> ValueScan {
+    #[derive(PartialEq)]
+    enum Substitution {
+        None,
+        Name,
+        Braced,
+    }
+    let value = value.trim_end();
+    let (mut strong, mut weak, mut escaped) = (false, false, false);
+    let mut substitution = Substitution::None;
+    let mut name_empty = true;
+    let mut swallowed_quote = false;
+    let mut ended_at = None;
+    for (at, c) in value.char_indices() {
+        if ended_at.is_some() {
+            match c {
+                ' ' | '\t' => continue,
+                '#' => break,
+                _ => {
+                    return ValueScan::Fails(
+                        "an unquoted value ends at the first space; quote the value".to_owned(),
+                    );
+                }
+            }
+        } else if escaped {
+            if !matches!(c, '\\' | '\'' | '"' | '$' | ' ' | 'n') {
+                return ValueScan::Fails(format!(
+                    "unsupported escape `\\{c}`; dotenvy accepts only `\\\\`, `\\'`, `\\\"`, `\\$`, `\\ ` and `\\n`"
+                ));
+            }
+            escaped = false;
+        } else if strong {
+            strong = c != '\'';
+        } else if substitution != Substitution::None {
+            if c.is_alphanumeric() {
+                name_empty = false;
+            } else if substitution == Substitution::Name {
+                if c == '{' && name_empty {
+                    substitution = Substitution::Braced;
+                } else if c != '$' {
+                    // dotenvy keeps this character literally, even a quote.
+                    swallowed_quote |= c == '"' && weak;
+                    substitution = Substitution::None;
+                } else {
+                    name_empty = true;
+                }
+            } else if c == '}' {
+                substitution = Substitution::None;
+            } else {
+                name_empty = false;
+            }
+        } else if c == '$' {
+            substitution = Substitution::Name;
+            name_empty = true;
+        } else if weak {
+            match c {
+                '"' => weak = false,
+                '\\' => escaped = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                '\'' => strong = true,
+                '"' => weak = true,
+                '\\' => escaped = true,
+                ' ' | '\t' => ended_at = Some(at),
+                _ => {}
+            }
+        }
+    }
+    if substitution == Substitution::Braced {
+        ValueScan::Fails("a `${` is never closed".to_owned())
+    } else if swallowed_quote && weak {
+        ValueScan::Fails(
+            "a `$NAME` right before the closing `\"` swallows the quote; write `${NAME}`"
+                .to_owned(),
+        )
+    } else if strong || weak {
+        ValueScan::Fails("a quote is never closed".to_owned())
+    } else {
+        ValueScan::Ends(ended_at.unwrap_or(value.len()))
+    }
+}
+
+/// Says why dotenvy rejects the entry `shape` of `text`.
+fn describe_problem(text: &str, shape: &Shape) -> String {
+    if shape.state.in_quote() {
+        return "a quote opened here is never closed, so the rest of the file is part of it"
+            .to_owned();
+    }
+    match shape.state {
+        Join::Escape => return "the file ends with `\\` and no final newline".to_owned(),
+        Join::WhiteSpace => return "the file ends with a blank and no final newline".to_owned(),
+        _ => {}
+    }
+    let Some(found) = assignment(text, shape) else {
+        let line = &text[shape.span.start..shape.parsed_end];
+        return if line.contains('=') {
+            "invalid variable name before `=` (letters, digits, `_` and `.`, not starting with a digit)"
+                .to_owned()
+        } else {
+            "expected `NAME=value`".to_owned()
+        };
+    };
+    let value = &text[found.value_start..shape.parsed_end];
+    match scan_value(value) {
+        ValueScan::Fails(reason) => reason,
+        ValueScan::Ends(_) => "dotenvy cannot parse this line".to_owned(),
+    }
+}
+
+/// The edit that sets `name` to `value` (written as `quoted`) in its last
+/// assignment in `text`: a byte range and its replacement. `None` when there
+/// is no assignment, or when editing it in place would change how dotenvy
+/// reads anything else (the caller then appends a new line).
+fn last_value_edit(
+    text: &str,
+    shapes: &[Shape],
+    name: &str,
+    value: &str,
+    quoted: &str,
+) -> Option<(Range<usize>, String)> {
+    let (index, found) = shapes.iter().enumerate().rev().find_map(|(index, shape)| {
+        assignment(text, shape)
+            .filter(|found| found.key == name)
+            .map(|found| (index, found))
+    })?;
+    let shape = &shapes[index];
+    let rest = &text[found.value_start..shape.content_end];
+    let (span, replacement) = if rest.is_empty() {
+        (found.value_start..found.value_start, quoted.to_owned())
+    } else if rest.starts_with('#') {
+        // An empty value then a comment. dotenvy needs a blank between the
+        // new value and the `#`, and its line joiner treats `#` as a comment
+        // only after an odd run of blanks; keep the run's parity so that it
+        // joins the rest of the line exactly as before.
+        let blanks = if found.after_equals == found.value_start {
+            "  "
+        } else {
+            ""
+        };
+        (
+            found.after_equals..found.after_equals,
+            format!("{quoted}{blanks}"),
+        )
+    } else {
+        let end = match scan_value(rest) {
+            ValueScan::Ends(end) => found.value_start + end,
+            ValueScan::Fails(_) => shape.content_end,
+        };
+        (found.value_start..end, quoted.to_owned())
+    };
+
+    // Check that the edit changes this entry's value and nothing else.
+    let mut edited = text.to_owned();
+    edited.replace_range(span.clone(), &replacement);
+    let after = entries(&edited);
+    let shift = |at: usize| at + replacement.len() - span.len();
+    let others_kept = after.len() == shapes.len()
+        && shapes
+            .iter()
+            .zip(&after)
+            .enumerate()
+            .all(|(i, (old, new))| {
+                i == index || text[old.span.clone()] == edited[new.span.clone()]
+            });
+    let reads_back = after.get(index).is_some_and(|new| {
+        new.span.start == shape.span.start
+            && new.span.end == shift(shape.span.end)
+            && dotenvy::from_read_iter(edited[new.span.clone()].as_bytes())
+                .map(|item| item.ok())
+                .eq([Some((name.to_owned(), value.to_owned()))])
+    });
+    (others_kept && reads_back).then_some((span, replacement))
+}
+
+/// The line ending new lines get: CRLF when the text's first line uses it.
+fn line_ending(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(at) if text[..at].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// Appends `line` (without ending) to `text` on a line of its own.
+fn append_line(text: &mut String, line: &str) {
+    let ending = line_ending(text);
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push_str(ending);
+    }
+    text.push_str(line);
+    text.push_str(ending);
+}
+
+/// Quotes `value` for a `.env` file so that dotenvy reads it back exactly.
+///
+/// Single quotes unless the value contains `'` or `\`; otherwise double
+/// quotes with `\`, `"`, `$` and newline escaped. Newline and tab are allowed;
+/// other control characters (carriage return, NUL, escape, …) are rejected.
+pub fn quote(value: &str) -> Result<String, QuoteError> {
+    if let Some(character) = value
+        .chars()
+        .find(|&c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return Err(QuoteError::ControlCharacter { character });
+    }
+    if !value.contains(['\'', '\\']) {
+        return Ok(format!("'{value}'"));
+    }
+    let mut quoted = String::with_capacity(value.len() + 8);
+    quoted.push('"');
+    for c in value.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '"' => quoted.push_str("\\\""),
+            '$' => quoted.push_str("\\$"),
+            '\n' => quoted.push_str("\\n"),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    Ok(quoted)
+}
+
+/// Names a character for an error message.
+fn describe_char(c: char) -> String {
+    let name = match c {
+        '\0' => "NUL",
+        '\r' => "a carriage return",
+        '\u{1b}' => "an escape character",
+        '\u{7f}' => "a delete character",
+        '\u{8}' => "a backspace",
+        '\u{b}' => "a vertical tab",
+        '\u{c}' => "a form feed",
+        _ => "the control character",
+    };
+    format!("{name} (U+{:04X})", u32::from(c))
+}
+
+/// Sets each `(name, value)` in the `.env` text `existing`, keeping every
+/// other byte: comments, blank lines, order, unknown and malformed lines.
+///
+/// A name already assigned has the value of its last assignment replaced
+/// (`export`, the key as written, the blanks around `=` and a trailing
+/// comment are kept); a new name is appended as `NAME=<quoted>`. The result
+/// ends with a newline unless it is empty. New lines use CRLF when the
+/// text's first line does.
+///
+/// Each in-place edit is checked against dotenvy's reading of the whole
+/// text; if it would change how anything else reads (odd corners such as
+/// a quote inside a comment), the assignment is appended instead, where it
+/// wins as the last one.
+pub fn with_values(existing: &str, values: &[(String, String)]) -> Result<String, QuoteError> {
+    let checked = values
+        .iter()
+        .map(|(name, value)| {
+            if is_variable_name(name) {
+                Ok((name.as_str(), value.as_str(), quote(value)?))
+            } else {
+                Err(QuoteError::InvalidName { name: name.clone() })
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut text = existing.to_owned();
+    // A final newline first: dotenvy rejects a last line ending in a blank
+    // or `\` without one, and new lines go after it anyway.
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push_str(line_ending(&text));
+    }
+    let bom = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    if let Some(open) = entries(&text[bom..]).last().filter(|s| s.state.in_quote()) {
+        return Err(QuoteError::UnterminatedQuote { line: open.line });
+    }
+    for (name, value, quoted) in checked {
+        let shapes = entries(&text[bom..]);
+        match last_value_edit(&text[bom..], &shapes, name, value, &quoted) {
+            Some((span, replacement)) => {
+                text.replace_range(bom + span.start..bom + span.end, &replacement);
+            }
+            None => append_line(&mut text, &format!("{name}={quoted}")),
+        }
+    }
+    Ok(text)
+}
+
+/// Adds the missing `(name, comment)` variables to the `.env.example` text
+/// `existing`, each as `# <comment>` then `NAME=`; names already assigned
+/// (any value) are left alone, and every existing byte is kept.
+///
+/// Names that are not valid variable names are skipped; an empty comment
+/// adds no comment line.
+pub fn example_with(existing: &str, variables: &[(String, String)]) -> String {
+    let mut body = existing
+        .strip_prefix('\u{feff}')
+        .unwrap_or(existing)
+        .to_owned();
+    // As dotenvy will read it once a line is appended.
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    let present: Vec<&str> = entries(&body)
+        .iter()
+        .filter_map(|shape| assignment(&body, shape).map(|found| found.key))
+        .collect();
+    let mut text = existing.to_owned();
+    let mut added: Vec<&str> = Vec::new();
+    for (name, comment) in variables {
+        if !is_variable_name(name)
+            || present.contains(&name.as_str())
+            || added.contains(&name.as_str())
+        {
+            continue;
+        }
+        for line in comment.lines() {
+            append_line(&mut text, format!("# {line}").trim_end());
+        }
+        append_line(&mut text, &format!("{name}="));
+        added.push(name);
+    }
+    text
+}
+
+/// Whether a project-root `.gitignore` ignores the `.env` file next to it.
+///
+/// Implements the gitignore rules that can match a top-level file: `*`,
+/// `?`, `[…]` and `**` globs, leading `/`, `!` negation (the last matching
+/// line wins), `\` escapes, trailing-space trimming, and directory-only
+/// patterns (which never match the file). Other ignore sources (global
+/// excludes, `.git/info/exclude`) are not consulted.
+pub fn ignores_dotenv(gitignore: &str) -> bool {
+    let gitignore = gitignore.strip_prefix('\u{feff}').unwrap_or(gitignore);
+    let mut ignored = false;
+    for line in gitignore.lines() {
+        let Some((negated, pattern)) = gitignore_pattern(line) else {
+            continue;
+        };
+        if pattern_matches_dotenv(pattern) {
+            ignored = !negated;
+        }
+    }
+    ignored
+}
+
+/// Splits a `.gitignore` line into (negated, pattern) or `None` for blank,
+/// comment and directory-only lines.
+fn gitignore_pattern(line: &str) -> Option<(bool, &str)> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let mut pattern = line;
+    // Trailing spaces are dropped unless the last one is escaped.
+    while pattern.ends_with(' ') && !pattern.ends_with("\\ ") {
+        pattern = &pattern[..pattern.len() - 1];
+    }
+    let (negated, pattern) = match pattern.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, pattern),
+    };
+    if pattern.is_empty() || pattern.ends_with('/') {
+        return None;
+    }
+    Some((negated, pattern))
+}
+
+/// Whether one gitignore pattern matches the top-level file `.env`.
+fn pattern_matches_dotenv(pattern: &str) -> bool {
+    if !pattern.contains('/') {
+        return glob(pattern.as_bytes(), b".env");
+    }
+    let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
+    let segments: Vec<&str> = pattern.split('/').collect();
+    segments_match(&segments, &[".env"])
+}
+
+/// Matches path segments, `**` standing for any number of them (at least one
+/// when it ends the pattern: `a/**` matches inside `a`, not `a` itself).
+fn segments_match(pattern: &[&str], path: &[&str]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((&"**", [])) => !path.is_empty(),
+        Some((&"**", rest)) => {
+            segments_match(rest, path) || (!path.is_empty() && segments_match(pattern, &path[1..]))
+        }
+        Some((first, rest)) => path.split_first().is_some_and(|(name, tail)| {
+            glob(first.as_bytes(), name.as_bytes()) && segments_match(rest, tail)
+        }),
+    }
+}
+
+/// fnmatch-style matching of one path segment: `*`, `?`, `[…]` (with `!` or
+/// `^` negation and ranges) and `\` escapes. Bytes, as names here are ASCII.
+fn glob(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|skip| glob(rest, &name[skip..])),
+        Some((b'?', rest)) => !name.is_empty() && glob(rest, &name[1..]),
+        Some((b'[', rest)) => match (class(rest), name.split_first()) {
+            (Some((matches, after)), Some((&c, tail))) => matches(c) && glob(after, tail),
+            (Some(_), None) => false,
+            // No closing `]`: a literal `[`.
+            (None, _) => name.first() == Some(&b'[') && glob(rest, &name[1..]),
+        },
+        Some((b'\\', [escaped, rest @ ..])) => {
+            name.first() == Some(escaped) && glob(rest, &name[1..])
+        }
+        Some((&literal, rest)) => name.first() == Some(&literal) && glob(rest, &name[1..]),
+    }
+}
+
+/// Parses a character class after its `[`; returns a byte test and the
+/// pattern after the closing `]`.
+fn class(pattern: &[u8]) -> Option<(impl Fn(u8) -> bool, &[u8])> {
+    let (negated, body) = match pattern.first() {
+        Some(b'!' | b'^') => (true, &pattern[1..]),
+        _ => (false, pattern),
+    };
+    let mut ranges: Vec<(u8, u8)> = Vec::new();
+    let mut i = 0;
+    loop {
+        let c = *body.get(i)?;
+        // `]` first in the class is a literal.
+        if c == b']' && i > 0 {
+            break;
+        }
+        let (low, next) = if c == b'\\' {
+            (*body.get(i + 1)?, i + 2)
+        } else {
+            (c, i + 1)
+        };
+        if body.get(next) == Some(&b'-') && body.get(next + 1).is_some_and(|&h| h != b']') {
+            let high = *body.get(next + 1)?;
+            ranges.push((low, high));
+            i = next + 2;
+        } else {
+            ranges.push((low, low));
+            i = next;
+        }
+    }
+    let test = move |c: u8| ranges.iter().any(|&(low, high)| low <= c && c <= high) != negated;
+    Some((test, &body[i + 1..]))
+}
+
+/// The `.gitignore` text with a `.env` line added, or `None` when `existing`
+/// already ignores `.env`; `existing` is `None` when there is no
+/// `.gitignore` yet.
+pub fn gitignore_with_dotenv(existing: Option<&str>) -> Option<String> {
+    let existing = existing.unwrap_or_default();
+    if ignores_dotenv(existing) {
+        return None;
+    }
+    let mut text = existing.to_owned();
+    append_line(&mut text, ".env");
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs and problem lines of `text`.
+    fn parsed(text: &str) -> (Vec<(String, String)>, Vec<usize>) {
+        let (pairs, problems) = parse_text(text);
+        (pairs, problems.iter().map(|p| p.line).collect())
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    /// What dotenvy itself reads from `text`.
+    fn dotenvy_reads(text: &str) -> Vec<(String, String)> {
+        dotenvy::from_read_iter(text.as_bytes())
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|error| panic!("dotenvy rejects {text:?}: {error}"))
+    }
+
+    fn problems(text: &str) -> Vec<(usize, String)> {
+        parse_text(text)
+            .1
+            .into_iter()
+            .map(|p| (p.line, p.message))
+            .collect()
+    }
+
+    // Names below start with `MCPENV_T_` so that the process environment,
+    // which wins during dotenvy's substitution, cannot interfere.
+
+    #[test]
+    fn export_and_spaces_around_equals() {
+        assert_eq!(
+            parsed("export A=1\nexport B = 2\n"),
+            (pairs(&[("A", "1"), ("B", "2")]), vec![])
+        );
+        assert_eq!(parsed("export=x\n"), (pairs(&[("export", "x")]), vec![]));
+    }
+
+    #[test]
+    fn unquoted_values_end_at_whitespace_and_hash_needs_a_blank() {
+        assert_eq!(
+            problems("A=hello world\n"),
+            [(
+                1,
+                "an unquoted value ends at the first space; quote the value".to_owned()
+            )]
+        );
+        assert_eq!(
+            parsed("A=hello # c\nB=abc#def\n"),
+            (pairs(&[("A", "hello"), ("B", "abc#def")]), vec![])
+        );
+    }
+
+    #[test]
+    fn single_quotes_are_literal() {
+        assert_eq!(
+            parsed("A='x $MCPENV_T_HOME \\n y'\n"),
+            (pairs(&[("A", "x $MCPENV_T_HOME \\n y")]), vec![])
+        );
+        // secrets.md says `\'` escapes the quote; dotenvy 0.15.7 rejects it.
+        assert_eq!(parsed("A='it\\'s'\n").1, [1]);
+    }
+
+    #[test]
+    fn double_quotes_process_a_few_escapes() {
+        assert_eq!(
+            parsed("A=\"x \\n \\\" \\$ \\\\ \\' \\  y\"\n"),
+            (pairs(&[("A", "x \n \" $ \\ '   y")]), vec![])
+        );
+        assert_eq!(
+            problems("A=\"x\\ty\"\n"),
+            [(
+                1,
+                "unsupported escape `\\t`; dotenvy accepts only `\\\\`, `\\'`, `\\\"`, `\\$`, `\\ ` and `\\n`"
+                    .to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn multi_line_values_in_both_quote_styles() {
+        assert_eq!(
+            parsed("A=\"l1\nl2\"\nB='l1\n# l2'\nC=3\n"),
+            (
+                pairs(&[("A", "l1\nl2"), ("B", "l1\n# l2"), ("C", "3")]),
+                vec![]
+            )
+        );
+    }
+
+    #[test]
+    fn substitution_from_earlier_lines() {
+        let text = "MCPENV_T_A=one\nB=${MCPENV_T_A}-two\nC=\"${MCPENV_T_A}\"\nD='${MCPENV_T_A}'\n";
+        assert_eq!(
+            parsed(text).0,
+            pairs(&[
+                ("MCPENV_T_A", "one"),
+                ("B", "one-two"),
+                ("C", "one"),
+                ("D", "${MCPENV_T_A}")
+            ])
+        );
+        // An unbraced name stops at the first non-alphanumeric character.
+        let text = "MCPENV_T_V=v\nB=$MCPENV_T_V\nC=${MCPENV_T_V}\n";
+        assert_eq!(
+            parsed(text).0,
+            pairs(&[("MCPENV_T_V", "v"), ("B", "_T_V"), ("C", "v")])
+        );
+        // No default syntax.
+        assert_eq!(
+            parsed("B=${MCPENV_T_NOPE}\nC=${MCPENV_T_NOPE:-d}\n").0,
+            pairs(&[("B", ""), ("C", "")])
+        );
+    }
+
+    #[test]
+    fn variable_right_before_closing_quote_fails() {
+        assert_eq!(
+            problems("A=1\nB=\"pa$MCPENVTNOPE\"\n"),
+            [(
+                2,
+                "a `$NAME` right before the closing `\"` swallows the quote; write `${NAME}`"
+                    .to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn unclosed_quote_swallows_the_rest_and_is_reported_where_it_starts() {
+        assert_eq!(
+            parse_text("A=1\n# c\nB=\"abc\nC=2\nD=3\n"),
+            (
+                pairs(&[("A", "1")]),
+                vec![LineProblem {
+                    line: 3,
+                    message:
+                        "a quote opened here is never closed, so the rest of the file is part of it"
+                            .to_owned()
+                }]
+            )
+        );
+    }
+
+    #[test]
+    fn empty_values() {
+        assert_eq!(
+            parsed("A=\nB=#x\nC= # c\nD=''\n").0,
+            pairs(&[("A", ""), ("B", ""), ("C", ""), ("D", "")])
+        );
+    }
+
+    #[test]
+    fn keys_allow_dots_but_not_dashes() {
+        assert_eq!(parsed("a.b=1\n").0, pairs(&[("a.b", "1")]));
+        assert_eq!(
+            problems("c-d=2\n"),
+            [(
+                1,
+                "invalid variable name before `=` (letters, digits, `_` and `.`, not starting with a digit)"
+                    .to_owned()
+            )]
+        );
+        assert_eq!(
+            problems("JUST_A_WORD\n"),
+            [(1, "expected `NAME=value`".to_owned())]
+        );
+    }
+
+    #[test]
+    fn crlf_bom_and_equals_in_values() {
+        assert_eq!(
+            parsed("\u{feff}A=1\r\nB='x'\r\nC=a=b=c\r\n"),
+            (pairs(&[("A", "1"), ("B", "x"), ("C", "a=b=c")]), vec![])
+        );
+    }
+
+    #[test]
+    fn problems_do_not_stop_the_read_and_count_lines_after_multi_line_values() {
+        let text = "A='l1\nl2\nl3'\n\n# c\nbad line\nB=2\nC=x y\nD=\"m1\nm2\" junk\nE=5";
+        assert_eq!(
+            parsed(text),
+            (
+                pairs(&[("A", "l1\nl2\nl3"), ("B", "2"), ("E", "5")]),
+                vec![6, 8, 9]
+            )
+        );
+    }
+
+    #[test]
+    fn end_of_file_quirks_are_reported() {
+        // dotenvy wants a final newline after a trailing blank or backslash.
+        assert_eq!(
+            problems("A=1\nB=x "),
+            [(
+                2,
+                "the file ends with a blank and no final newline".to_owned()
+            )]
+        );
+        assert_eq!(
+            problems("A=x\\"),
+            [(1, "the file ends with `\\` and no final newline".to_owned())]
+        );
+    }
+
+    #[test]
+    fn problem_messages_never_quote_the_line() {
+        for text in [
+            "sk-SECRET=x y\n",
+            "SECRET_VALUE_123\n",
+            "A=SECRET VALUE\n",
+            "A=\"SECRET",
+        ] {
+            for problem in problems(text) {
+                assert!(!problem.1.contains("SECRET"), "{problem:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_lines_are_fine() {
+        let long = "x".repeat(20_000);
+        let text = format!("A={long}\nB='{long}\n{long}'\nC=x y\n");
+        let (found, lines) = parsed(&text);
+        assert_eq!(lines, [4]);
+        assert_eq!(found[1].1.len(), 40_001);
+    }
+
+    #[test]
+    fn read_missing_present_and_unreadable_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".env");
+        let missing = read(&path).unwrap();
+        assert_eq!((missing.text, missing.entries), (None, vec![]));
+
+        std::fs::write(&path, "A=1\nA=2\nB=3\n").unwrap();
+        let env = read(&path).unwrap();
+        assert_eq!(env.get("A"), Some("2"));
+        assert_eq!(env.get("B"), Some("3"));
+        assert_eq!(env.get("C"), None);
+        assert_eq!(env.text.as_deref(), Some("A=1\nA=2\nB=3\n"));
+
+        let error = read(dir.path()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("failed to read `{}`", dir.path().display())
+        );
+
+        std::fs::write(&path, b"A=\xff\n").unwrap();
+        let error = read(&path).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("`{}` is not valid UTF-8", path.display())
+        );
+    }
+
+    #[test]
+    fn quote_rule() {
+        assert_eq!(quote("plain value").unwrap(), "'plain value'");
+        assert_eq!(quote("").unwrap(), "''");
+        assert_eq!(
+            quote("a\"b $X ${Y} # = \n\t").unwrap(),
+            "'a\"b $X ${Y} # = \n\t'"
+        );
+        assert_eq!(quote("it's").unwrap(), "\"it's\"");
+        assert_eq!(
+            quote("C:\\dir \"q\" $HOME\nnext").unwrap(),
+            "\"C:\\\\dir \\\"q\\\" \\$HOME\\nnext\""
+        );
+    }
+
+    #[test]
+    fn quote_rejects_control_characters_and_names_them() {
+        for (value, name) in [
+            ("a\rb", "a carriage return (U+000D)"),
+            ("\0", "NUL (U+0000)"),
+            ("\u{1b}[0m", "an escape character (U+001B)"),
+            ("\u{85}", "the control character (U+0085)"),
+        ] {
+            assert_eq!(
+                quote(value).unwrap_err().to_string(),
+                format!("the value contains {name}, which mcpenv does not write to `.env` files")
+            );
+        }
+    }
+
+    #[test]
+    fn tab_reads_back_in_both_quote_styles() {
+        for value in ["a\tb", "it's\ta\\b\t"] {
+            let text = with_values("", &pairs(&[("A", value)])).unwrap();
+            assert_eq!(dotenvy_reads(&text), pairs(&[("A", value)]));
+        }
+    }
+
+    fn set(existing: &str, list: &[(&str, &str)]) -> String {
+        with_values(existing, &pairs(list)).unwrap()
+    }
+
+    #[test]
+    fn writer_appends_to_empty_and_unterminated_last_lines() {
+        assert_eq!(set("", &[("A", "1")]), "A='1'\n");
+        assert_eq!(set("", &[]), "");
+        assert_eq!(set("# top", &[("A", "1")]), "# top\nA='1'\n");
+        assert_eq!(
+            set("B=2\n", &[("A", "1"), ("C", "3")]),
+            "B=2\nA='1'\nC='3'\n"
+        );
+    }
+
+    #[test]
+    fn writer_replaces_only_the_value_of_the_last_assignment() {
+        let existing = "# keys\nexport  A = old # keep me\n\nA=older\nB=\"x\ny\"\nunknown line\n";
+        assert_eq!(
+            set(existing, &[("A", "new"), ("B", "b")]),
+            "# keys\nexport  A = old # keep me\n\nA='new'\nB='b'\nunknown line\n"
+        );
+        assert_eq!(
+            set("export  A = old # keep me\n", &[("A", "it's")]),
+            "export  A = \"it's\" # keep me\n"
+        );
+    }
+
+    #[test]
+    fn writer_keeps_crlf_and_adds_the_final_newline() {
+        assert_eq!(set("A=1\r\nB=2", &[("B", "x")]), "A=1\r\nB='x'\r\n");
+        assert_eq!(set("A=1\r\n", &[("C", "3")]), "A=1\r\nC='3'\r\n");
+        assert_eq!(set("A=1", &[("A", "2")]), "A='2'\n");
+    }
+
+    #[test]
+    fn writer_handles_empty_values_with_comments() {
+        assert_eq!(set("A= # c\n", &[("A", "v")]), "A='v' # c\n");
+        // Two blanks: dotenvy's line joiner sees a comment after an odd run
+        // of blanks only, and before the edit it saw none here.
+        assert_eq!(set("A=#c\n", &[("A", "v")]), "A='v'  #c\n");
+        assert_eq!(set("A=  #c\n", &[("A", "v")]), "A='v'  #c\n");
+        assert_eq!(set("A=\n", &[("A", "v")]), "A='v'\n");
+        assert_eq!(set("A=   \n", &[("A", "v")]), "A=   'v'\n");
+        for text in [set("A= # c\n", &[("A", "v")]), set("A=#c\n", &[("A", "v")])] {
+            assert_eq!(dotenvy_reads(&text), pairs(&[("A", "v")]));
+        }
+    }
+
+    #[test]
+    fn writer_keeps_how_dotenvy_joins_lines() {
+        // The apostrophe in the comment opens a quote for dotenvy's line
+        // joiner, so `B=1'` belongs to the comment; it must stay that way.
+        let text = set("A=#it's\nB=1'\nC=2\n", &[("A", "v")]);
+        assert_eq!(text, "A='v'  #it's\nB=1'\nC=2\n");
+        assert_eq!(dotenvy_reads(&text), pairs(&[("A", "v"), ("C", "2")]));
+    }
+
+    #[test]
+    fn writer_appends_when_an_edit_in_place_would_misread() {
+        // dotenvy skips no-break spaces before the comment, but after a
+        // quoted value it would read them, and the comment, as the value.
+        let text = set("A=\u{a0}\u{a0}#c\n", &[("A", "v")]);
+        assert_eq!(text, "A=\u{a0}\u{a0}#c\nA='v'\n");
+        assert_eq!(dotenvy_reads(&text), pairs(&[("A", ""), ("A", "v")]));
+    }
+
+    #[test]
+    fn writer_replaces_a_malformed_value_whole() {
+        assert_eq!(set("A=hello world # c\n", &[("A", "v")]), "A='v'\n");
+        assert_eq!(set("A=${X\nB=1\n", &[("A", "v")]), "A='v'\nB=1\n");
+    }
+
+    #[test]
+    fn writer_keeps_a_byte_order_mark() {
+        assert_eq!(set("\u{feff}A=1\n", &[("A", "2")]), "\u{feff}A='2'\n");
+    }
+
+    #[test]
+    fn writer_does_not_match_other_keys() {
+        assert_eq!(
+            set("AB=1\nA.B=2\n#A=3\n", &[("A", "v")]),
+            "AB=1\nA.B=2\n#A=3\nA='v'\n"
+        );
+    }
+
+    #[test]
+    fn writer_rejects_bad_names_values_and_open_quotes() {
+        assert_eq!(
+            with_values("", &pairs(&[("c-d", "v")]))
+                .unwrap_err()
+                .to_string(),
+            "`c-d` is not a valid variable name (letters, digits and `_`, not starting with a digit)"
+        );
+        assert!(matches!(
+            with_values("", &pairs(&[("A", "\r")])),
+            Err(QuoteError::ControlCharacter { character: '\r' })
+        ));
+        assert_eq!(
+            with_values("A=1\nB='open\nC=3\n", &pairs(&[("D", "v")])),
+            Err(QuoteError::UnterminatedQuote { line: 2 })
+        );
+    }
+
+    #[test]
+    fn writer_output_reads_back_with_the_rest_intact() {
+        let existing = "# c\nexport A=1\nB = \"two\" # two\nC='l1\nl2'\n";
+        let text = set(existing, &[("B", "new $B 'q'"), ("D", "d\nd")]);
+        assert_eq!(
+            dotenvy_reads(&text),
+            pairs(&[
+                ("A", "1"),
+                ("B", "new $B 'q'"),
+                ("C", "l1\nl2"),
+                ("D", "d\nd")
+            ])
+        );
+    }
+
+    #[test]
+    fn example_adds_missing_names_with_comments() {
+        let variables = pairs(&[
+            ("A", "already there"),
+            ("B", "GitHub token"),
+            ("C", ""),
+            ("B", "twice"),
+            ("bad-name", "skipped"),
+        ]);
+        assert_eq!(
+            example_with("# Example\nexport A=\n", &variables),
+            "# Example\nexport A=\n# GitHub token\nB=\nC=\n"
+        );
+        assert_eq!(
+            example_with("A=x", &pairs(&[("D", "two\nlines")])),
+            "A=x\n# two\n# lines\nD=\n"
+        );
+        assert_eq!(example_with("A=x", &pairs(&[("A", "c")])), "A=x");
+        assert_eq!(example_with("A= ", &pairs(&[("A", "c")])), "A= ");
+    }
+
+    #[test]
+    fn gitignore_patterns_that_ignore_dotenv() {
+        for gitignore in [
+            ".env",
+            "/.env",
+            ".env*",
+            "*.env",
+            "**/.env",
+            "*",
+            ".*",
+            ".e?v",
+            ".[e]nv",
+            ".env   ",
+            "target/\n.env\r\n",
+            "!.env\n.env",
+            "\u{feff}.env",
+        ] {
+            assert!(ignores_dotenv(gitignore), "{gitignore:?}");
+        }
+    }
+
+    #[test]
+    fn gitignore_patterns_that_do_not() {
+        for gitignore in [
+            "",
+            "# .env",
+            ".env.*",
+            ".env/",
+            "config/.env",
+            ".env/**",
+            ".env.local",
+            ".env\n!.env",
+            "*\n!/.env",
+            ".[!e]nv",
+            "\\!.env",
+            ".env\\ ",
+        ] {
+            assert!(!ignores_dotenv(gitignore), "{gitignore:?}");
+        }
+    }
+
+    #[test]
+    fn gitignore_gains_a_dotenv_line_when_needed() {
+        assert_eq!(gitignore_with_dotenv(None).as_deref(), Some(".env\n"));
+        assert_eq!(gitignore_with_dotenv(Some("")).as_deref(), Some(".env\n"));
+        assert_eq!(
+            gitignore_with_dotenv(Some("target")).as_deref(),
+            Some("target\n.env\n")
+        );
+        assert_eq!(
+            gitignore_with_dotenv(Some("target\r\n")).as_deref(),
+            Some("target\r\n.env\r\n")
+        );
+        assert_eq!(gitignore_with_dotenv(Some(".env*\n")), None);
+    }
+
+    #[test]
+    fn entries_follow_dotenvys_line_joiner() {
+        let text = "A=1\n  # c\nB='x\n#y'\r\nC=x  # it's\nD=2\n";
+        let shapes: Vec<(usize, &str, bool)> = entries(text)
+            .iter()
+            .map(|s| (s.line, &text[s.span.clone()], s.comment_line))
+            .collect();
+        assert_eq!(
+            shapes,
+            [
+                (1, "A=1\n", false),
+                (2, "  # c\n", true),
+                (3, "B='x\n#y'\r\n", false),
+                // dotenvy's joiner opens a quote at the apostrophe here.
+                (5, "C=x  # it's\nD=2\n", false),
+            ]
+        );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Values built from the characters that matter to dotenvy, plus
+        /// any other character.
+        fn value() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                prop::sample::select(vec![
+                    "'", "\"", "\\", "$", "#", " ", "=", "\n", "\t", "${X}", "$X", "\\n", "\\$",
+                    "{", "}", "é", "日本", "🦀", "\u{2028}", "\u{a0}", "\u{feff}", "export ", "A=",
+                    " #", "`", "!",
+                ])
+                .prop_map(str::to_owned),
+                "[a-zA-Z0-9_]{1,4}",
+                any::<char>()
+                    .prop_filter("rejected by quote", |c| !c.is_control()
+                        || *c == '\n'
+                        || *c == '\t')
+                    .prop_map(String::from),
+            ];
+            prop::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())
+        }
+
+        /// Short files made of the pieces that trip dotenvy up.
+        fn messy_text() -> impl Strategy<Value = String> {
+            let piece = prop::sample::select(vec![
+                "'",
+                "\"",
+                "\\",
+                "$",
+                "#",
+                " ",
+                "=",
+                "\n",
+                "\r\n",
+                "\t",
+                "${X}",
+                "$X",
+                "A",
+                "b",
+                "export ",
+                "A=",
+                "\nA=",
+                "\nexport A =",
+                "B=",
+                " #",
+                "{",
+                "}",
+                "é",
+                "a.b",
+                "-",
+                "\u{a0}",
+            ]);
+            prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4000))]
+
+            /// What the writer writes, dotenvy reads back exactly.
+            #[test]
+            fn write_then_dotenvy_reads_the_same(name in "[A-Za-z_][A-Za-z0-9_]{0,8}", value in value()) {
+                let text = with_values("", &[(name.clone(), value.clone())]).unwrap();
+                prop_assert_eq!(dotenvy_reads(&text), vec![(name.clone(), value.clone())]);
+                let (read_back, problems) = parse_text(&text);
+                prop_assert!(problems.is_empty());
+                prop_assert_eq!(read_back, vec![(name, value)]);
+            }
+
+            /// Any string either is rejected or reads back exactly.
+            #[test]
+            fn any_string_is_rejected_or_read_back(value in any::<String>()) {
+                if let Ok(text) = with_values("", &[("V".to_owned(), value.clone())]) {
+                    prop_assert_eq!(dotenvy_reads(&text), vec![("V".to_owned(), value)]);
+                }
+            }
+
+            /// Whatever the existing text, the new value reads back last, no
+            /// new problem appears, and problems are reported at the line
+            /// where dotenvy's failing entry starts.
+            #[test]
+            fn edits_of_arbitrary_text_read_back(text in messy_text(), value in "[a-z'\"\\\\$# \n]{0,6}") {
+                let (_, before) = parse_text(&text);
+                let failing: Vec<usize> = entries(&text)
+                    .iter()
+                    .filter(|shape| {
+                        dotenvy::from_read_iter(text[shape.span.clone()].as_bytes()).any(|item| item.is_err())
+                    })
+                    .map(|shape| shape.line)
+                    .collect();
+                prop_assert_eq!(before.iter().map(|p| p.line).collect::<Vec<_>>(), failing);
+                match with_values(&text, &[("A".to_owned(), value.clone())]) {
+                    Err(error) => prop_assert!(matches!(error, QuoteError::UnterminatedQuote { .. }), "{}", error),
+                    Ok(edited) => {
+                        let (pairs, after) = parse_text(&edited);
+                        prop_assert!(after.len() <= before.len(), "{:?}", after);
+                        let last = pairs.iter().rev().find(|(key, _)| key == "A");
+                        prop_assert_eq!(last.map(|(_, v)| v), Some(&value));
+                    }
+                }
+            }
+
+            /// Replacing a value in an existing file keeps every other
+            /// entry and every byte before the edited line.
+            #[test]
+            fn replace_keeps_the_other_entries(
+                before in prop::collection::vec(value(), 0..4),
+                old in value(),
+                new in value(),
+            ) {
+                let mut existing = String::from("# head\n");
+                let mut expected = Vec::new();
+                for (i, v) in before.iter().enumerate() {
+                    existing.push_str(&format!("K{i}={}\n", quote(v).unwrap()));
+                    expected.push((format!("K{i}"), v.clone()));
+                }
+                let prefix_len = existing.len();
+                existing.push_str(&format!("export TARGET = {} # note\nAFTER='x'\n", quote(&old).unwrap()));
+                let text = with_values(&existing, &[("TARGET".to_owned(), new.clone())]).unwrap();
+                prop_assert_eq!(&text[..prefix_len], &existing[..prefix_len]);
+                prop_assert!(text.ends_with(" # note\nAFTER='x'\n"));
+                expected.push(("TARGET".to_owned(), new));
+                expected.push(("AFTER".to_owned(), "x".to_owned()));
+                prop_assert_eq!(dotenvy_reads(&text), expected);
+            }
+        }
+    }
+}

@@ -122,6 +122,12 @@ pub enum StoreError {
         /// Its file.
         path: PathBuf,
     },
+    /// A value planned for change was not what it was when read.
+    #[error("`{}` changed while mcpenv was planning the edit; nothing was written", path.display())]
+    Stale {
+        /// The file.
+        path: PathBuf,
+    },
     /// No scope has a server of that name.
     #[error("no MCP server named `{name}`")]
     NotFoundAnywhere {

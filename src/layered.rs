@@ -105,6 +105,7 @@ impl Inventory {
                         message: format!("`{name}`: {problem}; Claude Code skips it"),
                     });
                 }
+                notes.extend(placeholder_notes(file, &name, &entry));
                 let approval = (scope == Scope::Project).then(|| policy.approval(&name));
                 entries.push(Sourced {
                     name,
@@ -171,6 +172,25 @@ impl Inventory {
 /// `projects` holds the local scope, and is most of the file.
 pub const CLAUDE_JSON_EXPAND: &[&str] = &["projects"];
 
+/// Placeholder forms in `entry` that Claude Code never expands, with the fix.
+pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
+    entry
+        .expandable_fields()
+        .into_iter()
+        .flat_map(|(field, value)| {
+            crate::placeholder::unsupported_forms(value)
+                .into_iter()
+                .map(move |form| Note {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "`{name}` {field}: Claude Code never expands `{}`; {}",
+                        form.found, form.fix
+                    ),
+                })
+        })
+        .collect()
+}
+
 /// Reads and parses a JSON config file; `None` when it does not exist.
 /// `expand` as in [`JsonDocument::parse_expanding`].
 pub fn load_document(path: &Path, expand: &[&str]) -> Result<Option<JsonDocument>, ConfigError> {
@@ -201,6 +221,11 @@ pub fn document_error(path: &Path, error: crate::document::DocumentError) -> Con
             message: syntax.message,
         },
         crate::document::DocumentError::Shape(shape) => ConfigError::shape(path, &shape),
+        crate::document::DocumentError::Overlap => ConfigError::Shape {
+            path: path.to_path_buf(),
+            detail: "mcpenv planned two overlapping changes (a bug; nothing was written)"
+                .to_string(),
+        },
     }
 }
 

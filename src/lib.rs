@@ -7,9 +7,12 @@
 
 pub mod approval;
 pub mod cli;
+pub mod clients;
 pub mod document;
 pub mod dotenv;
+pub mod envfiles;
 pub mod error;
+pub mod extract;
 pub mod fsx;
 pub mod layered;
 pub mod locate;

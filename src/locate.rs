@@ -113,6 +113,12 @@ impl Locations {
             .unwrap_or_else(|| root.join(".mcp.json"))
     }
 
+    /// Where the project's `.env` lives: the repository root, else the
+    /// working directory.
+    pub fn project_root(&self) -> &Path {
+        self.git_root.as_deref().unwrap_or(&self.working_dir)
+    }
+
     /// The user's Claude Code settings.
     pub fn user_settings(&self) -> PathBuf {
         self.claude_data_dir.join("settings.json")

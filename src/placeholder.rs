@@ -1,1 +1,619 @@
-//! (being written)
+//! Claude Code's `${VAR}` placeholders: finding them, expanding them, and
+//! spotting look-alike forms that Claude Code leaves alone.
+//!
+//! This is the one module that knows the rule. Claude Code runs one global,
+//! non-recursive pass of `\$\{([A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?)\}` over
+//! each expanded field: `${VAR}` becomes the value when the variable is set
+//! (even to `""`) and stays literal otherwise; `${VAR:-d}` becomes the value
+//! when set (an empty value beats the default, unlike `sh`) and `d`
+//! otherwise. Nothing escapes a placeholder: `$${A}` is `$` then `${A}`.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+/// Compiles one of this module's constant patterns.
+fn pattern(source: &str) -> Regex {
+    // Invariant: every caller passes a literal pattern that the tests compile.
+    Regex::new(source).expect("constant pattern is valid")
+}
+
+/// Claude Code's pattern with the name and the default split into groups 1
+/// and 2; it matches exactly the same spans as the original.
+static REFERENCE: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"));
+
+/// `$NAME` without braces. No valid reference contains one except inside its
+/// default, so matches never straddle a reference.
+static BARE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\$([A-Za-z_][A-Za-z0-9_]*)"));
+
+/// Any `${…}` without a `$` inside; the `$` exclusion keeps these spans from
+/// swallowing a valid reference that starts inside them.
+static BRACED: LazyLock<Regex> = LazyLock::new(|| pattern(r"\$\{([^}$]*)\}"));
+
+/// Cursor's and VS Code's `${env:NAME}`, spaces tolerated.
+static ENV_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"^\s*env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$"));
+
+/// VS Code's `${input:id}` prompt.
+static INPUT_PREFIX: LazyLock<Regex> = LazyLock::new(|| pattern(r"^\s*input\s*:\s*(\S.*?)\s*$"));
+
+/// A name alone, padded by spaces (`${ VAR }`).
+static SPACED: LazyLock<Regex> = LazyLock::new(|| pattern(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$"));
+
+/// Shell parameter operators other than Claude Code's `:-`, or `:-` with
+/// spaces around the name.
+static OPERATOR: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"(?s)^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(:-|:=|:\?|:\+|-|=|\?|\+)(.*)$"));
+
+/// opencode's `{env:NAME}`.
+static ENV_BRACES: LazyLock<Regex> =
+    LazyLock::new(|| pattern(r"\{\s*env\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}"));
+
+/// One `${NAME}` or `${NAME:-default}` that Claude Code expands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The variable name.
+    pub name: String,
+    /// The text after `:-`, if any (may be empty).
+    pub default: Option<String>,
+    /// Byte range of the whole `${…}` in the text.
+    pub span: Range<usize>,
+}
+
+impl Reference {
+    /// Reads one match of [`REFERENCE`].
+    fn from_captures(captures: &Captures<'_>) -> Option<Self> {
+        Some(Self {
+            name: captures.get(1)?.as_str().to_owned(),
+            default: captures.get(2).map(|default| default.as_str().to_owned()),
+            span: captures.get(0)?.range(),
+        })
+    }
+}
+
+/// Every reference Claude Code expands in `text`, left to right and
+/// non-overlapping, exactly as its pattern finds them.
+pub fn references(text: &str) -> Vec<Reference> {
+    REFERENCE
+        .captures_iter(text)
+        .filter_map(|captures| Reference::from_captures(&captures))
+        .collect()
+}
+
+/// The result of expanding one string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    /// The expanded text.
+    pub text: String,
+    /// Names of `${NAME}` references left literal because the variable is
+    /// unset; deduplicated, in order of first appearance.
+    pub missing: Vec<String>,
+}
+
+/// Expands `text` the way Claude Code does, asking `lookup` for each
+/// variable (`None` means unset; `Some("")` is set and empty).
+pub fn expand(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Expansion {
+    let mut expanded = String::with_capacity(text.len());
+    let mut missing: Vec<String> = Vec::new();
+    let mut copied = 0;
+    for reference in references(text) {
+        expanded.push_str(&text[copied..reference.span.start]);
+        match (lookup(&reference.name), reference.default) {
+            (Some(value), _) => expanded.push_str(&value),
+            (None, Some(default)) => expanded.push_str(&default),
+            (None, None) => {
+                expanded.push_str(&text[reference.span.clone()]);
+                if !missing.contains(&reference.name) {
+                    missing.push(reference.name);
+                }
+            }
+        }
+        copied = reference.span.end;
+    }
+    expanded.push_str(&text[copied..]);
+    Expansion {
+        text: expanded,
+        missing,
+    }
+}
+
+/// A variable-like form that Claude Code does not expand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedForm {
+    /// The text as found, e.g. `$GITHUB_TOKEN` or `${env:GITHUB_TOKEN}`.
+    pub found: String,
+    /// Byte range of `found` in the text.
+    pub span: Range<usize>,
+    /// The variable it names, when it names one (`${input:…}` does not).
+    pub name: Option<String>,
+    /// What to write instead, e.g. ``use `${GITHUB_TOKEN}` ``.
+    pub fix: String,
+}
+
+/// Every form in `text` that looks like a variable but that Claude Code
+/// leaves literal: `$VAR`, `${VAR-x}`, `${VAR:=x}`, `${VAR:?e}`,
+/// `${VAR:+x}`, `${ VAR }`, `${env:VAR}`, `${input:id}` and `{env:VAR}`.
+///
+/// Sorted by position. A valid `${VAR}` or `${VAR:-d}` is never reported,
+/// though a `$VAR` inside a default is (the default is used literally).
+/// `$` alone, `$5`, `$$` and `${1X}` (positional parameters of a shell
+/// script in `args`) are not findings.
+pub fn unsupported_forms(text: &str) -> Vec<UnsupportedForm> {
+    let valid: Vec<Range<usize>> = references(text).into_iter().map(|r| r.span).collect();
+    let overlaps_valid = |span: &Range<usize>| {
+        valid
+            .iter()
+            .any(|v| v.start < span.end && span.start < v.end)
+    };
+    let mut found: Vec<UnsupportedForm> = Vec::new();
+
+    for captures in BRACED.captures_iter(text) {
+        let (Some(whole), Some(inner)) = (captures.get(0), captures.get(1)) else {
+            continue;
+        };
+        if overlaps_valid(&whole.range()) {
+            continue;
+        }
+        if let Some((name, fix)) = classify_braced(inner.as_str()) {
+            found.push(UnsupportedForm {
+                found: whole.as_str().to_owned(),
+                span: whole.range(),
+                name,
+                fix,
+            });
+        }
+    }
+
+    for captures in BARE.captures_iter(text) {
+        let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) else {
+            continue;
+        };
+        found.push(UnsupportedForm {
+            found: whole.as_str().to_owned(),
+            span: whole.range(),
+            name: Some(name.as_str().to_owned()),
+            fix: use_instead(&placeholder(name.as_str())),
+        });
+    }
+
+    let before_env_braces = found.len();
+    for captures in ENV_BRACES.captures_iter(text) {
+        let (Some(whole), Some(name)) = (captures.get(0), captures.get(1)) else {
+            continue;
+        };
+        let span = whole.range();
+        // `${env:X}` was reported above as a whole; do not report its tail again.
+        let inside_other = found[..before_env_braces]
+            .iter()
+            .any(|f| f.span.start < span.end && span.start < f.span.end);
+        if inside_other || overlaps_valid(&span) {
+            continue;
+        }
+        found.push(UnsupportedForm {
+            found: whole.as_str().to_owned(),
+            span,
+            name: Some(name.as_str().to_owned()),
+            fix: use_instead(&placeholder(name.as_str())),
+        });
+    }
+
+    found.sort_by_key(|form| form.span.start);
+    found
+}
+
+/// Names the variable and the fix for the inside of an invalid `${…}`, or
+/// `None` when it is not a form worth reporting (`${}`, `${1X}`, `${a.b}`).
+fn classify_braced(inner: &str) -> Option<(Option<String>, String)> {
+    if let Some(captures) = ENV_PREFIX.captures(inner) {
+        let name = captures.get(1)?.as_str();
+        return Some((Some(name.to_owned()), use_instead(&placeholder(name))));
+    }
+    if let Some(captures) = INPUT_PREFIX.captures(inner) {
+        let suggested = variable_name_for(captures.get(1)?.as_str());
+        return Some((None, use_instead(&placeholder(&suggested))));
+    }
+    if let Some(captures) = SPACED.captures(inner) {
+        let name = captures.get(1)?.as_str();
+        return Some((Some(name.to_owned()), use_instead(&placeholder(name))));
+    }
+    let captures = OPERATOR.captures(inner)?;
+    let name = captures.get(1)?.as_str();
+    let operand = captures.get(3)?.as_str();
+    let replacement = match captures.get(2)?.as_str() {
+        // Claude Code's only operator is `:-`, which also covers `-` and `:=`
+        // as far as reading goes (nothing is ever assigned).
+        ":-" | "-" | ":=" | "=" => format!("${{{name}:-{operand}}}"),
+        _ => placeholder(name),
+    };
+    Some((Some(name.to_owned()), use_instead(&replacement)))
+}
+
+/// Upper-snake-cases an arbitrary id into a valid variable name.
+fn variable_name_for(id: &str) -> String {
+    let mut name: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    name
+}
+
+/// The wording of every fix.
+fn use_instead(replacement: &str) -> String {
+    format!("use `{replacement}`")
+}
+
+/// The placeholder for `name`: `${NAME}`.
+pub fn placeholder(name: &str) -> String {
+    format!("${{{name}}}")
+}
+
+/// Whether `name` is `[A-Za-z_][A-Za-z0-9_]*`: usable both in Claude Code's
+/// `${…}` and as a dotenvy key.
+pub fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether the whole of `text` is one or more references and nothing else,
+/// e.g. `${A}` or `${A}${B:-x}`.
+pub fn is_placeholder_only(text: &str) -> bool {
+    let mut end = 0;
+    for reference in references(text) {
+        if reference.span.start != end {
+            return false;
+        }
+        end = reference.span.end;
+    }
+    end > 0 && end == text.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    fn expanded(text: &str, pairs: &[(&str, &str)]) -> (String, Vec<String>) {
+        let expansion = expand(text, env(pairs));
+        (expansion.text, expansion.missing)
+    }
+
+    fn strings(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn plain_reference_set_even_to_empty() {
+        assert_eq!(expanded("${A}", &[("A", "v")]), ("v".into(), vec![]));
+        assert_eq!(expanded("x${A}y", &[("A", "")]), ("xy".into(), vec![]));
+    }
+
+    #[test]
+    fn plain_reference_unset_stays_literal_and_is_missing() {
+        assert_eq!(
+            expanded("${A}-${B}-${A}", &[]),
+            ("${A}-${B}-${A}".into(), strings(&["A", "B"]))
+        );
+    }
+
+    #[test]
+    fn default_used_only_when_unset_and_empty_value_beats_it() {
+        assert_eq!(expanded("${A:-d}", &[("A", "v")]), ("v".into(), vec![]));
+        assert_eq!(expanded("${A:-d}", &[("A", "")]), (String::new(), vec![]));
+        assert_eq!(expanded("${A:-d}", &[]), ("d".into(), vec![]));
+        assert_eq!(expanded("<${A:-}>", &[]), ("<>".into(), vec![]));
+        assert_eq!(expanded("${A:-x:-y}", &[]), ("x:-y".into(), vec![]));
+    }
+
+    #[test]
+    fn default_ends_at_the_first_closing_brace() {
+        assert_eq!(
+            expanded("${A:-a}b}", &[("A", "<A>")]),
+            ("<A>b}".into(), vec![])
+        );
+        assert_eq!(expanded("${A:-a}b}", &[]), ("ab}".into(), vec![]));
+        let refs = references("${A:-${B}}");
+        assert_eq!(refs.len(), 1);
+        assert_eq!(refs[0].default.as_deref(), Some("${B"));
+        assert_eq!(refs[0].span, 0..9);
+    }
+
+    #[test]
+    fn nothing_escapes_a_reference() {
+        assert_eq!(expanded("$${A}", &[("A", "<A>")]), ("$<A>".into(), vec![]));
+        assert_eq!(
+            expanded("\\${A}", &[("A", "<A>")]),
+            ("\\<A>".into(), vec![])
+        );
+        assert_eq!(expanded("$${A}", &[]), ("$${A}".into(), strings(&["A"])));
+        assert_eq!(expanded("\\${A}", &[]), ("\\${A}".into(), strings(&["A"])));
+    }
+
+    #[test]
+    fn other_forms_are_never_expanded_nor_reported_missing() {
+        for text in [
+            "$VAR",
+            "${VAR-x}",
+            "${VAR:?e}",
+            "${VAR:=x}",
+            "${VAR:+x}",
+            "${ VAR }",
+            "${1X}",
+            "${env:VAR}",
+            "${input:x}",
+            "{env:VAR}",
+        ] {
+            assert!(references(text).is_empty(), "{text}");
+            assert_eq!(
+                expanded(text, &[("VAR", "v"), ("X", "v"), ("x", "v")]),
+                (text.to_owned(), vec![]),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn expansion_is_one_pass() {
+        // The value is not expanded again, nor is a reference it forms with
+        // the surrounding text.
+        assert_eq!(expanded("${A}", &[("A", "${B}"), ("B", "no")]).0, "${B}");
+        assert_eq!(expanded("${${A}}", &[("A", "B"), ("B", "no")]).0, "${B}");
+    }
+
+    #[test]
+    fn references_report_names_defaults_and_spans() {
+        let text = "a ${X} b ${Y_1:-d e} ${_z:-}";
+        let refs = references(text);
+        let summary: Vec<_> = refs
+            .iter()
+            .map(|r| (r.name.as_str(), r.default.as_deref(), &text[r.span.clone()]))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("X", None, "${X}"),
+                ("Y_1", Some("d e"), "${Y_1:-d e}"),
+                ("_z", Some(""), "${_z:-}"),
+            ]
+        );
+        // A default may span lines.
+        assert_eq!(
+            references("${A:-l1\nl2}")[0].default.as_deref(),
+            Some("l1\nl2")
+        );
+    }
+
+    fn one_form(text: &str) -> (String, Option<String>, String) {
+        let found = unsupported_forms(text);
+        assert_eq!(found.len(), 1, "{text}: {found:?}");
+        let form = found.into_iter().next().unwrap_or_else(|| unreachable!());
+        assert_eq!(&text[form.span.clone()], form.found);
+        (form.found, form.name, form.fix)
+    }
+
+    fn finding(found: &str, name: Option<&str>, fix: &str) -> (String, Option<String>, String) {
+        (found.to_owned(), name.map(str::to_owned), fix.to_owned())
+    }
+
+    #[test]
+    fn each_unsupported_form_is_reported_with_a_fix() {
+        let rows = [
+            (
+                "--token=$GITHUB_TOKEN",
+                "$GITHUB_TOKEN",
+                Some("GITHUB_TOKEN"),
+                "use `${GITHUB_TOKEN}`",
+            ),
+            ("${VAR-x}", "${VAR-x}", Some("VAR"), "use `${VAR:-x}`"),
+            ("${VAR:=x}", "${VAR:=x}", Some("VAR"), "use `${VAR:-x}`"),
+            ("${VAR:?e}", "${VAR:?e}", Some("VAR"), "use `${VAR}`"),
+            ("${VAR:+x}", "${VAR:+x}", Some("VAR"), "use `${VAR}`"),
+            ("${ VAR }", "${ VAR }", Some("VAR"), "use `${VAR}`"),
+            ("${ VAR:-d}", "${ VAR:-d}", Some("VAR"), "use `${VAR:-d}`"),
+            (
+                "Bearer ${env:API_KEY}",
+                "${env:API_KEY}",
+                Some("API_KEY"),
+                "use `${API_KEY}`",
+            ),
+            (
+                "${input:api-key}",
+                "${input:api-key}",
+                None,
+                "use `${API_KEY}`",
+            ),
+            (
+                "{env:API_KEY}",
+                "{env:API_KEY}",
+                Some("API_KEY"),
+                "use `${API_KEY}`",
+            ),
+        ];
+        for (text, found, name, fix) in rows {
+            assert_eq!(one_form(text), finding(found, name, fix), "{text}");
+        }
+    }
+
+    #[test]
+    fn valid_references_and_plain_dollars_are_not_findings() {
+        for text in [
+            "${A}",
+            "${A:-d}",
+            "${A:-}",
+            "${A:-x:-y}",
+            "$${A}",
+            "\\${A}",
+            "$",
+            "cost: $",
+            "$5",
+            "$$",
+            "a $ b",
+            "${1X}",
+            "${}",
+            "${A:-a}b}",
+            "{env}",
+        ] {
+            assert_eq!(unsupported_forms(text), vec![], "{text}");
+        }
+    }
+
+    #[test]
+    fn findings_are_in_order_and_do_not_overlap_valid_references() {
+        let text = "$A ${B} ${C-d} {env:E} ${env:F} ${G:-$H}";
+        let found: Vec<String> = unsupported_forms(text)
+            .into_iter()
+            .map(|f| f.found)
+            .collect();
+        // `$H` inside a default is used literally by Claude Code, so it is
+        // reported; the valid `${G:-$H}` itself is not.
+        assert_eq!(found, ["$A", "${C-d}", "{env:E}", "${env:F}", "$H"]);
+        // A valid reference starting inside a would-be form wins: nothing is
+        // reported, as `${X-` is plain text to Claude Code.
+        assert_eq!(unsupported_forms("${X-${A}}"), vec![]);
+    }
+
+    #[test]
+    fn placeholder_and_names() {
+        assert_eq!(placeholder("GITHUB_TOKEN"), "${GITHUB_TOKEN}");
+        for good in ["A", "_", "a_1", "GITHUB_TOKEN"] {
+            assert!(is_variable_name(good), "{good}");
+        }
+        for bad in ["", "1A", "a.b", "c-d", "é", "A B", "$A"] {
+            assert!(!is_variable_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn placeholder_only() {
+        assert!(is_placeholder_only("${A}"));
+        assert!(is_placeholder_only("${A}${B:-x}"));
+        for text in ["", "x${A}", "${A}x", "${A} ${B}", "$A", "${A:-a}b}"] {
+            assert!(!is_placeholder_only(text), "{text}");
+        }
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// A reference, with or without a default.
+        fn reference() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[A-C]".prop_map(|name| format!("${{{name}}}")),
+                ("[A-C]", "[a-z:$ {-]{0,4}").prop_map(|(name, d)| format!("${{{name}:-{d}}}")),
+            ]
+        }
+
+        /// Text mixing references with fragments that come close to one.
+        fn text(literal: &'static str) -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                reference(),
+                literal.prop_map(|s| s),
+                prop::sample::select(vec!["$", "{", "}", "${", ":-", "$A", "${ A }", "é"])
+                    .prop_map(str::to_owned),
+            ];
+            prop::collection::vec(piece, 0..10).prop_map(|pieces| pieces.concat())
+        }
+
+        /// References separated by text without `$` or braces.
+        fn plain_text() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![reference(), "[a-z :é-]{0,5}"];
+            prop::collection::vec(piece, 0..10).prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
+
+            /// With every variable set, each reference becomes its value and
+            /// nothing is missing.
+            #[test]
+            fn all_set_replaces_every_reference(
+                text in text("[a-z ${}:-]{0,5}"),
+                values in prop::collection::vec("[^${}]{0,4}", 3),
+            ) {
+                let lookup = |name: &str| Some(values[usize::from(name.as_bytes()[0]) % 3].clone());
+                let expansion = expand(&text, lookup);
+                prop_assert!(expansion.missing.is_empty());
+                let mut spliced = String::new();
+                let mut copied = 0;
+                for r in references(&text) {
+                    spliced.push_str(&text[copied..r.span.start]);
+                    spliced.push_str(&lookup(&r.name).unwrap_or_default());
+                    copied = r.span.end;
+                }
+                spliced.push_str(&text[copied..]);
+                prop_assert_eq!(&expansion.text, &spliced);
+            }
+
+            /// Without `$` or braces in the surrounding text, no reference
+            /// is left behind once every variable is set.
+            #[test]
+            fn all_set_leaves_no_reference(
+                text in plain_text(),
+                values in prop::collection::vec("[^${}]{0,4}", 3),
+            ) {
+                let lookup = |name: &str| Some(values[usize::from(name.as_bytes()[0]) % 3].clone());
+                let expansion = expand(&text, lookup);
+                prop_assert!(references(&expansion.text).is_empty(), "{:?}", expansion.text);
+                prop_assert!(!expansion.text.contains("${"), "{:?}", expansion.text);
+            }
+
+            /// With nothing set, only references with a default change.
+            #[test]
+            fn none_set_changes_only_defaulted_references(text in text("[a-z ${}:-]{0,5}")) {
+                let expansion = expand(&text, |_| None);
+                let refs = references(&text);
+                let mut expected = text.clone();
+                for r in refs.iter().rev() {
+                    if let Some(default) = &r.default {
+                        expected.replace_range(r.span.clone(), default);
+                    }
+                }
+                prop_assert_eq!(&expansion.text, &expected);
+                let mut missing: Vec<String> = Vec::new();
+                for r in refs.into_iter().filter(|r| r.default.is_none()) {
+                    if !missing.contains(&r.name) {
+                        missing.push(r.name);
+                    }
+                }
+                prop_assert_eq!(expansion.missing, missing);
+            }
+
+            /// Valid references are never reported as unsupported forms.
+            #[test]
+            fn findings_never_overlap_a_reference(text in text("[a-z ${}:-]{0,5}")) {
+                let refs = references(&text);
+                for form in unsupported_forms(&text) {
+                    prop_assert_eq!(&text[form.span.clone()], form.found.as_str());
+                    for r in &refs {
+                        let default = r.span.end - 1 - r.default.as_ref().map_or(0, String::len)..r.span.end - 1;
+                        let overlaps = r.span.start < form.span.end && form.span.start < r.span.end;
+                        let in_default = default.start <= form.span.start && form.span.end <= default.end;
+                        prop_assert!(!overlaps || in_default, "{:?} vs {:?}", form, r);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,1 +1,2281 @@
-//! (being written)
+//! Secret detection in server entries (pure): the token-format rules, the
+//! env-name heuristic and the value filter of `reference/secrets.md` §1–§4.
+//!
+//! [`scan_entry`] walks an entry the way §2 describes (never the raw file
+//! text): `command`, `args` (single elements, `--flag value` pairs, inline
+//! `--flag=value`, docker-style `NAME=value`), `env` values (token rules, then
+//! the name heuristic), `url` (userinfo password, secret query parameters)
+//! and `headers` (`Authorization` schemes, API-key-style header names). Every
+//! string also goes through the token rules, checked at once by one
+//! [`RegexSet`] so that strings without any candidate cost one pass.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD};
+use regex::{Regex, RegexSet};
+use serde_json::{Map, Value};
+
+use crate::model::{Field, ServerEntry};
+
+/// Only this many bytes of a string are scanned (64 KiB): bounds the lazy
+/// private-key rule on a `BEGIN` without an `END`.
+pub const MAX_SCAN_BYTES: usize = 64 * 1024;
+
+/// Rule id of a value flagged by its secret-ish name alone (env variables,
+/// docker-style `NAME=value` arguments).
+pub const GENERIC_SECRET: &str = "generic-secret";
+
+/// Rule id of a 40-character AWS secret under an `AWS_SECRET_ACCESS_KEY`-like
+/// name (the format has no prefix, so it needs the name).
+pub const AWS_SECRET_ACCESS_KEY: &str = "aws-secret-access-key";
+
+/// Rule id of a URL userinfo password (`scheme://user:PASSWORD@host`).
+pub const URL_USERINFO_PASSWORD: &str = "url-userinfo-password";
+
+/// Rule id of a secret-named URL query parameter (`?api_key=…`).
+pub const QUERY_PARAM_SECRET: &str = "query-param-secret";
+
+/// Rule id of the credential of an `Authorization` header (`Bearer …`).
+pub const AUTH_HEADER: &str = "auth-header";
+
+/// Rule id of the value of an API-key-style header (`X-API-Key`, …).
+pub const API_KEY_HEADER: &str = "api-key-header";
+
+/// Rule id of the value of a secret command-line flag (`--api-key V`).
+pub const CLI_FLAG_SECRET: &str = "cli-flag-secret";
+
+/// One token-format rule of `reference/secrets.md` §1.
+#[derive(Debug)]
+pub struct Rule {
+    /// Stable id reported in findings (`github-pat`).
+    pub id: &'static str,
+    /// Who issues such tokens (`GitHub classic PAT`).
+    pub provider: &'static str,
+    regex: Regex,
+    /// Whether the secret is capture group 1 rather than the whole match.
+    captures: bool,
+    tier: Tier,
+}
+
+impl Rule {
+    /// The compiled pattern (ASCII word boundaries).
+    pub fn regex(&self) -> &Regex {
+        &self.regex
+    }
+}
+
+/// One secret found in a server entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Where the secret sits.
+    pub field: Field,
+    /// Id of the rule that found it: a [`Rule::id`] or one of the rule-id
+    /// constants of this module.
+    pub rule: &'static str,
+    /// The secret itself.
+    pub secret: String,
+    /// Byte range of `secret` in the string the field names: the env value,
+    /// the argument, the header value, `command`, or `url` for
+    /// [`Field::Url`], [`Field::UrlPassword`] and [`Field::UrlQuery`].
+    pub span: Range<usize>,
+}
+
+/// How much a candidate is trusted when two overlap; lower wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// A provider prefix with a fixed shape.
+    Token,
+    /// A prefix that also occurs in ordinary text (`BSA`, `secret_`, `SK`).
+    WeakToken,
+    /// A secret found by its context: flag, header, URL part.
+    Context,
+    /// A secret found by its name alone.
+    Generic,
+}
+
+/// `(id, provider, lead, head, tail)`: a rule's pattern is `lead`, `head`
+/// and `tail` in a row, so every match of it contains a match of `head`.
+/// The heads alone form the prefilter set: the counted repetitions of whole
+/// patterns (and `lead`s that start at every word) would blow up the set's
+/// lazy DFA. A `(?i)` at the start of `lead` or `head` applies to the whole
+/// pattern. `\b` is made ASCII-only when compiled. Order: the reference's
+/// table, then its "more prefixes" list.
+const RULE_SPECS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "github-pat",
+        "GitHub classic PAT",
+        "",
+        r"\bghp_",
+        r"[0-9A-Za-z]{36}\b",
+    ),
+    (
+        "github-oauth-app-refresh",
+        "GitHub OAuth/app/refresh",
+        "",
+        r"\bgh[ousr]_",
+        r"[0-9A-Za-z]{36}\b",
+    ),
+    (
+        "github-fine-grained-pat",
+        "GitHub fine-grained PAT",
+        "",
+        r"\bgithub_pat_",
+        r"[0-9A-Za-z_]{82}\b",
+    ),
+    (
+        "gitlab-pat",
+        "GitLab PAT",
+        "",
+        r"\bglpat-",
+        r"[0-9A-Za-z_-]{20,300}(?:\.[0-9a-z]{2}[0-9a-z]{7})?",
+    ),
+    (
+        "openai-key",
+        "OpenAI",
+        "",
+        r"\bsk-",
+        r"(?:(?:proj|svcacct|admin|service)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}",
+    ),
+    (
+        "anthropic-key",
+        "Anthropic API/admin",
+        "",
+        r"\bsk-ant-",
+        r"(?:api03|admin01)-[A-Za-z0-9_-]{93}AA\b",
+    ),
+    (
+        "openrouter-key",
+        "OpenRouter",
+        "",
+        r"\bsk-or-v1-",
+        r"[0-9a-f]{64}\b",
+    ),
+    (
+        "slack-token",
+        "Slack bot/user/legacy",
+        "",
+        r"\bxox[baprse]-",
+        r"[0-9]{8,13}-[0-9A-Za-z-]{8,}",
+    ),
+    (
+        "slack-app-token",
+        "Slack app-level",
+        "",
+        r"\bxapp-",
+        r"[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+",
+    ),
+    (
+        "slack-webhook",
+        "Slack webhook URL",
+        "",
+        r"hooks\.slack\.com/",
+        r"(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,60}",
+    ),
+    (
+        "aws-access-key-id",
+        "AWS key id",
+        "",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)",
+        r"[A-Z2-7]{16}\b",
+    ),
+    (
+        "google-api-key",
+        "Google / Gemini",
+        "",
+        r"\bAIza",
+        r"[0-9A-Za-z_-]{35}",
+    ),
+    (
+        "stripe-key",
+        "Stripe secret/restricted",
+        "",
+        r"\b(?:sk|rk)_(?:live|test|prod)_",
+        r"[0-9A-Za-z]{10,99}\b",
+    ),
+    (
+        "sentry-user-token",
+        "Sentry user token",
+        "",
+        r"\bsntryu_",
+        r"[0-9a-f]{64}\b",
+    ),
+    (
+        "sentry-org-token",
+        "Sentry org token",
+        "",
+        r"\bsntrys_eyJpYXQiO",
+        r"[A-Za-z0-9+/=_]{40,400}",
+    ),
+    (
+        "linear-api-key",
+        "Linear",
+        "",
+        r"\blin_api_",
+        r"[0-9A-Za-z]{40}\b",
+    ),
+    (
+        "notion-token",
+        "Notion",
+        "",
+        r"\bntn_",
+        r"[0-9]{11}[A-Za-z0-9]{35}\b",
+    ),
+    (
+        "notion-legacy-secret",
+        "Notion (legacy)",
+        "",
+        r"\bsecret_",
+        r"[A-Za-z0-9]{43}\b",
+    ),
+    (
+        "perplexity-key",
+        "Perplexity",
+        "",
+        r"\bpplx-",
+        r"[A-Za-z0-9]{48}\b",
+    ),
+    (
+        "huggingface-token",
+        "Hugging Face",
+        "",
+        r"\b(?:hf_|api_org_)",
+        r"[A-Za-z0-9]{34}\b",
+    ),
+    ("npm-token", "npm", "", r"\bnpm_", r"[A-Za-z0-9]{36}\b"),
+    (
+        "supabase-pat",
+        "Supabase PAT",
+        "",
+        r"\bsbp_",
+        r"[a-f0-9]{40}\b",
+    ),
+    (
+        "supabase-secret-key",
+        "Supabase secret key",
+        "",
+        r"\bsb_secret_",
+        r"[A-Za-z0-9_-]{20,}",
+    ),
+    ("groq-key", "Groq", "", r"\bgsk_", r"[A-Za-z0-9]{52}\b"),
+    ("xai-key", "xAI", "", r"\bxai-", r"[0-9A-Za-z_]{80}\b"),
+    (
+        "langsmith-key",
+        "LangSmith",
+        "",
+        r"\blsv2_",
+        r"(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b",
+    ),
+    (
+        "pinecone-key",
+        "Pinecone",
+        "",
+        r"\bpcsk_",
+        r"[A-Za-z0-9]{5,6}_[A-Za-z0-9]{63}\b",
+    ),
+    (
+        "brave-key-lowconf",
+        "Brave Search",
+        "",
+        r"\bBSA",
+        r"[A-Za-z0-9_-]{20,40}\b",
+    ),
+    (
+        "jwt",
+        "JWT",
+        "",
+        r"\beyJ",
+        r"[A-Za-z0-9_-]{10,}={0,2}\.eyJ[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]{10,}={0,2}",
+    ),
+    (
+        "private-key-block",
+        "PEM private key",
+        "",
+        r"-----BEGIN",
+        r"[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{64,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    (
+        URL_USERINFO_PASSWORD,
+        "URL with a password",
+        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}",
+        r"://",
+        r#"[^\s:@/'"]*:([^\s@/'"]{3,200})@[^\s/'"@]+"#,
+    ),
+    (
+        QUERY_PARAM_SECRET,
+        "URL query parameter",
+        "",
+        r"(?i)[?&](?:api[_-]?key|apikey|key|token|access[_-]?token|auth[_-]?token|auth|secret|client[_-]?secret|password|pwd|sig|signature)=",
+        r#"([^&#\s"']{8,})"#,
+    ),
+    (
+        AUTH_HEADER,
+        "Authorization header text",
+        "",
+        r"(?i)\bauthorization",
+        r#"\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token|bot)\s+([A-Za-z0-9._~+/=-]{8,})"#,
+    ),
+    (
+        API_KEY_HEADER,
+        "API-key header text",
+        r"(?i)\b(?:x-)?(?:[a-z]+-)?",
+        r"(?:api-?key|auth-?token|access-?token|subscription-token)",
+        r#"\\?["']?\s*:\s*\\?["']?([A-Za-z0-9._~+/=-]{12,})"#,
+    ),
+    (
+        CLI_FLAG_SECRET,
+        "Secret command-line flag",
+        "",
+        r"(?i)--(?:api[-_]?key|token|access[-_]?token|auth[-_]?token|password|passwd|secret|client[-_]?secret|pat)",
+        r#"(?:=|\s+)([^\s"',]{8,})"#,
+    ),
+    (
+        "sendgrid-key",
+        "SendGrid",
+        "",
+        r"\bSG\.",
+        r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+    ),
+    (
+        "twilio-key",
+        "Twilio API key",
+        "",
+        r"\bSK",
+        r"[0-9a-fA-F]{32}\b",
+    ),
+    (
+        "digitalocean-token",
+        "DigitalOcean",
+        "",
+        r"\bdop_v1_",
+        r"[a-f0-9]{64}\b",
+    ),
+    (
+        "databricks-token",
+        "Databricks",
+        "",
+        r"\bdapi",
+        r"[a-f0-9]{32}\b",
+    ),
+    (
+        "atlassian-token",
+        "Atlassian API token",
+        "",
+        r"\bATATT3",
+        r"[A-Za-z0-9_=-]{186}",
+    ),
+    (
+        "heroku-key",
+        "Heroku (v2)",
+        "",
+        r"\bHRKU-AA",
+        r"[0-9a-zA-Z_-]{58}",
+    ),
+    (
+        "grafana-service-account-token",
+        "Grafana service account",
+        "",
+        r"\bglsa_",
+        r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b",
+    ),
+    (
+        "vault-token",
+        "HashiCorp Vault",
+        "",
+        r"\bhvs\.",
+        r"[A-Za-z0-9_-]{90,120}",
+    ),
+    (
+        "pypi-token",
+        "PyPI upload token",
+        "",
+        r"\bpypi-AgEIcHlwaS5vcmc",
+        r"[A-Za-z0-9_-]{50,}",
+    ),
+    (
+        "doppler-token",
+        "Doppler",
+        "",
+        r"\bdp\.pt\.",
+        r"[A-Za-z0-9]{43}\b",
+    ),
+    (
+        "postman-key",
+        "Postman",
+        "",
+        r"\bPMAK-",
+        r"[a-f0-9]{24}-[a-f0-9]{34}\b",
+    ),
+    (
+        "shopify-token",
+        "Shopify",
+        "",
+        r"\bshpat_",
+        r"[a-fA-F0-9]{32}\b",
+    ),
+];
+
+/// Prefixes that also start ordinary words or ids: lose to a stronger rule.
+const WEAK_TOKEN_RULES: [&str; 3] = ["brave-key-lowconf", "notion-legacy-secret", "twilio-key"];
+
+/// Shortest string any rule can match; shorter strings skip the regex pass.
+const MIN_RULE_MATCH: usize = 11;
+
+struct Compiled {
+    rules: Vec<Rule>,
+    set: RegexSet,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    // Unicode `\b` would make the lazy DFA give up on non-ASCII text.
+    let ascii = |pattern: &str| pattern.replace(r"\b", r"(?-u:\b)");
+    let rules = RULE_SPECS
+        .iter()
+        .map(|&(id, provider, lead, head, tail)| {
+            // The patterns are constants, compiled by a unit test.
+            let regex =
+                Regex::new(&ascii(&format!("{lead}{head}{tail}"))).expect("rule patterns compile");
+            let captures = regex.captures_len() > 1;
+            let tier = if captures {
+                Tier::Context
+            } else if WEAK_TOKEN_RULES.contains(&id) {
+                Tier::WeakToken
+            } else {
+                Tier::Token
+            };
+            Rule {
+                id,
+                provider,
+                regex,
+                captures,
+                tier,
+            }
+        })
+        .collect();
+    // Constant patterns again, compiled by the same unit test.
+    let set = RegexSet::new(RULE_SPECS.iter().map(|(_, _, lead, head, _)| {
+        let flags = if lead.starts_with("(?i)") { "(?i)" } else { "" };
+        ascii(&format!("{flags}{head}"))
+    }))
+    .expect("rule heads compile as a set");
+    Compiled { rules, set }
+});
+
+/// Every token-format rule, in the reference's order.
+pub fn rules() -> &'static [Rule] {
+    &COMPILED.rules
+}
+
+// ---------------------------------------------------------------------------
+// Walking an entry
+
+/// Finds the secrets of one server entry, in entry field order, then by
+/// position; one finding per (field, span) and no two overlapping in the
+/// same string.
+pub fn scan_entry(entry: &ServerEntry) -> Vec<Finding> {
+    let mut scanner = Scanner::default();
+    for (key, value) in entry.fields() {
+        match (key.as_str(), value) {
+            ("command", Value::String(command)) => scanner.command(command),
+            ("args", Value::Array(args)) => scanner.args(args),
+            ("env", Value::Object(env)) => scanner.env(env),
+            ("url", Value::String(url)) => scanner.url(url),
+            ("headers", Value::Object(headers)) => scanner.headers(headers),
+            _ => {}
+        }
+    }
+    scanner.findings
+}
+
+/// A possible secret in one string, before overlaps are resolved.
+#[derive(Debug, Clone)]
+struct Candidate {
+    tier: Tier,
+    rule: &'static str,
+    span: Range<usize>,
+    /// A token-shaped decoy (`ghp_xxxx…`): never reported, but it keeps
+    /// weaker rules from reporting the same text.
+    decoy: bool,
+}
+
+#[derive(Default)]
+struct Scanner {
+    /// Reused for every string so a clean string allocates nothing.
+    candidates: Vec<Candidate>,
+    findings: Vec<Finding>,
+}
+
+impl Scanner {
+    fn command(&mut self, command: &str) {
+        let text = capped(command);
+        self.candidates.clear();
+        scan_tokens(text, &mut self.candidates);
+        self.emit(text, |_| Field::Command);
+    }
+
+    fn args(&mut self, args: &[Value]) {
+        // Strength of the secret flag the previous element was, if any.
+        let mut pending: Option<Strength> = None;
+        for (index, item) in args.iter().enumerate() {
+            let Some(arg) = item.as_str() else {
+                pending = None;
+                continue;
+            };
+            let text = capped(arg);
+            self.candidates.clear();
+            scan_tokens(text, &mut self.candidates);
+            scan_url_parts(text, &mut self.candidates);
+            let is_flag = text.starts_with('-') && !is_number(text);
+            if let Some(strength) = pending.take()
+                && !is_flag
+                && let Some(span) = accept_value(text, strength)
+            {
+                self.push(Tier::Context, CLI_FLAG_SECRET, span);
+            }
+            if is_flag {
+                match text.split_once('=') {
+                    Some((flag, value)) => {
+                        if let Some(strength) = flag_strength(flag)
+                            && let Some(span) = accept_value(value, strength)
+                        {
+                            let offset = flag.len() + 1;
+                            self.push(
+                                Tier::Context,
+                                CLI_FLAG_SECRET,
+                                span.start + offset..span.end + offset,
+                            );
+                        }
+                    }
+                    None => pending = flag_strength(text),
+                }
+            } else if let Some(span) = connection_string_password(text) {
+                self.push(Tier::Context, GENERIC_SECRET, span);
+            } else if let Some((name, value)) = text.split_once('=')
+                && is_env_name(name)
+                && self.candidates.is_empty()
+            {
+                // Docker-style `-e NAME=value`.
+                if let Some(span) = name_gated(name, value) {
+                    let offset = name.len() + 1;
+                    self.push(
+                        Tier::Generic,
+                        span.0,
+                        span.1.start + offset..span.1.end + offset,
+                    );
+                }
+            }
+            self.emit(text, |_| Field::Arg(index));
+        }
+    }
+
+    fn env(&mut self, env: &Map<String, Value>) {
+        for (key, value) in env {
+            let Some(value) = value.as_str() else {
+                continue;
+            };
+            let text = capped(value);
+            self.candidates.clear();
+            scan_tokens(text, &mut self.candidates);
+            scan_url_parts(text, &mut self.candidates);
+            // A name only speaks for values no rule explains. `Bearer …`
+            // is a credential whatever the name (`AUTH_HEADER` for
+            // mcp-remote's `--header "Authorization:${AUTH_HEADER}"`).
+            if self.candidates.is_empty() {
+                if let Some(span) = schemed_credential(text) {
+                    self.push(Tier::Context, AUTH_HEADER, span);
+                } else if let Some(span) = connection_string_password(text) {
+                    self.push(Tier::Context, GENERIC_SECRET, span);
+                } else if let Some((rule, span)) = name_gated(key, text) {
+                    self.push(Tier::Generic, rule, span);
+                }
+            }
+            self.emit(text, |_| Field::Env(key.clone()));
+        }
+    }
+
+    fn url(&mut self, url: &str) {
+        let text = capped(url);
+        self.candidates.clear();
+        scan_tokens(text, &mut self.candidates);
+        scan_url_parts(text, &mut self.candidates);
+        let parts = UrlParts::parse(text);
+        self.emit(text, |span| match &parts {
+            Some(parts) => parts.field_of(text, span),
+            None => Field::Url,
+        });
+    }
+
+    fn headers(&mut self, headers: &Map<String, Value>) {
+        for (name, value) in headers {
+            let Some(value) = value.as_str() else {
+                continue;
+            };
+            let text = capped(value);
+            self.candidates.clear();
+            scan_tokens(text, &mut self.candidates);
+            if name.eq_ignore_ascii_case("authorization")
+                || name.eq_ignore_ascii_case("proxy-authorization")
+            {
+                if let Some(span) = authorization_credential(text) {
+                    self.push(Tier::Context, AUTH_HEADER, span);
+                }
+            } else if let Some(strength) = name_strength(name)
+                && let Some(span) = accept_value(text, strength)
+            {
+                self.push(Tier::Context, API_KEY_HEADER, span);
+            }
+            self.emit(text, |_| Field::Header(name.clone()));
+        }
+    }
+
+    fn push(&mut self, tier: Tier, rule: &'static str, span: Range<usize>) {
+        self.candidates.push(Candidate {
+            tier,
+            rule,
+            span,
+            decoy: false,
+        });
+    }
+
+    /// Resolves overlaps (best tier, then earliest, then longest) and turns
+    /// the survivors into findings.
+    fn emit(&mut self, text: &str, field: impl Fn(&Range<usize>) -> Field) {
+        match self.candidates.len() {
+            0 => return,
+            1 => {}
+            _ => {
+                self.candidates.sort_by_key(|candidate| {
+                    (
+                        candidate.tier,
+                        candidate.span.start,
+                        usize::MAX - candidate.span.end,
+                    )
+                });
+                let mut kept: Vec<Candidate> = Vec::with_capacity(self.candidates.len());
+                for candidate in self.candidates.drain(..) {
+                    if !kept
+                        .iter()
+                        .any(|other| overlaps(&other.span, &candidate.span))
+                    {
+                        kept.push(candidate);
+                    }
+                }
+                kept.sort_by_key(|candidate| candidate.span.start);
+                self.candidates = kept;
+            }
+        }
+        for candidate in self.candidates.drain(..) {
+            if candidate.decoy {
+                continue;
+            }
+            self.findings.push(Finding {
+                field: field(&candidate.span),
+                rule: candidate.rule,
+                secret: text[candidate.span.clone()].to_string(),
+                span: candidate.span,
+            });
+        }
+    }
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// The first [`MAX_SCAN_BYTES`] of a string, cut at a character boundary.
+fn capped(text: &str) -> &str {
+    &text[..text.floor_char_boundary(MAX_SCAN_BYTES)]
+}
+
+/// Runs every token rule over `text` (one [`RegexSet`] pass first).
+fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
+    if text.len() < MIN_RULE_MATCH {
+        return;
+    }
+    let compiled = &*COMPILED;
+    let matched = compiled.set.matches(text);
+    if !matched.matched_any() {
+        return;
+    }
+    for index in matched.iter() {
+        let rule = &compiled.rules[index];
+        if rule.captures {
+            // A head hit (`://`, `--token`) often has no full match; checking
+            // first spares the allocation `captures_iter` makes up front.
+            if !rule.regex.is_match(text) {
+                continue;
+            }
+            for captures in rule.regex.captures_iter(text) {
+                let Some(secret) = captures.get(1) else {
+                    continue;
+                };
+                if accept_capture(rule.id, text, secret.range()) {
+                    out.push(Candidate {
+                        tier: rule.tier,
+                        rule: rule.id,
+                        span: secret.range(),
+                        decoy: false,
+                    });
+                }
+            }
+        } else {
+            for found in rule.regex.find_iter(text) {
+                let span = widen(rule.id, text, found.range());
+                out.push(Candidate {
+                    tier: rule.tier,
+                    rule: rule.id,
+                    decoy: token_is_decoy(rule.id, &text[span.clone()]),
+                    span,
+                });
+            }
+        }
+    }
+}
+
+/// A Slack webhook is the whole URL: take the scheme the pattern leaves out.
+fn widen(rule: &str, text: &str, span: Range<usize>) -> Range<usize> {
+    if rule == "slack-webhook" {
+        for scheme in ["https://", "http://"] {
+            if text[..span.start].ends_with(scheme) {
+                return span.start - scheme.len()..span.end;
+            }
+        }
+    }
+    span
+}
+
+fn accept_capture(rule: &str, text: &str, span: Range<usize>) -> bool {
+    let secret = &text[span.clone()];
+    if is_decoy(secret) {
+        return false;
+    }
+    if rule == AUTH_HEADER {
+        let before = text[..span.start].trim_end();
+        let scheme_start = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !c.is_ascii_alphabetic())
+            .map_or(0, |(at, c)| at + c.len_utf8());
+        if before[scheme_start..].eq_ignore_ascii_case("basic") {
+            return basic_is_credential(secret);
+        }
+    }
+    true
+}
+
+/// Query parameters (and the userinfo password) of a string that is a URL.
+fn scan_url_parts(text: &str, out: &mut Vec<Candidate>) {
+    let Some(parts) = UrlParts::parse(text) else {
+        return;
+    };
+    if let Some(password) = parts.password.clone() {
+        let secret = &text[password.clone()];
+        if secret.len() >= 3 && !is_decoy(secret) {
+            out.push(Candidate {
+                tier: Tier::Context,
+                rule: URL_USERINFO_PASSWORD,
+                span: password,
+                decoy: false,
+            });
+        }
+    }
+    for (name, value) in parts.params(text) {
+        if let Some(span) = query_value(&text[name], &text[value.clone()]) {
+            out.push(Candidate {
+                tier: Tier::Context,
+                rule: QUERY_PARAM_SECRET,
+                span: value.start + span.start..value.start + span.end,
+                decoy: false,
+            });
+        }
+    }
+}
+
+/// Query names the reference's `query-param-secret` rule lists.
+const QUERY_SECRET_NAMES: [&str; 19] = [
+    "api_key",
+    "api-key",
+    "apikey",
+    "key",
+    "token",
+    "access_token",
+    "access-token",
+    "accesstoken",
+    "auth_token",
+    "auth-token",
+    "authtoken",
+    "auth",
+    "secret",
+    "client_secret",
+    "client-secret",
+    "password",
+    "pwd",
+    "sig",
+    "signature",
+];
+
+fn query_value(name: &str, value: &str) -> Option<Range<usize>> {
+    let strength = if QUERY_SECRET_NAMES
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(name))
+    {
+        Strength::Strong
+    } else {
+        name_strength(name)?
+    };
+    accept_value(value, strength)
+}
+
+/// Where the parts of a URL sit (byte ranges into the URL).
+#[derive(Debug, Clone)]
+struct UrlParts {
+    password: Option<Range<usize>>,
+    query: Option<Range<usize>>,
+}
+
+impl UrlParts {
+    /// Splits `scheme://[user[:password]@]host[/path][?query][#fragment]`;
+    /// `None` when `text` does not start with a scheme.
+    fn parse(text: &str) -> Option<Self> {
+        let head = &text[..text.floor_char_boundary(34)];
+        let scheme_end = head.find("://")?;
+        let scheme = &text[..scheme_end];
+        let mut chars = scheme.bytes();
+        if !chars.next()?.is_ascii_alphabetic()
+            || !chars.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+        {
+            return None;
+        }
+        let authority_start = scheme_end + 3;
+        let rest = &text[authority_start..];
+        let authority_len = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let authority = &rest[..authority_len];
+        let password = authority.rfind('@').and_then(|at| {
+            let colon = authority[..at].find(':')?;
+            Some(authority_start + colon + 1..authority_start + at)
+        });
+        let after = &text[authority_start + authority_len..];
+        let query = after.find('?').map(|question| {
+            let start = authority_start + authority_len + question + 1;
+            let end = text[start..]
+                .find('#')
+                .map_or(text.len(), |hash| start + hash);
+            start..end
+        });
+        Some(Self { password, query })
+    }
+
+    /// `(name, value)` ranges of the query parameters.
+    fn params<'t>(&self, text: &'t str) -> impl Iterator<Item = (Range<usize>, Range<usize>)> + 't {
+        let query = self.query.clone().unwrap_or(0..0);
+        let base = query.start;
+        text[query]
+            .split('&')
+            .scan(base, |offset, pair| {
+                let start = *offset;
+                *offset += pair.len() + 1;
+                Some(pair.split_once('=').map(|(name, value)| {
+                    let value_start = start + name.len() + 1;
+                    (
+                        start..start + name.len(),
+                        value_start..value_start + value.len(),
+                    )
+                }))
+            })
+            .flatten()
+    }
+
+    fn field_of(&self, text: &str, span: &Range<usize>) -> Field {
+        if let Some(password) = &self.password
+            && span.start >= password.start
+            && span.end <= password.end
+        {
+            return Field::UrlPassword;
+        }
+        for (name, value) in self.params(text) {
+            if span.start >= value.start && span.end <= value.end {
+                return Field::UrlQuery(text[name].to_string());
+            }
+        }
+        Field::Url
+    }
+}
+
+/// The credential of an `Authorization` value: after a `Bearer`, `Token`,
+/// `Bot` or other scheme word, or the whole value when it has none; `Basic`
+/// only when it decodes to `user:password`.
+fn authorization_credential(text: &str) -> Option<Range<usize>> {
+    let trimmed = text.trim_start();
+    let lead = text.len() - trimmed.len();
+    let (scheme, credential_start) = match trimmed.find(char::is_whitespace) {
+        Some(space) => {
+            let scheme = &trimmed[..space];
+            if !scheme.bytes().all(|b| b.is_ascii_alphabetic()) {
+                return None;
+            }
+            let rest = &trimmed[space..];
+            (
+                scheme,
+                lead + space + (rest.len() - rest.trim_start().len()),
+            )
+        }
+        None => ("", lead),
+    };
+    let span = accept_value(&text[credential_start..], Strength::Strong)?;
+    let span = credential_start + span.start..credential_start + span.end;
+    if scheme.eq_ignore_ascii_case("basic") && !basic_is_credential(&text[span.clone()]) {
+        return None;
+    }
+    Some(span)
+}
+
+/// The credential of a value that starts with an auth scheme (`Bearer V`,
+/// `Token V`, `Bot V`, `Basic V`); `None` for anything else.
+fn schemed_credential(text: &str) -> Option<Range<usize>> {
+    let trimmed = text.trim_start();
+    let (scheme, _) = trimmed.split_once(char::is_whitespace)?;
+    if !["bearer", "token", "bot", "basic"]
+        .iter()
+        .any(|known| scheme.eq_ignore_ascii_case(known))
+    {
+        return None;
+    }
+    authorization_credential(text)
+}
+
+/// The password of an ADO.NET/ODBC-style connection string
+/// (`Server=…;User ID=app;Password=V;`).
+fn connection_string_password(text: &str) -> Option<Range<usize>> {
+    if !text.contains(';') {
+        return None;
+    }
+    let mut start = 0;
+    for part in text.split(';') {
+        let part_start = start;
+        start += part.len() + 1;
+        let Some((key, value)) = part.split_once('=') else {
+            continue;
+        };
+        let name = key.trim();
+        if !(name.eq_ignore_ascii_case("password") || name.eq_ignore_ascii_case("pwd")) {
+            continue;
+        }
+        let lead = value.len() - value.trim_start().len();
+        let secret = value.trim();
+        if secret.len() >= 3 && !is_decoy(secret) {
+            let begin = part_start + key.len() + 1 + lead;
+            return Some(begin..begin + secret.len());
+        }
+    }
+    None
+}
+
+/// Whether a `Basic` credential decodes to `user:password` with a real
+/// password (or an API key as the user name with an empty password).
+fn basic_is_credential(encoded: &str) -> bool {
+    let Ok(decoded) = STANDARD_PAD_INDIFFERENT.decode(encoded) else {
+        return false;
+    };
+    let Ok(decoded) = std::str::from_utf8(&decoded) else {
+        return false;
+    };
+    let Some((user, password)) = decoded.split_once(':') else {
+        return false;
+    };
+    if password.is_empty() {
+        user.len() >= 16 && !is_decoy(user)
+    } else {
+        !is_decoy(password)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Names
+
+/// How strongly a name says "secret": a weak name (bare `KEY`, `PASS`,
+/// `AUTH`) needs a longer value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Strength {
+    Weak,
+    Strong,
+}
+
+const STRONG_SEGMENTS: [&str; 18] = [
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PWD",
+    "PASSPHRASE",
+    "PAT",
+    "APIKEY",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "CREDS",
+    "DSN",
+    // Not in the reference's list, but never anything else.
+    "AUTHORIZATION",
+    "APITOKEN",
+    "AUTHTOKEN",
+    "ACCESSTOKEN",
+    "SECRETKEY",
+    "PRIVATEKEY",
+];
+
+const WEAK_SEGMENTS: [&str; 8] = [
+    "PASS",
+    "AUTH",
+    "PRIVATE",
+    "COOKIE",
+    "SESSION",
+    "SIGNATURE",
+    "SALT",
+    "CONNECTION",
+];
+
+/// Segments that make a following `KEY` a credential rather than, say, a
+/// sort key.
+const KEY_QUALIFIERS: [&str; 23] = [
+    "API",
+    "ACCESS",
+    "SECRET",
+    "PRIVATE",
+    "CLIENT",
+    "SERVICE",
+    "MASTER",
+    "ADMIN",
+    "SIGNING",
+    "ENCRYPTION",
+    "LICENSE",
+    "SUBSCRIPTION",
+    "AUTH",
+    "ACCOUNT",
+    "APP",
+    "DEPLOY",
+    "INGEST",
+    "WRITE",
+    "PERSONAL",
+    "MANAGEMENT",
+    "ROOT",
+    "SERVER",
+    "SESSION",
+];
+
+/// `PRIMARY_KEY`, `FOREIGN_KEY`: database words, not credentials.
+const KEY_EXCLUSIONS: [&str; 6] = [
+    "PRIMARY",
+    "FOREIGN",
+    "SORT",
+    "PARTITION",
+    "CACHE",
+    "IDEMPOTENCY",
+];
+
+/// `CSRF_TOKEN` and pagination tokens are not credentials.
+const TOKEN_EXCLUSIONS: [&str; 5] = ["CSRF", "XSRF", "PAGE", "NEXT", "CONTINUATION"];
+
+const VETO_LAST: [&str; 32] = [
+    "URL",
+    "URI",
+    "ENDPOINT",
+    "HOST",
+    "PORT",
+    "FILE",
+    "PATH",
+    "DIR",
+    "NAME",
+    "ID",
+    "TYPE",
+    "MODE",
+    "TIMEOUT",
+    "LENGTH",
+    "SIZE",
+    "VERSION",
+    "REGION",
+    "ENABLED",
+    "FORMAT",
+    "HEADER",
+    "PREFIX",
+    "EXPIRY",
+    "TTL",
+    "COUNT",
+    "LEVEL",
+    "USER",
+    "USERNAME",
+    "EMAIL",
+    // Same meaning as entries above.
+    "FILENAME",
+    "HOSTNAME",
+    "DIRECTORY",
+    "IDS",
+];
+
+const PUBLIC_SEGMENTS: [&str; 3] = ["PUBLIC", "PUBLISHABLE", "ANON"];
+
+const PUBLIC_PREFIXES: [&str; 3] = ["NEXT_PUBLIC_", "VITE_", "EXPO_PUBLIC_"];
+
+fn is_one_of(segment: &str, list: &[&str]) -> bool {
+    list.iter().any(|word| segment.eq_ignore_ascii_case(word))
+}
+
+/// Whether a variable, header, flag or query-parameter name says its value
+/// is a secret (`reference/secrets.md` §3).
+///
+/// The name is split into segments on `_`, `-`, `.` and camelCase
+/// boundaries and compared whole, case-insensitively: `GITHUB_TOKEN`,
+/// `apiKey` and `X-API-Key` are secret-ish; `MONKEY`, `KEY_ID`, `TOKEN_URL`,
+/// `PUBLIC_TOKEN`, `PRIMARY_KEY` and `CSRF_TOKEN` are not.
+/// `AWS_ACCESS_KEY_ID` is, despite its `ID`.
+pub fn is_secret_name(name: &str) -> bool {
+    name_strength(name).is_some()
+}
+
+fn name_strength(name: &str) -> Option<Strength> {
+    if PUBLIC_PREFIXES.iter().any(|prefix| {
+        name.get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+    }) {
+        return None;
+    }
+    let mut best: Option<Strength> = None;
+    let (mut before, mut previous, mut last) = ("", "", "");
+    for segment in Segments::new(name) {
+        if is_one_of(segment, &PUBLIC_SEGMENTS) {
+            return None;
+        }
+        best = best.max(segment_strength(last, segment));
+        (before, previous, last) = (previous, last, segment);
+    }
+    let best = best?;
+    if is_one_of(last, &VETO_LAST) {
+        let aws_access_key_id = last.eq_ignore_ascii_case("ID")
+            && previous.eq_ignore_ascii_case("KEY")
+            && before.eq_ignore_ascii_case("ACCESS");
+        return aws_access_key_id.then_some(Strength::Strong);
+    }
+    Some(best)
+}
+
+fn segment_strength(previous: &str, segment: &str) -> Option<Strength> {
+    if segment.eq_ignore_ascii_case("KEY") {
+        if is_one_of(previous, &KEY_EXCLUSIONS) {
+            None
+        } else if is_one_of(previous, &KEY_QUALIFIERS) {
+            Some(Strength::Strong)
+        } else {
+            Some(Strength::Weak)
+        }
+    } else if is_one_of(segment, &STRONG_SEGMENTS) {
+        if segment.eq_ignore_ascii_case("TOKEN") && is_one_of(previous, &TOKEN_EXCLUSIONS) {
+            None
+        } else {
+            Some(Strength::Strong)
+        }
+    } else if is_one_of(segment, &WEAK_SEGMENTS) {
+        Some(Strength::Weak)
+    } else {
+        None
+    }
+}
+
+/// Name segments: runs of ASCII letters and digits, also split where a
+/// lower-case letter or digit meets an upper-case one (`apiKey`) and before
+/// the last capital of an acronym (`APIKey` → `API`, `Key`).
+struct Segments<'a> {
+    name: &'a str,
+    at: usize,
+}
+
+impl<'a> Segments<'a> {
+    fn new(name: &'a str) -> Self {
+        Self { name, at: 0 }
+    }
+}
+
+impl<'a> Iterator for Segments<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.name.as_bytes();
+        while self.at < bytes.len() && !bytes[self.at].is_ascii_alphanumeric() {
+            self.at += 1;
+        }
+        if self.at >= bytes.len() {
+            return None;
+        }
+        let start = self.at;
+        self.at += 1;
+        while self.at < bytes.len() {
+            let (previous, current) = (bytes[self.at - 1], bytes[self.at]);
+            if !current.is_ascii_alphanumeric() {
+                break;
+            }
+            if current.is_ascii_uppercase() {
+                if previous.is_ascii_lowercase() || previous.is_ascii_digit() {
+                    break;
+                }
+                if previous.is_ascii_uppercase()
+                    && bytes.get(self.at + 1).is_some_and(u8::is_ascii_lowercase)
+                {
+                    break;
+                }
+            }
+            self.at += 1;
+        }
+        Some(&self.name[start..self.at])
+    }
+}
+
+/// Secret-ish strength of a command-line flag (`--api-key`, `-p`).
+fn flag_strength(flag: &str) -> Option<Strength> {
+    let name = flag.trim_start_matches('-');
+    match flag.len() - name.len() {
+        // `-p` is a password for mysql-style tools, a port or profile for
+        // many others: only long random values count.
+        1 => name.eq_ignore_ascii_case("p").then_some(Strength::Weak),
+        2 => name_strength(name),
+        _ => None,
+    }
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`: the left side of a docker `-e NAME=value`.
+fn is_env_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// A value judged by its name: the AWS secret shape, else `generic-secret`.
+fn name_gated(name: &str, value: &str) -> Option<(&'static str, Range<usize>)> {
+    let strength = name_strength(name)?;
+    if is_aws_secret_name(name) {
+        let trimmed = value.trim();
+        if trimmed.len() == 40
+            && trimmed
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+')
+            && !token_is_decoy(AWS_SECRET_ACCESS_KEY, trimmed)
+        {
+            let start = value.len() - value.trim_start().len();
+            return Some((AWS_SECRET_ACCESS_KEY, start..start + 40));
+        }
+    }
+    accept_value(value, strength).map(|span| (GENERIC_SECRET, span))
+}
+
+/// `AWS_SECRET_ACCESS_KEY`, `AWS_SECRET_KEY`, `SECRET_ACCESS_KEY`.
+fn is_aws_secret_name(name: &str) -> bool {
+    let mut aws = false;
+    let mut secret = false;
+    let mut last = "";
+    for segment in Segments::new(name) {
+        aws |= segment.eq_ignore_ascii_case("AWS") || segment.eq_ignore_ascii_case("ACCESS");
+        secret |= segment.eq_ignore_ascii_case("SECRET");
+        last = segment;
+    }
+    aws && secret && last.eq_ignore_ascii_case("KEY")
+}
+
+// ---------------------------------------------------------------------------
+// Values
+
+/// The span of a value worth reporting under a secret-ish name: an optional
+/// auth scheme (`Bearer `) is left out; the rest must pass [`is_decoy`], have
+/// no inner whitespace, be at least 8 bytes (16 for weak names) and not be
+/// far less random than its length allows (entropy only breaks ties).
+fn accept_value(value: &str, strength: Strength) -> Option<Range<usize>> {
+    let trimmed = value.trim_start();
+    let mut start = value.len() - trimmed.len();
+    let mut inner = trimmed.trim_end();
+    if let Some(space) = inner.find(char::is_whitespace) {
+        let scheme = &inner[..space];
+        if !["bearer", "token", "bot", "basic"]
+            .iter()
+            .any(|known| scheme.eq_ignore_ascii_case(known))
+        {
+            return None;
+        }
+        let rest = inner[space..].trim_start();
+        start += inner.len() - rest.len();
+        inner = rest;
+        if inner.contains(char::is_whitespace) {
+            return None;
+        }
+    }
+    let minimum = match strength {
+        Strength::Strong => 8,
+        Strength::Weak => 16,
+    };
+    // A URL's secret parts are the URL rules' business.
+    if inner.len() < minimum || is_decoy(inner) || UrlParts::parse(inner).is_some() {
+        return None;
+    }
+    // Random strings of this length score near log2(len); structured
+    // filler ("aaaabbbb", "3000:3000") far below.
+    let floor = (0.7 * (inner.len().min(64) as f64).log2()).min(3.0);
+    if shannon_entropy(inner) < floor {
+        return None;
+    }
+    Some(start..start + inner.len())
+}
+
+/// Shannon entropy of a string's bytes, in bits per byte (0 for `""`).
+pub fn shannon_entropy(value: &str) -> f64 {
+    if value.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for byte in value.bytes() {
+        counts[usize::from(byte)] += 1;
+    }
+    let total = value.len() as f64;
+    counts
+        .iter()
+        .filter(|&&count| count > 0)
+        .map(|&count| {
+            let p = f64::from(count) / total;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Whether a value is a trap rather than a secret (`reference/secrets.md`
+/// §4): references and placeholders (`${GITHUB_TOKEN}`, `$TOKEN`,
+/// `${env:X}`, `%TOKEN%`, `{{ .Token }}`, `<your-token>`, `[TOKEN]`),
+/// booleans, null, numbers and plain words (`production`), well-known
+/// defaults (`changeme`, `password`), masked or truncated values (`****`,
+/// `ghp_xxxx…`, `sk-...`), filler (`YOUR_API_KEY`, `your-api-key-here`,
+/// `TODO`), file paths, e-mail addresses, URLs without a password or secret
+/// query parameter, public keys (Supabase `anon` JWTs, `sb_publishable_`,
+/// Stripe `pk_`), and `""`.
+pub fn is_decoy(value: &str) -> bool {
+    let value = value.trim();
+    if value.is_empty() || has_reference(value) || is_bracketed(value) {
+        return true;
+    }
+    if let Some(parts) = UrlParts::parse(value) {
+        return !url_has_secret(value, &parts);
+    }
+    is_number(value)
+        || is_masked(value)
+        || has_filler(value)
+        || is_default(value)
+        || is_path(value)
+        || is_email(value)
+        || is_public_key(value)
+        || is_word_like(value)
+}
+
+/// `${X}`, `${X:-d}`, `${env:X}`, `${input:x}`, `${{ secrets.X }}`, `{env:X}`,
+/// `{{ .Token }}`, `$(cmd)`, `$TOKEN`, `%TOKEN%`, `@TOKEN@`.
+fn has_reference(value: &str) -> bool {
+    if value.contains("${")
+        || value.contains("$(")
+        || value.contains("{env:")
+        || (value.contains("{{") && value.contains("}}"))
+    {
+        return true;
+    }
+    let bytes = value.as_bytes();
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b'$' => {
+                let name = identifier(&bytes[at + 1..]);
+                // `$TOKEN` alone, or an upper-case name inside a value:
+                // random secrets rarely put capitals after a `$`.
+                if !name.is_empty()
+                    && (name.len() + 1 == bytes.len()
+                        || (name.len() >= 2
+                            && name.iter().all(|b| {
+                                b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_'
+                            })))
+                {
+                    return true;
+                }
+            }
+            b'%' | b'@' => {
+                let name = identifier(&bytes[at + 1..]);
+                let closed = bytes.get(at + 1 + name.len()) == Some(&byte);
+                let upper = name.iter().all(|b| !b.is_ascii_lowercase());
+                if name.len() >= 3 && closed && (byte == b'%' || upper) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The leading `[A-Za-z_][A-Za-z0-9_]*` of `bytes`.
+fn identifier(bytes: &[u8]) -> &[u8] {
+    match bytes.first() {
+        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => {
+            let len = bytes
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .unwrap_or(bytes.len());
+            &bytes[..len]
+        }
+        _ => &[],
+    }
+}
+
+/// `<your-token>`, `sk-<key>`, `[TOKEN]`.
+fn is_bracketed(value: &str) -> bool {
+    let open = value.find('<');
+    let close = value.rfind('>');
+    matches!((open, close), (Some(open), Some(close)) if open < close)
+        || (value.starts_with('[') && value.ends_with(']'))
+}
+
+/// Digits with separators only: `8080`, `-1`, `3.12`, `3000:3000`,
+/// `127.0.0.1`, `2024-06-01`.
+fn is_number(value: &str) -> bool {
+    value.bytes().any(|b| b.is_ascii_digit())
+        && value.bytes().all(|b| {
+            b.is_ascii_digit() || matches!(b, b'.' | b',' | b':' | b'/' | b'-' | b'+' | b'_' | b' ')
+        })
+}
+
+/// `****`, `xxxx`, `sk-...`, `ghp_…`, `••••`, `aaaaaaaa`.
+fn is_masked(value: &str) -> bool {
+    const MARKS: Needles<6> = Needles::new(["****", "xxxx", "...", "…", "•", "●"]);
+    let bytes = value.as_bytes();
+    MARKS.found_in(value) || (bytes.len() >= 3 && bytes.iter().all(|&b| b == bytes[0]))
+}
+
+/// `YOUR_API_KEY`, `your-api-key-here`, `insert-token`, `example`, `dummy`.
+fn has_filler(value: &str) -> bool {
+    const FILLER: Needles<14> = Needles::new([
+        "your",
+        "example",
+        "sample",
+        "dummy",
+        "placeholder",
+        "changeme",
+        "change_me",
+        "change-me",
+        "replace",
+        "insert",
+        "redacted",
+        "fake",
+        "notreal",
+        "not-a-real",
+    ]);
+    FILLER.found_in(value)
+        || value
+            .get(value.len().saturating_sub(5)..)
+            .is_some_and(|tail| {
+                tail.eq_ignore_ascii_case("_here") || tail.eq_ignore_ascii_case("-here")
+            })
+}
+
+/// Lower-case words looked for case-insensitively (ASCII) in one pass over
+/// a value: a table of which words start with each byte skips most bytes.
+struct Needles<const N: usize> {
+    words: [&'static str; N],
+    first: [u32; 256],
+}
+
+impl<const N: usize> Needles<N> {
+    const fn new(words: [&'static str; N]) -> Self {
+        assert!(N <= 32, "one bit per word");
+        let mut first = [0u32; 256];
+        let mut index = 0;
+        while index < N {
+            let byte = words[index].as_bytes()[0];
+            first[byte as usize] |= 1 << index;
+            first[byte.to_ascii_uppercase() as usize] |= 1 << index;
+            index += 1;
+        }
+        Self { words, first }
+    }
+
+    fn found_in(&self, haystack: &str) -> bool {
+        let bytes = haystack.as_bytes();
+        for at in 0..bytes.len() {
+            let mut candidates = self.first[usize::from(bytes[at])];
+            while candidates != 0 {
+                let word = self.words[candidates.trailing_zeros() as usize].as_bytes();
+                candidates &= candidates - 1;
+                if bytes[at..]
+                    .get(..word.len())
+                    .is_some_and(|window| window.eq_ignore_ascii_case(word))
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Well-known defaults and plain words, compared lower-case with everything
+/// but letters and digits removed (`change-me` = `changeme`).
+fn is_default(value: &str) -> bool {
+    const DEFAULTS: [&str; 66] = [
+        "changeme",
+        "changeit",
+        "password",
+        "passwd",
+        "pass",
+        "secret",
+        "secrets",
+        "test",
+        "testing",
+        "tests",
+        "example",
+        "sample",
+        "dummy",
+        "fake",
+        "mock",
+        "demo",
+        "default",
+        "admin",
+        "administrator",
+        "root",
+        "guest",
+        "user",
+        "username",
+        "letmein",
+        "qwerty",
+        "123456",
+        "12345678",
+        "123456789",
+        "1234567890",
+        "abc123",
+        "password1",
+        "password123",
+        "secret123",
+        "token",
+        "apikey",
+        "apitoken",
+        "accesstoken",
+        "key",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "empty",
+        "todo",
+        "tbd",
+        "fixme",
+        "na",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "enabled",
+        "disabled",
+        "production",
+        "staging",
+        "development",
+        "localhost",
+        "postgres",
+        "mysql",
+        "redis",
+        "minioadmin",
+        "hunter2",
+        "foobar",
+        "placeholder",
+    ];
+    let mut buffer = [0u8; 32];
+    let mut len = 0;
+    for byte in value.bytes().filter(u8::is_ascii_alphanumeric) {
+        if len == buffer.len() {
+            return false;
+        }
+        buffer[len] = byte.to_ascii_lowercase();
+        len += 1;
+    }
+    let normalized = &buffer[..len];
+    DEFAULTS
+        .iter()
+        .any(|default| default.as_bytes() == normalized)
+}
+
+/// `/home/u/.ssh/id_rsa`, `./key.pem`, `~/.config/x`, `C:\keys\a.pem`,
+/// `\\server\share`; a 40-character base64 secret that happens to start
+/// with `/` is not one.
+fn is_path(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    if value.starts_with("./")
+        || value.starts_with("../")
+        || value.starts_with("~/")
+        || value.starts_with("~\\")
+        || value.starts_with("\\\\")
+        || value.starts_with(".\\")
+        || (bytes.len() > 2
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && matches!(bytes[2], b'\\' | b'/'))
+    {
+        return true;
+    }
+    if !value.starts_with('/') {
+        return false;
+    }
+    if !bytes.iter().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'/' | b'.' | b'_' | b'-' | b'~' | b' ' | b'@' | b':')
+    }) {
+        return false;
+    }
+    // Base64 has none of `._-~`, and mixes cases inside a segment.
+    bytes
+        .iter()
+        .any(|b| matches!(b, b'.' | b'_' | b'-' | b'~' | b' '))
+        || !bytes.iter().any(u8::is_ascii_uppercase)
+        || value.split('/').all(is_word)
+}
+
+/// Letters only, in one case or capitalised (`Users`, `keys`, `HOME`).
+fn is_word(segment: &str) -> bool {
+    let bytes = segment.as_bytes();
+    bytes.iter().all(u8::is_ascii_alphabetic)
+        && (bytes.iter().skip(1).all(u8::is_ascii_lowercase)
+            || bytes.iter().all(u8::is_ascii_uppercase))
+}
+
+fn is_email(value: &str) -> bool {
+    let Some((local, domain)) = value.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.contains('@')
+        && !value.contains([':', '/', ' '])
+        && domain
+            .rsplit('.')
+            .next()
+            .is_some_and(|tld| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
+/// Keys meant to be public: Supabase `anon` JWTs and `sb_publishable_`,
+/// Stripe `pk_`.
+fn is_public_key(value: &str) -> bool {
+    value.starts_with("sb_publishable_")
+        || value.starts_with("pk_live_")
+        || value.starts_with("pk_test_")
+        || is_anon_jwt(value)
+}
+
+/// A JWT whose payload says `"role": "anon"` (Supabase's public key).
+fn is_anon_jwt(token: &str) -> bool {
+    let mut parts = token.split('.');
+    let (Some(_), Some(payload)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    if !payload.starts_with("eyJ") {
+        return false;
+    }
+    let Ok(json) = URL_SAFE_NO_PAD.decode(payload.trim_end_matches('=')) else {
+        return false;
+    };
+    serde_json::from_slice::<Value>(&json)
+        .ok()
+        .and_then(|claims| {
+            claims
+                .get("role")
+                .and_then(Value::as_str)
+                .map(|role| role == "anon")
+        })
+        .unwrap_or(false)
+}
+
+/// Plain words and identifiers: `production`, `Production`, `info`,
+/// `us-east-1`, `gpt-4o-mini`, `read_only`, `key.pem`,
+/// `@modelcontextprotocol/server-github`. Every part is letters only,
+/// digits only or at most four characters, and the value has one case.
+fn is_word_like(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    if !bytes
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/' | b'@' | b':'))
+    {
+        return false;
+    }
+    let upper = bytes.iter().any(u8::is_ascii_uppercase);
+    let lower = bytes.iter().any(u8::is_ascii_lowercase);
+    if upper && lower {
+        // Mixed case counts only as one capitalised word.
+        return is_word(value);
+    }
+    value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .all(|part| {
+            part.len() <= 4
+                || part.bytes().all(|b| b.is_ascii_alphabetic())
+                || part.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// Whether a URL carries a real password or secret query value.
+fn url_has_secret(text: &str, parts: &UrlParts) -> bool {
+    if let Some(password) = parts.password.clone() {
+        let password = &text[password];
+        if password.len() >= 3 && !is_decoy(password) {
+            return true;
+        }
+    }
+    parts
+        .params(text)
+        .any(|(name, value)| query_value(&text[name], &text[value]).is_some())
+}
+
+/// Masking placeholders, runs and well-known example values inside a
+/// token-shaped match (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
+fn token_is_decoy(rule: &str, token: &str) -> bool {
+    const MARKS: Needles<12> = Needles::new([
+        "example",
+        "xxxx",
+        "sample",
+        "dummy",
+        "placeholder",
+        "redacted",
+        "your_",
+        "your-",
+        "12345678",
+        "abcdefgh",
+        "****",
+        "...",
+    ]);
+    if MARKS.found_in(token) {
+        return true;
+    }
+    match rule {
+        "private-key-block" => {
+            // OpenSSH bodies have long `AAAA` runs; judge variety only.
+            let body = token.split("-----").nth(2).unwrap_or_default();
+            distinct_bytes(body) < 16
+        }
+        "jwt" => is_anon_jwt(token) || distinct_bytes(token) < 12,
+        "brave-key-lowconf" => {
+            let body = &token.as_bytes()[3..];
+            !(body.iter().any(u8::is_ascii_lowercase)
+                && body.iter().any(u8::is_ascii_uppercase)
+                && body.iter().any(u8::is_ascii_digit))
+        }
+        _ => distinct_bytes(token) < 8 || longest_run(token) >= 8,
+    }
+}
+
+fn distinct_bytes(text: &str) -> usize {
+    let mut seen = [false; 256];
+    for byte in text.bytes() {
+        seen[usize::from(byte)] = true;
+    }
+    seen.iter().filter(|&&seen| seen).count()
+}
+
+fn longest_run(text: &str) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    let mut previous = None;
+    for byte in text.bytes() {
+        run = if previous == Some(byte) { run + 1 } else { 1 };
+        longest = longest.max(run);
+        previous = Some(byte);
+    }
+    longest
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn scan(value: Value) -> Vec<(String, &'static str, String)> {
+        scan_entry(&ServerEntry::from_value(value))
+            .into_iter()
+            .map(|finding| (finding.field.to_string(), finding.rule, finding.secret))
+            .collect()
+    }
+
+    fn found(field: &str, rule: &'static str, secret: &str) -> (String, &'static str, String) {
+        (field.to_string(), rule, secret.to_string())
+    }
+
+    const GHP: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngAbCdEf1234";
+
+    #[test]
+    fn every_rule_compiles_once_with_a_unique_id() {
+        let rules = rules();
+        assert_eq!(rules.len(), RULE_SPECS.len());
+        assert_eq!(COMPILED.set.len(), rules.len());
+        let mut ids: Vec<&str> = rules.iter().map(|rule| rule.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), rules.len());
+        assert!(ids.len() >= 47);
+    }
+
+    #[test]
+    fn names_follow_segments_vetoes_and_markers() {
+        for name in [
+            "GITHUB_TOKEN",
+            "GITHUB_PERSONAL_ACCESS_TOKEN",
+            "apiKey",
+            "X-API-Key",
+            "X-Subscription-Token",
+            "Api-Key",
+            "apikey",
+            "DB_PASSWORD",
+            "DATABASE_DSN",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "OAuthToken",
+            "APIKey",
+            "mysql.pwd",
+            "REDIS_PASS",
+            "LICENSE_KEY",
+            "KEY",
+            "CSRF_TOKEN_SECRET",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "MONKEY",
+            "TURKEY",
+            "KEYBOARD_LAYOUT",
+            "KEYING",
+            "ACCESSOR",
+            "AUTHOR",
+            "RAPID_API_HOST",
+            "PATCH",
+            "BYPASS",
+            "PASSTHROUGH",
+            "COMPASS",
+            "KEY_ID",
+            "API_KEY_ID",
+            "KEY_FILE",
+            "KEYSTORE_PATH",
+            "TOKEN_URL",
+            "GITHUB_TOKEN_URL",
+            "API_ENDPOINT",
+            "SECRET_NAME",
+            "SECRET_LENGTH",
+            "ACCESS_ID",
+            "API_VERSION",
+            "CREDENTIALS_ID",
+            "PUBLIC_TOKEN",
+            "SUPABASE_ANON_KEY",
+            "STRIPE_PUBLISHABLE_KEY",
+            "NEXT_PUBLIC_API_KEY",
+            "vite_api_key",
+            "EXPO_PUBLIC_TOKEN",
+            "PRIMARY_KEY",
+            "FOREIGN_KEY",
+            "CSRF_TOKEN",
+            "clientId",
+            "AUTH_TYPE",
+            "SESSION_TIMEOUT",
+            "DATABASE_URL",
+            "",
+            "___",
+        ] {
+            assert!(!is_secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn decoys_cover_every_trap() {
+        for value in [
+            "",
+            "   ",
+            "${GITHUB_TOKEN}",
+            "${X:-default}",
+            "$TOKEN",
+            "${env:API_KEY}",
+            "${input:api_key}",
+            "{env:API_KEY}",
+            "%API_KEY%",
+            "@API_KEY@",
+            "{{ .Token }}",
+            "${{ secrets.GH_TOKEN }}",
+            "Bearer $API_TOKEN",
+            "$(cat /run/secrets/token)",
+            "<your-token>",
+            "<API_KEY>",
+            "[TOKEN]",
+            "sk-<your-key>",
+            "true",
+            "null",
+            "8080",
+            "3000:3000",
+            "127.0.0.1",
+            "production",
+            "Production",
+            "info",
+            "changeme",
+            "change-me",
+            "password",
+            "secret",
+            "example",
+            "dummy",
+            "sk-...",
+            "xxxxxxxx",
+            "****",
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "ghp_…",
+            "sk-proj-••••••••",
+            "your-api-key-here",
+            "YOUR_API_KEY",
+            "insert-token",
+            "TODO",
+            "/home/u/.ssh/id_rsa",
+            "./key.pem",
+            "~/.config/gcloud/adc.json",
+            "C:\\keys\\server.pem",
+            "/run/secrets/token",
+            "/Users/Alice/Keys",
+            "postgresql://localhost:5432/db",
+            "https://api.example.com/v1",
+            "postgres://app:${DB_PASSWORD}@db.internal/app",
+            "postgres://postgres:postgres@localhost/postgres",
+            "dev@company.io",
+            "us-east-1",
+            "gpt-4o-mini",
+            "@modelcontextprotocol/server-github",
+            "sb_publishable_Xk3j9fLq0Pz8mW2nR5tY7u",
+            "pk_live_51HqLyjWDarjtT1zdp7dc",
+            "AKIAIOSFODNN7EXAMPLE",
+        ] {
+            assert!(is_decoy(value), "{value:?}");
+        }
+        for value in [
+            GHP,
+            "Xk9fL2qZr4Tb7Wm3Np6s",
+            "hunter22!",
+            "/Xk9fL2qZr4Tb7Wm3Np6sQe8Vd1Hc5Jg0Ka2Bn4M",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "postgres://app:Zq8rT2vL9x@db.internal/app",
+            "https://mcp.x.dev/mcp?api_key=Zq8rT2vL9xWc4n",
+            "sk-3f9a0c2b7e1d4a6f8b5c9d0e1f2a3b4c",
+        ] {
+            assert!(!is_decoy(value), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn entropy() {
+        assert_eq!(shannon_entropy(""), 0.0);
+        assert_eq!(shannon_entropy("aaaa"), 0.0);
+        assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+        assert!(shannon_entropy(GHP) > 4.0);
+    }
+
+    #[test]
+    fn env_values_by_token_and_by_name() {
+        let aws_secret = "/Xk9fL2qZr4Tb7Wm3Np6sQe8Vd1Hc5Jg0Ka2Bn4M";
+        let found_ = scan(json!({
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-github"],
+            "env": {
+                "GH": GHP,
+                "TAVILY_API_KEY": "tvly-dev-4f8KpQ2mZx7LwR9t",
+                "MONKEY": "tvly-dev-4f8KpQ2mZx7LwR9t",
+                "AWS_SECRET_ACCESS_KEY": aws_secret,
+                "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+                "PASSWORD": "production",
+                "API_KEY": "YOUR_API_KEY",
+                "REDIS_PASS": "short1A!",
+                "DATABASE_URL": "postgres://app:Zq8rT2vL9x@db.internal/app",
+                "READONLY_URL": "postgres://app@db.internal/app",
+            }
+        }));
+        assert_eq!(
+            found_,
+            [
+                found("env.GH", "github-pat", GHP),
+                found(
+                    "env.TAVILY_API_KEY",
+                    GENERIC_SECRET,
+                    "tvly-dev-4f8KpQ2mZx7LwR9t"
+                ),
+                found(
+                    "env.AWS_SECRET_ACCESS_KEY",
+                    AWS_SECRET_ACCESS_KEY,
+                    aws_secret
+                ),
+                found("env.DATABASE_URL", URL_USERINFO_PASSWORD, "Zq8rT2vL9x"),
+            ]
+        );
+    }
+
+    #[test]
+    fn args_pairs_inline_bare_and_dsn() {
+        let entry = ServerEntry::from_value(json!({
+            "command": "npx",
+            "args": [
+                "-y", "@bytebase/dbhub",
+                "--api-key", "Zq8rT2vL9xWc4nBv",
+                "--token=Kp3mW8xQz2Lr7TvY",
+                "--github-token=Hd8sK2pLq9Wz3Xc",
+                GHP,
+                "--dsn", "postgres://app:Zq8rT2vL9x@db.internal/app",
+                "-p", "8080",
+                "--password-file", "/run/secrets/pw",
+                "--api-key", "${API_KEY}",
+                "-e", "API_KEY=Mv7qT2zK9xLp3Wr",
+                "-e", "GITHUB_PERSONAL_ACCESS_TOKEN",
+            ]
+        }));
+        let findings = scan_entry(&entry);
+        let shown: Vec<_> = findings
+            .iter()
+            .map(|finding| {
+                (
+                    finding.field.to_string(),
+                    finding.rule,
+                    finding.secret.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("args[3]".to_string(), CLI_FLAG_SECRET, "Zq8rT2vL9xWc4nBv"),
+                ("args[4]".to_string(), CLI_FLAG_SECRET, "Kp3mW8xQz2Lr7TvY"),
+                ("args[5]".to_string(), CLI_FLAG_SECRET, "Hd8sK2pLq9Wz3Xc"),
+                ("args[6]".to_string(), "github-pat", GHP),
+                ("args[8]".to_string(), URL_USERINFO_PASSWORD, "Zq8rT2vL9x"),
+                ("args[16]".to_string(), GENERIC_SECRET, "Mv7qT2zK9xLp3Wr"),
+            ]
+        );
+        assert_eq!(findings[1].span, 8..24);
+        assert_eq!(findings[4].span, 15..25);
+    }
+
+    #[test]
+    fn url_parts_and_headers() {
+        let anon = anon_jwt();
+        let findings = scan_entry(&ServerEntry::from_value(json!({
+            "type": "http",
+            "url": "https://bot:Zq8rT2vL9x@mcp.x.dev/mcp?tavilyApiKey=Kp3mW8xQz2Lr7TvY&mode=fast&key=short",
+            "headers": {
+                "Authorization": "Bearer Mv7qT2zK9xLp3Wr",
+                "X-API-Key": "Hd8sK2pLq9Wz3XcV",
+                "apikey": anon,
+                "X-Request-Id": "Hd8sK2pLq9Wz3XcV",
+                "Proxy-Authorization": format!("Basic {}", STANDARD_PAD_INDIFFERENT.encode("me:Zq8rT2vL9x")),
+                "X-Other": format!("Basic {}", STANDARD_PAD_INDIFFERENT.encode("me:password")),
+                "Cookie": "short=1",
+            }
+        })));
+        let shown: Vec<_> = findings
+            .iter()
+            .map(|finding| {
+                (
+                    finding.field.to_string(),
+                    finding.rule,
+                    finding.span.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("url.password".to_string(), URL_USERINFO_PASSWORD, 12..22),
+                (
+                    "url.query.tavilyApiKey".to_string(),
+                    QUERY_PARAM_SECRET,
+                    50..66
+                ),
+                ("headers.Authorization".to_string(), AUTH_HEADER, 7..22),
+                ("headers.X-API-Key".to_string(), API_KEY_HEADER, 0..16),
+                (
+                    "headers.Proxy-Authorization".to_string(),
+                    AUTH_HEADER,
+                    6..26
+                ),
+            ]
+        );
+    }
+
+    fn anon_jwt() -> String {
+        let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"HS256","typ":"JWT"}"#);
+        let payload = URL_SAFE_NO_PAD.encode(
+            r#"{"iss":"supabase","ref":"abcdefghijklmnopqrst","role":"anon","iat":1700000000}"#,
+        );
+        format!("{header}.{payload}.Zq8rT2vL9xWc4nBvKp3mW8xQz2Lr7TvYHd8sK2pLq9W")
+    }
+
+    #[test]
+    fn public_and_masked_tokens_are_not_reported() {
+        let service = anon_jwt().replace(
+            &URL_SAFE_NO_PAD.encode(r#"{"iss":"supabase","ref":"abcdefghijklmnopqrst","role":"anon","iat":1700000000}"#),
+            &URL_SAFE_NO_PAD.encode(r#"{"iss":"supabase","ref":"abcdefghijklmnopqrst","role":"service_role","iat":1700000000}"#),
+        );
+        let found_ = scan(json!({
+            "command": "x",
+            "env": {
+                "SUPABASE_KEY": anon_jwt(),
+                "SUPABASE_SERVICE_ROLE_KEY": service,
+                "SUPABASE_PUBLISHABLE": "sb_publishable_Xk3j9fLq0Pz8mW2nR5tY7u",
+                "GITHUB_TOKEN": "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                "SLACK": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            }
+        }));
+        assert_eq!(
+            found_,
+            [found("env.SUPABASE_SERVICE_ROLE_KEY", "jwt", &service)]
+        );
+    }
+
+    #[test]
+    fn tokens_inside_longer_strings_and_overlaps() {
+        let header_arg = format!("Authorization: Bearer {GHP}");
+        let webhook =
+            "https://hooks.slack.com/services/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";
+        let found_ = scan(json!({
+            "command": format!("GITHUB_TOKEN={GHP} npx server"),
+            "args": ["--header", header_arg, "--header", "X-API-Key: Zq8rT2vL9xWc4nBv", webhook],
+        }));
+        assert_eq!(
+            found_,
+            [
+                found("command", "github-pat", GHP),
+                found("args[1]", "github-pat", GHP),
+                found("args[3]", API_KEY_HEADER, "Zq8rT2vL9xWc4nBv"),
+                found("args[4]", "slack-webhook", webhook),
+            ]
+        );
+    }
+
+    #[test]
+    fn private_keys_with_real_or_escaped_newlines() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu";
+        let pem = format!("-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----");
+        let escaped = pem.replace('\n', "\\n");
+        let found_ =
+            scan(json!({"command": "x", "env": {"KEY_PEM": format!("{pem}\n"), "GCP": escaped}}));
+        assert_eq!(
+            found_,
+            [
+                found("env.KEY_PEM", "private-key-block", &pem),
+                found("env.GCP", "private-key-block", &escaped),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_decoy_token_silences_the_name_too() {
+        // Matches `github-pat`, but is the classic example value: neither the
+        // token rule nor the name heuristic may report it.
+        let found_ = scan(json!({"command": "x", "env": {
+            "GITHUB_TOKEN": "ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+            "ANTHROPIC_API_KEY": format!("sk-ant-api03-{}AA", "x".repeat(93)),
+        }}));
+        assert!(found_.is_empty(), "{found_:?}");
+    }
+
+    #[test]
+    fn credentials_inside_other_values() {
+        let found_ = scan(json!({"command": "x", "env": {
+            "AUTH_HEADER": "Bearer Zq8rT2vL9xWc4nBvKp3m",
+            "OPENAPI_MCP_HEADERS": r#"{"Authorization": "Bearer Mv7qT2zK9xLp3WrQ", "Notion-Version": "2022-06-28"}"#,
+            "MSSQL": "Server=tcp:db,1433;User ID=app;Password=Hd8s!K2pLq9W;Encrypt=true;",
+            "LOCAL_SQL": "Server=localhost;Trusted_Connection=True;",
+        }}));
+        assert_eq!(
+            found_,
+            [
+                found("env.AUTH_HEADER", AUTH_HEADER, "Zq8rT2vL9xWc4nBvKp3m"),
+                found("env.OPENAPI_MCP_HEADERS", AUTH_HEADER, "Mv7qT2zK9xLp3WrQ"),
+                found("env.MSSQL", GENERIC_SECRET, "Hd8s!K2pLq9W"),
+            ]
+        );
+    }
+
+    #[test]
+    fn short_flags_and_weak_names_need_long_values() {
+        let found_ = scan(json!({"command": "docker", "args": [
+            "run", "-p", "3000:3000", "-p", "Zq8rT2vL9x", "-p", "Zq8rT2vL9xWc4nBvKp",
+            "--key", "short-ish-key", "--auth", "Mv7qT2zK9xLp3WrQ",
+        ], "env": {"REDIS_PASS": "Hd8sK2pLq9W", "SESSION": "Hd8sK2pLq9WzXc4nB"}}));
+        assert_eq!(
+            found_,
+            [
+                found("args[6]", CLI_FLAG_SECRET, "Zq8rT2vL9xWc4nBvKp"),
+                found("args[10]", CLI_FLAG_SECRET, "Mv7qT2zK9xLp3WrQ"),
+                found("env.SESSION", GENERIC_SECRET, "Hd8sK2pLq9WzXc4nB"),
+            ]
+        );
+    }
+
+    #[test]
+    fn tokens_in_urls_take_the_part_they_sit_in() {
+        let entry = ServerEntry::from_value(json!({
+            "type": "http",
+            "url": format!("https://mcp.x.dev/{GHP}/sse?key={GHP}"),
+        }));
+        let shown: Vec<_> = scan_entry(&entry)
+            .into_iter()
+            .map(|finding| (finding.field.to_string(), finding.rule, finding.span))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("url".to_string(), "github-pat", 18..58),
+                ("url.query.key".to_string(), "github-pat", 67..107),
+            ]
+        );
+    }
+
+    /// The string a finding's span points into.
+    fn field_text<'e>(entry: &'e ServerEntry, field: &Field) -> &'e str {
+        let fields = entry.fields();
+        match field {
+            Field::Command => fields["command"].as_str(),
+            Field::Arg(index) => fields["args"][*index].as_str(),
+            Field::Env(key) => fields["env"][key].as_str(),
+            Field::Url | Field::UrlPassword | Field::UrlQuery(_) => fields["url"].as_str(),
+            Field::Header(name) => fields["headers"][name].as_str(),
+        }
+        .unwrap()
+    }
+
+    proptest::proptest! {
+        /// Spans point at the secret, on any text (multi-byte included)
+        /// behind the prefixes that start each kind of rule.
+        #[test]
+        fn spans_point_at_the_secret(
+            prefix in proptest::sample::select(vec![
+                "", "Bearer ", "Basic ", "ghp_", "sk-ant-api03-", "postgres://u:", "https://a:b@h/?api_key=",
+                "--token=", "--api-key ", "Authorization:\u{a0}basic ", "X-API-Key: ", "API_KEY=",
+                "Server=x;Password=", "-----BEGIN PRIVATE KEY-----", "eyJ",
+            ]),
+            body in "(\\PC|[A-Za-z0-9+/=_-]){0,120}",
+            name in proptest::sample::select(vec!["API_KEY", "X-Api-Key", "Authorization", "MONKEY", "-p"]),
+        ) {
+            let value = format!("{prefix}{body}");
+            let entry = ServerEntry::from_value(json!({
+                "command": value,
+                "args": [name, value, format!("{name}={value}")],
+                "env": {name: value},
+                "url": value,
+                "headers": {name: value},
+            }));
+            for finding in scan_entry(&entry) {
+                let text = field_text(&entry, &finding.field);
+                proptest::prop_assert_eq!(&text[finding.span.clone()], finding.secret.as_str());
+            }
+        }
+    }
+
+    #[test]
+    fn long_values_are_capped() {
+        let long = format!("{}{GHP}", "a".repeat(MAX_SCAN_BYTES));
+        assert!(scan(json!({"command": "x", "env": {"X": long}})).is_empty());
+        let text = format!("-----BEGIN PRIVATE KEY-----{}", "Ab1+".repeat(40_000));
+        assert!(scan(json!({"command": "x", "args": [text]})).is_empty());
+    }
+}

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::document::{JsonDocument, Splice};
+use crate::document::{JsonDocument, Splice, Step};
 use crate::error::{ConfigError, StoreError};
 use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
 use crate::layered::{CLAUDE_JSON_EXPAND, document_error, parse_document};
 use crate::locate::Locations;
+use crate::model::Field;
 use crate::scope::Scope;
 
 /// How often an edit is redone when the file keeps changing under it.
@@ -82,6 +83,8 @@ pub struct Written {
     pub created: bool,
     /// Whether an existing entry was replaced.
     pub replaced: bool,
+    /// Whether anything was written (an edit may find nothing to change).
+    pub changed: bool,
 }
 
 /// Adds server `name` with `entry` to `target`.
@@ -111,6 +114,7 @@ pub fn add_server(
         }
         document
             .plan_set(&object_path, name, entry, &claude_skeleton)
+            .map(|splice| vec![splice])
             .map_err(|shape| shape_error(&target.path, &shape))
     })?;
     Ok(Written {
@@ -130,6 +134,7 @@ pub fn remove_server(
         document
             .plan_remove(&object_path, name)
             .map_err(|shape| shape_error(&target.path, &shape))?
+            .map(|splice| vec![splice])
             .ok_or_else(|| StoreError::NotFound {
                 name: name.to_string(),
                 scope: target.scope,
@@ -180,7 +185,7 @@ pub fn remove_server_anywhere(
                 let splice = document
                     .plan_remove(&target.object_path(), name)
                     .map_err(|shape| Anywhere::Store(shape_error(&target.path, &shape)))?;
-                Ok(splice.expect("the member was just found"))
+                Ok(vec![splice.expect("the member was just found")])
             }
             several => Err(Anywhere::Store(StoreError::Ambiguous {
                 name: name.to_string(),
@@ -223,6 +228,65 @@ fn has_member(document: &JsonDocument, target: &Target, name: &str) -> Result<bo
     Ok(object.is_some_and(|object| document.find_member(&object, name).is_some()))
 }
 
+/// A change of one string of one server entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// The server.
+    pub server: String,
+    /// The string to change.
+    pub field: Field,
+    /// What it must hold now; if not, the file changed since it was read
+    /// and nothing is written.
+    pub old: String,
+    /// What it becomes.
+    pub new: String,
+}
+
+/// Replaces strings of server entries in `target`, each only if it still
+/// holds its expected old value; every other byte of the file is kept.
+pub fn replace_fields(
+    locations: &Locations,
+    target: &Target,
+    changes: &[FieldChange],
+) -> Result<Written, StoreError> {
+    let object_path = target.object_path();
+    edit(locations, target, |document| {
+        let stale = || StoreError::Stale {
+            path: target.path.clone(),
+        };
+        let object = document
+            .object_at(&object_path)
+            .map_err(|shape| shape_error(&target.path, &shape))?
+            .ok_or_else(stale)?;
+        let mut splices = Vec::new();
+        for change in changes {
+            let entry = document
+                .find_member(&object, &change.server)
+                .ok_or_else(stale)?;
+            let steps = field_steps(&change.field);
+            let span = document
+                .value_at_path(&entry.value_span, &steps)
+                .ok_or_else(stale)?;
+            if document.value_at(&span).as_str() != Some(change.old.as_str()) {
+                return Err(stale());
+            }
+            splices.push(document.plan_replace(&span, &Value::String(change.new.clone())));
+        }
+        Ok(splices)
+    })
+}
+
+/// Where a field's string lives inside an entry.
+fn field_steps(field: &Field) -> Vec<Step<'_>> {
+    match field {
+        Field::Command => vec![Step::Key("command")],
+        Field::Arg(index) => vec![Step::Key("args"), Step::Index(*index)],
+        Field::Env(key) => vec![Step::Key("env"), Step::Key(key)],
+        Field::Url | Field::UrlPassword | Field::UrlQuery(_) => vec![Step::Key("url")],
+        Field::Header(name) => vec![Step::Key("headers"), Step::Key(name)],
+    }
+}
+
 /// What a new project entry in `~/.claude.json` looks like when Claude Code
 /// creates it; other objects start empty.
 fn claude_skeleton(path: &[&str]) -> Map<String, Value> {
@@ -257,7 +321,7 @@ struct Changed;
 fn edit<E: From<ConfigError>>(
     locations: &Locations,
     target: &Target,
-    mut plan: impl FnMut(&JsonDocument) -> Result<Splice, E>,
+    mut plan: impl FnMut(&JsonDocument) -> Result<Vec<Splice>, E>,
 ) -> Result<Written, E> {
     let path = &target.path;
     let resolved = fsx::resolve_symlinks(path).map_err(|source| ConfigError::Read {
@@ -304,11 +368,23 @@ fn edit<E: From<ConfigError>>(
             &[]
         };
         let document = parse_document(path, original.unwrap_or_default(), expand)?;
-        let splice = plan(&document)?;
+        let splices = plan(&document)?;
+        if splices.is_empty() {
+            return Ok(Written {
+                path: path.clone(),
+                created: false,
+                replaced: false,
+                changed: false,
+            });
+        }
         document
-            .check(&splice)
+            .check(&splices)
             .map_err(|error| document_error(path, error))?;
-        let pieces = document.spliced(&splice).map(str::as_bytes);
+        let pieces: Vec<&[u8]> = document
+            .spliced(&splices)
+            .into_iter()
+            .map(str::as_bytes)
+            .collect();
         let before = existed.then(|| document.text());
         let verified = fsx::write_atomic(&resolved, &pieces, new_mode, || {
             match fsx::unchanged(&resolved, before) {
@@ -322,6 +398,7 @@ fn edit<E: From<ConfigError>>(
                 path: path.clone(),
                 created: !existed,
                 replaced: false,
+                changed: true,
             });
         }
     }
@@ -368,6 +445,7 @@ mod tests {
                     &json!({"command": "node"}),
                     &claude_skeleton,
                 )
+                .map(|splice| vec![splice])
                 .map_err(|shape| shape_error(&target.path, &shape))
         })
         .unwrap();
@@ -392,6 +470,7 @@ mod tests {
             std::fs::write(&target.path, format!("{{\"n\": {attempts}}}")).unwrap();
             document
                 .plan_set(&["mcpServers"], "x", &json!(1), &claude_skeleton)
+                .map(|splice| vec![splice])
                 .map_err(|shape| shape_error(&target.path, &shape))
         })
         .unwrap_err();

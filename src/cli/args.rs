@@ -48,6 +48,12 @@ pub enum Command {
     List(ListArgs),
     /// Remove a server from one scope.
     Remove(RemoveArgs),
+    /// Find literal secrets in MCP configs; exits 1 when it finds any.
+    Scan(ScanArgs),
+    /// Move secrets into `.env`, leaving `${VAR}` placeholders behind.
+    Extract(ExtractArgs),
+    /// Move a private server into `.mcp.json` for the team, its secrets into `.env`.
+    Share(ShareArgs),
 }
 
 const ADD_EXAMPLES: &str = "\
@@ -113,6 +119,14 @@ pub struct AddArgs {
     #[arg(long)]
     pub replace: bool,
 
+    /// Keep literal secrets in a project-scope entry instead of moving them to `.env`.
+    #[arg(long)]
+    pub allow_literal: bool,
+
+    /// Write into a `.env` that other users can read.
+    #[arg(long)]
+    pub force: bool,
+
     /// Print what was written as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -137,6 +151,14 @@ pub struct AddJsonArgs {
     /// Replace a server of the same name in that scope.
     #[arg(long)]
     pub replace: bool,
+
+    /// Keep literal secrets in a project-scope entry instead of moving them to `.env`.
+    #[arg(long)]
+    pub allow_literal: bool,
+
+    /// Write into a `.env` that other users can read.
+    #[arg(long)]
+    pub force: bool,
 
     /// Print what was written as JSON on stdout.
     #[arg(long)]
@@ -172,6 +194,78 @@ pub struct ListArgs {
     pub scope: Option<ScopeArg>,
 
     /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Files or directories to scan; without any, every scope of this
+    /// project and the other clients' config files.
+    pub paths: Vec<PathBuf>,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv extract`.
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Scope to extract from [default: project].
+    #[arg(short, long, value_enum, conflicts_with = "all")]
+    pub scope: Option<ScopeArg>,
+
+    /// Extract from every scope.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Only this server (repeat for more).
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+
+    /// Print the plan and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write into a `.env` that other users can read.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Print the plan as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A private scope, for `share --from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PrivateScope {
+    /// Private to you in this project.
+    Local,
+    /// All your projects.
+    User,
+}
+
+/// `mcpenv share`.
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// The server to share.
+    pub name: String,
+
+    /// Where it is now [default: wherever it is defined].
+    #[arg(long, value_enum)]
+    pub from: Option<PrivateScope>,
+
+    /// Keep the private copy.
+    #[arg(long)]
+    pub keep: bool,
+
+    /// Write into a `.env` that other users can read.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
 }

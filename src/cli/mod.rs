@@ -34,7 +34,8 @@ pub fn main() -> ExitCode {
     };
     resolve::color_choice(cli.color).write_global();
     match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(1),
         Err(error) => {
             let mut err = anstream::stderr().lock();
             let _ = error.render(&mut err);
@@ -47,7 +48,15 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> Result<(), CliError> {
+/// How a command that ran to the end finished.
+enum Outcome {
+    /// Nothing to report: exit 0.
+    Success,
+    /// It found problems it exists to find (secrets, missing variables): exit 1.
+    Findings,
+}
+
+fn run(cli: &Cli) -> Result<Outcome, CliError> {
     let ctx = resolve::resolve(cli)?;
     let quiet = ctx.quiet;
     let printed = match &cli.command {
@@ -56,11 +65,15 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Get(args) => emit(&commands::get::run(&ctx, args)?, args.json, quiet),
         Command::List(args) => emit(&commands::list::run(&ctx, args)?, args.json, quiet),
         Command::Remove(args) => emit(&commands::remove::run(&ctx, args)?, args.json, quiet),
+        Command::Scan(args) => emit(&commands::scan::run(&ctx, args)?, args.json, quiet),
+        Command::Extract(args) => emit(&commands::extract::run(&ctx, args)?, args.json, quiet),
+        Command::Share(args) => emit(&commands::share::run(&ctx, args)?, args.json, quiet),
     };
     match printed {
         // A closed pipe (`mcpenv list | head -1`) is not a failure.
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(Outcome::Success),
         Err(error) => Err(CliError::failure_from("cannot write the output", error)),
-        Ok(()) => Ok(()),
+        Ok(true) => Ok(Outcome::Findings),
+        Ok(false) => Ok(Outcome::Success),
     }
 }

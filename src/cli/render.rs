@@ -26,6 +26,12 @@ pub trait Report: Serialize {
     fn write_status(&self, _err: &mut dyn Write) -> io::Result<()> {
         Ok(())
     }
+
+    /// Whether the command found what it exists to find (secrets for
+    /// `scan`): printed as usual, then exit 1.
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Serialize)]
@@ -36,25 +42,29 @@ struct Envelope<'a, T> {
 }
 
 /// Prints `report`: JSON (with `schema_version`) or text on stdout, status
-/// on stderr unless `quiet`.
-pub fn emit<R: Report>(report: &R, json: bool, quiet: bool) -> io::Result<()> {
+/// on stderr unless `quiet`. Returns whether the report is a failure.
+pub fn emit<R: Report>(report: &R, json: bool, quiet: bool) -> io::Result<bool> {
     if !quiet {
         let mut err = anstream::stderr().lock();
         report.write_status(&mut err)?;
         err.flush()?;
     }
-    let mut out = anstream::stdout().lock();
     if json {
+        // JSON never carries colour: skip the stripping adapter.
         let envelope = Envelope {
             schema_version: SCHEMA_VERSION,
             report,
         };
+        let mut out = io::BufWriter::new(io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, &envelope)?;
         writeln!(out)?;
-    } else {
-        report.write_text(&mut out)?;
+        out.flush()?;
+        return Ok(report.failed());
     }
-    out.flush()
+    let mut out = anstream::stdout().lock();
+    report.write_text(&mut out)?;
+    out.flush()?;
+    Ok(report.failed())
 }
 
 /// Writes `warning: message` lines.

@@ -1,6 +1,7 @@
 //! Arguments + process environment → the resolved context commands run in.
 //! The only place that reads `std::env`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::cli::args::{Cli, ColorWhen, ScopeArg};
@@ -22,6 +23,12 @@ pub mod vars {
     pub const NO_COLOR: &str = "NO_COLOR";
     /// Set to force colour on (honoured by `--color auto`).
     pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
+    /// Where other clients keep user config (`~/.config` when unset).
+    pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    /// Every variable is also read as a possible value of a `${VAR}`
+    /// placeholder: `extract` never gives a secret a name that already
+    /// holds a different value in the environment.
+    pub const ALL_FOR_PLACEHOLDERS: &str = "(all)";
 }
 
 /// Where Claude Code keeps managed files on Linux.
@@ -36,6 +43,10 @@ pub struct Ctx {
     pub quiet: bool,
     /// `-C DIR` as given, repeated in suggested commands.
     pub project_dir: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, or `~/.config`.
+    pub config_home: PathBuf,
+    /// The process environment, for resolving placeholders.
+    pub process_env: BTreeMap<String, String>,
 }
 
 impl Ctx {
@@ -103,10 +114,17 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
         };
         CliError::new(Kind::Failure, Box::new(error)).with_hint(hint)
     })?;
+    let config_home =
+        non_empty(vars::XDG_CONFIG_HOME).unwrap_or_else(|| locations.home.join(".config"));
+    let process_env = std::env::vars_os()
+        .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
     Ok(Ctx {
         locations,
         quiet: cli.quiet,
         project_dir: cli.project_dir.clone(),
+        config_home,
+        process_env,
     })
 }
 

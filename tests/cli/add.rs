@@ -315,7 +315,9 @@ fn add_json_prints_json_when_asked() {
       "file": "[ROOT]/home/.claude.json",
       "created": true,
       "replaced": false,
-      "warnings": []
+      "warnings": [],
+      "moves": [],
+      "env_written": []
     }
     ----- stderr -----
     [exit status: 0]

@@ -4,12 +4,14 @@
 mod add;
 mod claude;
 mod exit_codes;
+mod extract;
 mod files;
 mod get;
 mod harness;
 mod layout;
 mod list;
 mod remove;
+mod scan;
 mod secrets_corpus;
 
 #[path = "../support/big_config.rs"]

@@ -7,9 +7,13 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
+use crate::cli::commands::extract::{env_error, known_values};
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
+use crate::envfiles::{self, EnvFiles};
+use crate::extract::{self, Candidate, Move};
+use crate::model::ServerEntry;
 use crate::model::{self, Transport};
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target, Written};
@@ -32,6 +36,10 @@ pub struct AddReport {
     pub replaced: bool,
     /// Things worth knowing about what was written.
     pub warnings: Vec<String>,
+    /// Literal secrets moved into `.env` (project scope).
+    pub moves: Vec<Move>,
+    /// `.env` files written before the config.
+    pub env_written: Vec<PathBuf>,
     #[serde(skip)]
     file_shown: String,
 }
@@ -61,6 +69,8 @@ impl AddReport {
             created: written.created,
             replaced: written.replaced,
             warnings,
+            moves: Vec::new(),
+            env_written: Vec::new(),
         }
     }
 }
@@ -73,6 +83,16 @@ impl Report for AddReport {
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
         for message in &self.warnings {
             warning(err, message)?;
+        }
+        for moved in &self.moves {
+            writeln!(
+                err,
+                "Moved {} into `.env` as `{}` ({}), leaving `${{{}}}` in the entry",
+                moved.field, moved.variable, moved.value, moved.variable
+            )?;
+        }
+        for file in &self.env_written {
+            writeln!(err, "Wrote `{}`", file.display())?;
         }
         let verb = if self.replaced { "Replaced" } else { "Added" };
         writeln!(
@@ -133,40 +153,117 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
             (transport, entry)
         }
     };
-    write_entry(
-        ctx,
-        &args.name,
-        args.scope,
-        args.replace,
-        &entry,
-        transport,
-        warnings,
-    )
+    let options = WriteOptions {
+        scope: args.scope,
+        replace: args.replace,
+        allow_literal: args.allow_literal,
+        force: args.force,
+    };
+    write_entry(ctx, &args.name, &options, entry, transport, warnings)
 }
 
-/// Writes `entry` as server `name` in `scope` and reports it; shared by
-/// `add` and `add-json`.
+/// How `add` and `add-json` write an entry.
+pub struct WriteOptions {
+    /// The scope.
+    pub scope: ScopeArg,
+    /// `--replace`.
+    pub replace: bool,
+    /// `--allow-literal`: keep secrets in a project entry.
+    pub allow_literal: bool,
+    /// `--force`: write into a `.env` others can read.
+    pub force: bool,
+}
+
+/// Writes `entry` as server `name` and reports it; shared by `add` and
+/// `add-json`. A project entry's literal secrets go to `.env` first, and
+/// the entry gets placeholders, unless `--allow-literal`.
 pub fn write_entry(
     ctx: &Ctx,
     name: &str,
-    scope: ScopeArg,
-    replace: bool,
-    entry: &Value,
+    options: &WriteOptions,
+    entry: Value,
     transport: Transport,
-    warnings: Vec<String>,
+    mut warnings: Vec<String>,
 ) -> Result<AddReport, CliError> {
-    let scope = Scope::from(scope);
+    let scope = Scope::from(options.scope);
     let target = Target::for_scope(&ctx.locations, scope);
-    let if_exists = if replace {
+    let if_exists = if options.replace {
         IfExists::Replace
     } else {
         IfExists::Fail
     };
-    let written = store::add_server(&ctx.locations, &target, name, entry, if_exists)
+    let mut entry = entry;
+    let mut moves = Vec::new();
+    let mut written = Vec::new();
+    if scope == Scope::Project {
+        let candidate = Candidate {
+            target: target.clone(),
+            server: name.to_string(),
+            entry: ServerEntry::from_value(entry.clone()),
+        };
+        let plan = extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?);
+        if !plan.is_empty() {
+            if options.allow_literal {
+                warnings.push(format!(
+                    "kept {} literal secret(s) in `{}`, a file meant to be committed",
+                    plan.moves.len(),
+                    target.path.display()
+                ));
+            } else {
+                refuse_duplicate(ctx, &target, name, options.replace)?;
+                let changes: Vec<_> = plan
+                    .changes
+                    .iter()
+                    .flat_map(|(_, changes)| changes.iter().cloned())
+                    .collect();
+                let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
+                let example = extract::example_variables([(name, &placeholders)]);
+                let files = EnvFiles::at(ctx.locations.project_root());
+                let saved = envfiles::save(
+                    &files,
+                    &ctx.locations.state_dir,
+                    &plan.new_variables,
+                    &example,
+                    options.force,
+                )
+                .map_err(env_error)?;
+                written = saved.written;
+                entry = placeholders.to_value();
+                moves = plan.moves;
+            }
+        }
+    }
+    let done = store::add_server(&ctx.locations, &target, name, &entry, if_exists)
         .map_err(|error| already_exists_hint(ctx, error, name, scope))?;
-    Ok(AddReport::new(
-        ctx, name, scope, transport, written, warnings,
-    ))
+    let mut report = AddReport::new(ctx, name, scope, transport, done, warnings);
+    report.moves = moves;
+    report.env_written = written;
+    Ok(report)
+}
+
+/// Fails before anything is written when `name` exists and may not be replaced.
+fn refuse_duplicate(ctx: &Ctx, target: &Target, name: &str, replace: bool) -> Result<(), CliError> {
+    if replace {
+        return Ok(());
+    }
+    let Some(document) = crate::layered::load_document(&target.path, &[])? else {
+        return Ok(());
+    };
+    let object_path: Vec<&str> = target.object_path.iter().map(String::as_str).collect();
+    let exists = document
+        .object_at(&object_path)
+        .ok()
+        .flatten()
+        .is_some_and(|object| document.find_member(&object, name).is_some());
+    if exists {
+        let error = crate::error::StoreError::AlreadyExists {
+            name: name.to_string(),
+            scope: target.scope,
+            path: target.path.clone(),
+        };
+        return Err(already_exists_hint(ctx, error, name, target.scope));
+    }
+    Ok(())
 }
 
 /// A usage error for names Claude Code would refuse.

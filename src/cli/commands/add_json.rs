@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::cli::args::AddJsonArgs;
-use crate::cli::commands::add::{AddReport, check_name, write_entry};
+use crate::cli::commands::add::{AddReport, WriteOptions, check_name, write_entry};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
 use crate::model::{self, ServerEntry};
@@ -35,15 +35,13 @@ pub fn run(ctx: &Ctx, args: &AddJsonArgs) -> Result<AddReport, CliError> {
         ));
     }
     let transport = ServerEntry::from_value(entry.clone()).transport();
-    write_entry(
-        ctx,
-        &args.name,
-        args.scope,
-        args.replace,
-        &entry,
-        transport,
-        warnings,
-    )
+    let options = WriteOptions {
+        scope: args.scope,
+        replace: args.replace,
+        allow_literal: args.allow_literal,
+        force: args.force,
+    };
+    write_entry(ctx, &args.name, &options, entry, transport, warnings)
 }
 
 fn strip_position(message: &str) -> &str {

@@ -2,9 +2,12 @@
 
 pub mod add;
 pub mod add_json;
+pub mod extract;
 pub mod get;
 pub mod list;
 pub mod remove;
+pub mod scan;
+pub mod share;
 
 use std::path::Path;
 
@@ -22,6 +25,16 @@ pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {
         ),
         Scope::Project | Scope::User => format!("`{}`", path.display()),
     }
+}
+
+/// A path as shown in tables: relative to the working directory inside
+/// the project, `~/…` under the home directory, else absolute.
+pub fn shown_path(ctx: &Ctx, path: &Path) -> String {
+    let locations = &ctx.locations;
+    if let Ok(relative) = path.strip_prefix(&locations.working_dir) {
+        return relative.display().to_string();
+    }
+    locations.display(path)
 }
 
 /// Hints for a name that is not defined where it was looked for: a close

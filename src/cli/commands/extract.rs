@@ -1,0 +1,328 @@
+//! `mcpenv extract`: move literal secrets into the project's `.env` and
+//! leave `${VAR}` placeholders behind. `.env` is written first and the
+//! configs last, so no placeholder ever points at a lost value.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::cli::args::ExtractArgs;
+use crate::cli::commands::shown_path;
+use crate::cli::error::CliError;
+use crate::cli::render::{Cell, Report, table, warning};
+use crate::cli::resolve::Ctx;
+use crate::envfiles::{self, EnvFiles, EnvFilesError};
+use crate::extract::{self, Candidate, ExtractionPlan, Move};
+use crate::layered::Inventory;
+use crate::scope::Scope;
+use crate::store::{self, Target};
+
+/// What an extraction moved, or (with `--dry-run`) would move.
+#[derive(Debug, Serialize)]
+pub struct ExtractReport {
+    /// Every secret and its variable.
+    pub moves: Vec<Move>,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// The files written, in order.
+    pub written: Vec<PathBuf>,
+    /// Secrets found in git history, which extraction cannot remove.
+    pub committed: Vec<Committed>,
+    #[serde(skip)]
+    shown: Vec<(String, String)>,
+    #[serde(skip)]
+    scopes: String,
+}
+
+/// A secret that was committed before.
+#[derive(Debug, Serialize)]
+pub struct Committed {
+    /// The file.
+    pub file: PathBuf,
+    /// The variable now holding the secret.
+    pub variable: String,
+    /// The commits that added it.
+    pub commits: Vec<String>,
+}
+
+impl Report for ExtractReport {
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        if self.moves.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<Vec<Cell>> = self
+            .moves
+            .iter()
+            .zip(&self.shown)
+            .map(|(moved, (file, variable))| {
+                vec![
+                    Cell::plain(file),
+                    Cell::plain(&moved.server),
+                    Cell::plain(moved.field.to_string()),
+                    Cell::plain(variable),
+                    Cell::plain(&moved.value),
+                ]
+            })
+            .collect();
+        table(
+            out,
+            &["FILE", "SERVER", "FIELD", "VARIABLE", "VALUE"],
+            &rows,
+        )
+    }
+
+    fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        if self.moves.is_empty() {
+            return writeln!(
+                err,
+                "Nothing to extract: no literal secrets in {}",
+                self.scopes
+            );
+        }
+        let count = self.moves.len();
+        let secrets = if count == 1 { "secret" } else { "secrets" };
+        if self.dry_run {
+            writeln!(
+                err,
+                "Would move {count} {secrets} into `.env` (dry run: nothing was written)"
+            )?;
+        } else {
+            writeln!(err, "Moved {count} {secrets} into `.env`")?;
+            for file in &self.written {
+                writeln!(err, "Wrote `{}`", file.display())?;
+            }
+            writeln!(
+                err,
+                "Claude Code takes `${{VAR}}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)"
+            )?;
+        }
+        for committed in &self.committed {
+            warning(
+                err,
+                &format!(
+                    "the value of `{}` was committed in `{}` (commit {}); extraction does not rewrite history, so rotate that secret",
+                    committed.variable,
+                    committed.file.display(),
+                    committed.commits.join(", ")
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `mcpenv extract`.
+pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
+    let scopes: Vec<Scope> = if args.all {
+        Scope::ALL.to_vec()
+    } else {
+        vec![args.scope.map_or(Scope::Project, Scope::from)]
+    };
+    let inventory = Inventory::load(&ctx.locations)?;
+    let root = ctx.locations.project_root().to_path_buf();
+    for name in &args.servers {
+        if !inventory
+            .entries
+            .iter()
+            .any(|entry| &entry.name == name && scopes.contains(&entry.scope))
+        {
+            return Err(CliError::failure(format!(
+                "no MCP server named `{name}` in {}",
+                scope_names(&scopes)
+            ))
+            .with_hint(format!(
+                "see what is configured with `{}`",
+                ctx.command(&["list"])
+            )));
+        }
+    }
+    let candidates: Vec<Candidate> = inventory
+        .entries
+        .iter()
+        .filter(|entry| scopes.contains(&entry.scope))
+        // Project files outside this repository are not ours to edit.
+        .filter(|entry| entry.scope != Scope::Project || entry.file.starts_with(&root))
+        .filter(|entry| args.servers.is_empty() || args.servers.contains(&entry.name))
+        .map(|entry| Candidate {
+            target: target_of(ctx, entry.scope, &entry.file),
+            server: entry.name.clone(),
+            entry: entry.entry.clone(),
+        })
+        .collect();
+    let plan = extract::plan(&candidates, &known_values(ctx)?);
+    let mut report = ExtractReport {
+        shown: plan
+            .moves
+            .iter()
+            .map(|moved| {
+                let variable = if moved.reused {
+                    format!("{} (already in .env)", moved.variable)
+                } else {
+                    moved.variable.clone()
+                };
+                (shown_path(ctx, &moved.file), variable)
+            })
+            .collect(),
+        moves: plan.moves.clone(),
+        dry_run: args.dry_run,
+        written: Vec::new(),
+        committed: Vec::new(),
+        scopes: scope_names(&scopes),
+    };
+    if plan.is_empty() || args.dry_run {
+        if !plan.is_empty() {
+            envfiles::check_private(&EnvFiles::at(&root).env, args.force).map_err(env_error)?;
+        }
+        return Ok(report);
+    }
+    let project_entries: Vec<(String, crate::model::ServerEntry)> = inventory
+        .entries
+        .iter()
+        .filter(|entry| {
+            entry.scope == Scope::Project
+                || candidates
+                    .iter()
+                    .any(|candidate| candidate.server == entry.name)
+        })
+        .map(|entry| {
+            let changes: Vec<_> = plan
+                .changes
+                .iter()
+                .filter(|(target, _)| target.path == entry.file && target.scope == entry.scope)
+                .flat_map(|(_, changes)| changes.iter().cloned())
+                .collect();
+            (
+                entry.name.clone(),
+                extract::apply_changes(&entry.name, &entry.entry, &changes),
+            )
+        })
+        .collect();
+    report.written = apply(ctx, &plan, &project_entries, args.force)?;
+    report.committed = committed(ctx, &plan);
+    Ok(report)
+}
+
+/// Writes `.env`, `.env.example` and `.gitignore`, then every config.
+pub fn apply(
+    ctx: &Ctx,
+    plan: &ExtractionPlan,
+    documented: &[(String, crate::model::ServerEntry)],
+    force: bool,
+) -> Result<Vec<PathBuf>, CliError> {
+    let files = EnvFiles::at(ctx.locations.project_root());
+    let example = extract::example_variables(
+        documented
+            .iter()
+            .map(|(name, entry)| (name.as_str(), entry)),
+    );
+    let saved = envfiles::save(
+        &files,
+        &ctx.locations.state_dir,
+        &plan.new_variables,
+        &example,
+        force,
+    )
+    .map_err(env_error)?;
+    let mut written = saved.written;
+    for (target, changes) in &plan.changes {
+        let done = store::replace_fields(&ctx.locations, target, changes)?;
+        if done.changed && !written.contains(&done.path) {
+            written.push(done.path);
+        }
+    }
+    Ok(written)
+}
+
+/// The write target of a definition found in `file`.
+pub fn target_of(ctx: &Ctx, scope: Scope, file: &std::path::Path) -> Target {
+    let mut target = Target::for_scope(&ctx.locations, scope);
+    target.path = file.to_path_buf();
+    target
+}
+
+/// Values variables already have: `.env`, then the process environment.
+pub fn known_values(ctx: &Ctx) -> Result<impl Fn(&str) -> Option<String>, CliError> {
+    let path = EnvFiles::at(ctx.locations.project_root()).env;
+    let dotenv = crate::dotenv::read(&path).map_err(|error| {
+        CliError::failure_from(format!("cannot read `{}`", path.display()), error).with_hint(
+            "fix or remove the file; mcpenv adds to it and never guesses around broken lines",
+        )
+    })?;
+    let environment = ctx.process_env.clone();
+    Ok(move |name: &str| {
+        dotenv
+            .get(name)
+            .map(str::to_string)
+            .or_else(|| environment.get(name).cloned())
+    })
+}
+
+/// The secrets of `plan` that git history of the project files holds.
+fn committed(ctx: &Ctx, plan: &ExtractionPlan) -> Vec<Committed> {
+    let Some(git_root) = &ctx.locations.git_root else {
+        return Vec::new();
+    };
+    let secrets: Vec<(&str, &str)> = plan
+        .moves
+        .iter()
+        .filter(|moved| moved.scope == Scope::Project)
+        .filter_map(|moved| {
+            plan.new_variables
+                .iter()
+                .find(|(name, _)| *name == moved.variable)
+                .map(|(name, value)| (name.as_str(), value.as_str()))
+        })
+        .collect();
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    let mut files: Vec<&PathBuf> = plan
+        .moves
+        .iter()
+        .filter(|moved| moved.scope == Scope::Project)
+        .map(|moved| &moved.file)
+        .collect();
+    files.dedup();
+    files
+        .into_iter()
+        .flat_map(|file| {
+            envfiles::committed_secrets(git_root, file, &secrets)
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |exposure| Committed {
+                    file: file.clone(),
+                    variable: exposure.variable,
+                    commits: exposure.commits,
+                })
+        })
+        .collect()
+}
+
+/// The CLI error for a `.env` problem.
+pub fn env_error(error: EnvFilesError) -> CliError {
+    let hint = match &error {
+        EnvFilesError::ReadableByOthers { path, .. } => {
+            format!(
+                "make it private with `chmod 600 {}`, or pass `--force`",
+                path.display()
+            )
+        }
+        EnvFilesError::Unquotable { .. } => {
+            "set that variable by hand; nothing was changed".to_string()
+        }
+        EnvFilesError::Malformed { path, .. } => {
+            format!("fix `{}` by hand; nothing was changed", path.display())
+        }
+        _ => "nothing in the configs was changed; fix the problem and run the command again"
+            .to_string(),
+    };
+    CliError::new(crate::cli::error::Kind::Failure, Box::new(error)).with_hint(hint)
+}
+
+fn scope_names(scopes: &[Scope]) -> String {
+    match scopes {
+        [one] => format!("{one} scope"),
+        _ => "any scope".to_string(),
+    }
+}

@@ -1,0 +1,197 @@
+//! `mcpenv share`: a private (local or user) server becomes a project
+//! server in `.mcp.json`, its secrets moved into `.env` first, and the
+//! private copy removed unless `--keep`.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::cli::args::{PrivateScope, ShareArgs};
+use crate::cli::commands::extract::{env_error, known_values, target_of};
+use crate::cli::commands::{scope_file, unknown_name_hints};
+use crate::cli::error::CliError;
+use crate::cli::render::Report;
+use crate::cli::resolve::Ctx;
+use crate::envfiles::{self, EnvFiles};
+use crate::extract::{self, Candidate, Move};
+use crate::layered::Inventory;
+use crate::scope::Scope;
+use crate::store::{self, IfExists, Target};
+
+/// What `share` did.
+#[derive(Debug, Serialize)]
+pub struct ShareReport {
+    /// The server.
+    pub name: String,
+    /// Where it came from.
+    pub from: Scope,
+    /// The `.mcp.json` it was written to.
+    pub file: PathBuf,
+    /// The secrets moved into `.env`.
+    pub moves: Vec<Move>,
+    /// Whether the private copy was kept.
+    pub kept: bool,
+    /// Every file written, in order.
+    pub written: Vec<PathBuf>,
+    #[serde(skip)]
+    from_shown: String,
+}
+
+impl Report for ShareReport {
+    fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        for moved in &self.moves {
+            writeln!(
+                err,
+                "Moved {} {} into `.env` as `{}` ({})",
+                moved.server, moved.field, moved.variable, moved.value
+            )?;
+        }
+        writeln!(
+            err,
+            "Shared MCP server `{}` in `{}`",
+            self.name,
+            self.file.display()
+        )?;
+        if self.kept {
+            writeln!(err, "Kept the private copy in {}", self.from_shown)?;
+        } else {
+            writeln!(
+                err,
+                "Removed it from {} scope: {}",
+                self.from, self.from_shown
+            )?;
+        }
+        for file in &self.written {
+            writeln!(err, "Wrote `{}`", file.display())?;
+        }
+        if !self.moves.is_empty() {
+            writeln!(
+                err,
+                "Teammates set the variables listed in `.env.example` in their own `.env`"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `mcpenv share`.
+pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
+    let inventory = Inventory::load(&ctx.locations)?;
+    let wanted: Vec<Scope> = match args.from {
+        Some(PrivateScope::Local) => vec![Scope::Local],
+        Some(PrivateScope::User) => vec![Scope::User],
+        None => vec![Scope::Local, Scope::User],
+    };
+    let found: Vec<_> = inventory
+        .all_named(&args.name)
+        .into_iter()
+        .filter(|entry| wanted.contains(&entry.scope))
+        .collect();
+    let source = match found.as_slice() {
+        [only] => *only,
+        [] => {
+            let mut error = CliError::failure(format!(
+                "no private MCP server named `{}` to share",
+                args.name
+            ));
+            if inventory
+                .all_named(&args.name)
+                .iter()
+                .any(|entry| entry.scope == Scope::Project)
+            {
+                error = error.with_hint("it is already a project server");
+            } else {
+                for hint in unknown_name_hints(ctx, &inventory, &args.name) {
+                    error = error.with_hint(hint);
+                }
+            }
+            return Err(error);
+        }
+        _ => {
+            return Err(CliError::failure(format!(
+                "MCP server `{}` is defined in both local and user scope",
+                args.name
+            ))
+            .with_hint(format!(
+                "choose one: `{}` or `{}`",
+                ctx.command(&["share", &args.name, "--from", "local"]),
+                ctx.command(&["share", &args.name, "--from", "user"])
+            )));
+        }
+    };
+    let project = Target::for_scope(&ctx.locations, Scope::Project);
+    let candidate = Candidate {
+        target: target_of(ctx, source.scope, &source.file),
+        server: source.name.clone(),
+        entry: source.entry.clone(),
+    };
+    let plan = extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?);
+    let changes: Vec<_> = plan
+        .changes
+        .iter()
+        .flat_map(|(_, changes)| changes.iter().cloned())
+        .collect();
+    let shared = extract::apply_changes(&source.name, &source.entry, &changes);
+
+    // `.env` first, then the project file, then the private copy goes.
+    let documented: Vec<(&str, &crate::model::ServerEntry)> = inventory
+        .entries
+        .iter()
+        .filter(|entry| entry.scope == Scope::Project)
+        .map(|entry| (entry.name.as_str(), &entry.entry))
+        .chain(std::iter::once((source.name.as_str(), &shared)))
+        .collect();
+    let example = extract::example_variables(documented);
+    let files = EnvFiles::at(ctx.locations.project_root());
+    let saved = envfiles::save(
+        &files,
+        &ctx.locations.state_dir,
+        &plan.new_variables,
+        &example,
+        args.force,
+    )
+    .map_err(env_error)?;
+    let mut written = saved.written;
+    let added = store::add_server(
+        &ctx.locations,
+        &project,
+        &source.name,
+        &shared.to_value(),
+        IfExists::Fail,
+    )
+    .map_err(|error| {
+        let duplicate = matches!(error, crate::error::StoreError::AlreadyExists { .. });
+        let error = CliError::from(error);
+        if duplicate {
+            error.with_hint(format!(
+                "the project already has a server of that name; remove it first: `{}`",
+                ctx.command(&["remove", &source.name, "-s", "project"])
+            ))
+        } else {
+            error
+        }
+    })?;
+    written.push(added.path.clone());
+    let from_shown = scope_file(ctx, source.scope, &source.file);
+    if !args.keep {
+        let private = Target::for_scope(&ctx.locations, source.scope);
+        let removed = store::remove_server(&ctx.locations, &private, &source.name)?;
+        if !written.contains(&removed.path) {
+            written.push(removed.path);
+        }
+    }
+    Ok(ShareReport {
+        name: source.name.clone(),
+        from: source.scope,
+        file: added.path,
+        moves: plan.moves,
+        kept: args.keep,
+        written,
+        from_shown,
+    })
+}

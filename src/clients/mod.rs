@@ -1,0 +1,296 @@
+//! Other MCP clients' config files: where they live and how to read their
+//! servers into Claude Code's entry shape (for `scan`; `import`/`export`
+//! build on this). Parsing only, no I/O besides the caller-given text.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::model::ServerEntry;
+
+/// A client whose config file mcpenv knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Client {
+    /// Claude Code's `~/.claude.json` (all projects) or `.mcp.json`.
+    ClaudeCode,
+    /// Claude Desktop.
+    ClaudeDesktop,
+    /// Cursor.
+    Cursor,
+    /// VS Code (Copilot).
+    Vscode,
+    /// Windsurf.
+    Windsurf,
+    /// Gemini CLI.
+    Gemini,
+    /// Codex CLI (TOML).
+    Codex,
+    /// Zed.
+    Zed,
+}
+
+impl Client {
+    /// The name used on the command line and in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::ClaudeDesktop => "claude-desktop",
+            Self::Cursor => "cursor",
+            Self::Vscode => "vscode",
+            Self::Windsurf => "windsurf",
+            Self::Gemini => "gemini",
+            Self::Codex => "codex",
+            Self::Zed => "zed",
+        }
+    }
+
+    /// The member holding the servers.
+    fn servers_key(self) -> &'static str {
+        match self {
+            Self::Vscode => "servers",
+            Self::Zed => "context_servers",
+            Self::Codex => "mcp_servers",
+            _ => "mcpServers",
+        }
+    }
+}
+
+impl fmt::Display for Client {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// A config file of another client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientFile {
+    /// Whose file it is.
+    pub client: Client,
+    /// Where it is.
+    pub path: PathBuf,
+}
+
+/// Where the other clients keep their files on Linux, user-level and in
+/// `project`; `config_home` is `$XDG_CONFIG_HOME` (or `~/.config`).
+pub fn known_files(home: &Path, config_home: &Path, project: &Path) -> Vec<ClientFile> {
+    let file = |client, path: PathBuf| ClientFile { client, path };
+    vec![
+        file(
+            Client::ClaudeDesktop,
+            config_home.join("Claude/claude_desktop_config.json"),
+        ),
+        file(Client::Cursor, project.join(".cursor/mcp.json")),
+        file(Client::Cursor, home.join(".cursor/mcp.json")),
+        file(Client::Vscode, project.join(".vscode/mcp.json")),
+        file(Client::Vscode, config_home.join("Code/User/mcp.json")),
+        file(
+            Client::Windsurf,
+            home.join(".codeium/windsurf/mcp_config.json"),
+        ),
+        file(Client::Gemini, project.join(".gemini/settings.json")),
+        file(Client::Gemini, home.join(".gemini/settings.json")),
+        file(Client::Codex, home.join(".codex/config.toml")),
+        file(Client::Zed, project.join(".zed/settings.json")),
+        file(Client::Zed, config_home.join("zed/settings.json")),
+    ]
+}
+
+/// Guesses whose file `path` is from its name and content: `.toml` is
+/// Codex; JSON is read by the key that holds the servers.
+pub fn guess_client(path: &Path, value: Option<&Value>) -> Client {
+    if path
+        .extension()
+        .is_some_and(|extension| extension == "toml")
+    {
+        return Client::Codex;
+    }
+    let has = |key: &str| value.and_then(|value| value.get(key)).is_some();
+    if has("context_servers") {
+        Client::Zed
+    } else if has("servers") && !has("mcpServers") {
+        Client::Vscode
+    } else {
+        Client::ClaudeCode
+    }
+}
+
+/// A file that could not be read as its client's format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} at line {line} column {column}")]
+pub struct FormatError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parses a client file's text into a JSON value: JSON with comments and
+/// trailing commas (which several clients accept), or TOML for Codex.
+pub fn parse(path: &Path, text: &str) -> Result<Value, FormatError> {
+    if path
+        .extension()
+        .is_some_and(|extension| extension == "toml")
+    {
+        return toml::from_str::<Value>(text).map_err(|error| {
+            let (line, column) = error
+                .span()
+                .map(|span| line_column(text, span.start))
+                .unwrap_or((1, 1));
+            FormatError {
+                line,
+                column,
+                message: error.message().to_string(),
+            }
+        });
+    }
+    // Most files are strict JSON, which serde_json reads several times
+    // faster; comments and trailing commas fall back to the JSONC parser.
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        return Ok(value);
+    }
+    let options = jsonc_parser::ParseOptions::default();
+    match jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options) {
+        Ok(value) => Ok(value.unwrap_or(Value::Object(Map::new()))),
+        Err(error) => Err(FormatError {
+            line: error.line_display(),
+            column: error.column_display(),
+            message: error.kind().to_string(),
+        }),
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |newline| before.len() - newline - 1)
+        + 1;
+    (line, column)
+}
+
+/// A server found in a client file.
+#[derive(Debug, Clone)]
+pub struct FoundServer {
+    /// For `~/.claude.json`: the project key of a local-scope server.
+    pub project: Option<String>,
+    /// The server's name.
+    pub name: String,
+    /// The entry in Claude Code's shape.
+    pub entry: ServerEntry,
+}
+
+/// The servers of a parsed client file, in Claude Code's entry shape.
+pub fn servers(client: Client, value: &Value) -> Vec<FoundServer> {
+    let mut found = Vec::new();
+    let mut add = |project: Option<String>, servers: Option<&Value>| {
+        for (name, entry) in servers.and_then(Value::as_object).into_iter().flatten() {
+            found.push(FoundServer {
+                project: project.clone(),
+                name: name.clone(),
+                entry: ServerEntry::from_value(normalize(client, entry)),
+            });
+        }
+    };
+    add(None, value.get(client.servers_key()));
+    if client == Client::ClaudeCode {
+        for (key, project) in value
+            .get("projects")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            add(Some(key.clone()), project.get("mcpServers"));
+        }
+    }
+    found
+}
+
+/// One entry of `client` in Claude Code's shape: remote entries get a
+/// `type`, and each client's own names for url and headers are mapped.
+fn normalize(client: Client, entry: &Value) -> Value {
+    let Some(fields) = entry.as_object() else {
+        return entry.clone();
+    };
+    let mut out = fields.clone();
+    // Zed: `"command": {"path", "args", "env"}`.
+    if let Some(Value::Object(command)) = fields.get("command") {
+        out.remove("command");
+        for (from, to) in [("path", "command"), ("args", "args"), ("env", "env")] {
+            if let Some(value) = command.get(from) {
+                out.insert(to.to_string(), value.clone());
+            }
+        }
+    }
+    for (from, to) in [
+        ("serverUrl", "url"),
+        ("httpUrl", "url"),
+        ("http_headers", "headers"),
+    ] {
+        if let Some(value) = out.remove(from) {
+            out.entry(to.to_string()).or_insert(value);
+        }
+    }
+    if !out.contains_key("type") && !out.contains_key("command") && out.contains_key("url") {
+        let transport = if client == Client::Gemini && !fields.contains_key("httpUrl") {
+            "sse"
+        } else {
+            "http"
+        };
+        out.insert("type".to_string(), Value::from(transport));
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_client_shape_becomes_claude_shape() {
+        let zed = json!({"context_servers": {"gh": {"command": {"path": "npx", "args": ["-y"], "env": {"T": "v"}}}}});
+        let found = servers(Client::Zed, &zed);
+        assert_eq!(found[0].entry.command(), Some("npx"));
+        assert_eq!(found[0].entry.env(), [("T", "v")]);
+
+        let windsurf = json!({"mcpServers": {"docs": {"serverUrl": "https://x", "headers": {"X-API-Key": "k"}}}});
+        let found = servers(Client::Windsurf, &windsurf);
+        assert_eq!(found[0].entry.url(), Some("https://x"));
+        assert!(found[0].entry.transport().is_remote());
+
+        let codex: Value =
+            toml::from_str("[mcp_servers.l]\nurl = \"https://x\"\nhttp_headers = { A = \"b\" }\n")
+                .unwrap();
+        let found = servers(Client::Codex, &codex);
+        assert_eq!(found[0].entry.headers(), [("A", "b")]);
+    }
+
+    #[test]
+    fn claude_json_yields_every_project() {
+        let value = json!({"mcpServers": {"u": {"command": "x"}}, "projects": {"/p": {"mcpServers": {"l": {"command": "y"}}}}});
+        let found = servers(Client::ClaudeCode, &value);
+        let names: Vec<(Option<&str>, &str)> = found
+            .iter()
+            .map(|server| (server.project.as_deref(), server.name.as_str()))
+            .collect();
+        assert_eq!(names, [(None, "u"), (Some("/p"), "l")]);
+    }
+
+    #[test]
+    fn jsonc_and_toml_errors_have_positions() {
+        let error = parse(Path::new("a.json"), "{\n  \"a\": ,\n}").unwrap_err();
+        assert_eq!((error.line, error.column), (2, 8));
+        let error = parse(Path::new("c.toml"), "[x\n").unwrap_err();
+        assert_eq!(error.line, 1);
+        assert_eq!(
+            parse(Path::new("v.json"), "// c\n{\"servers\": {},}").unwrap(),
+            json!({"servers": {}})
+        );
+    }
+}

@@ -1,0 +1,338 @@
+//! Writing the project's `.env`, `.env.example` and `.gitignore`: each an
+//! atomic, locked, line-preserving edit. `.env` is written first by every
+//! caller, so a config never holds a placeholder whose value was not saved.
+
+use std::io::{self, BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::dotenv::{self, QuoteError};
+use crate::fsx::{self, EditLock, LockError, NewMode};
+
+/// Why the `.env` files could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvFilesError {
+    /// `.env` can be read by other users; secrets are not added to it.
+    #[error("`{}` is readable by other users (mode {mode:o}); no secret was written to it", path.display())]
+    ReadableByOthers {
+        /// The file.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A value cannot be written so that dotenvy reads it back exactly.
+    #[error("the value of `{name}` cannot be written to `.env`")]
+    Unquotable {
+        /// The variable.
+        name: String,
+        /// Why.
+        #[source]
+        source: QuoteError,
+    },
+    /// The existing file cannot take new lines safely (an open quote).
+    #[error("`{}` cannot be added to safely", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: QuoteError,
+    },
+    /// Reading or writing a file failed.
+    #[error("failed to write `{}`", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// Another process kept the file locked.
+    #[error("timed out waiting for the lock on `{}`", path.display())]
+    Locked {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file kept changing during the edit.
+    #[error("`{}` kept changing while mcpenv was editing it", path.display())]
+    Contended {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// The three files of a project root.
+#[derive(Debug, Clone)]
+pub struct EnvFiles {
+    /// `.env`: the values, never committed.
+    pub env: PathBuf,
+    /// `.env.example`: the names, committed.
+    pub example: PathBuf,
+    /// `.gitignore`.
+    pub gitignore: PathBuf,
+}
+
+impl EnvFiles {
+    /// The files at `root`.
+    pub fn at(root: &Path) -> Self {
+        Self {
+            env: root.join(".env"),
+            example: root.join(".env.example"),
+            gitignore: root.join(".gitignore"),
+        }
+    }
+}
+
+/// Which files an edit changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Saved {
+    /// Files written, in order.
+    pub written: Vec<PathBuf>,
+}
+
+/// Whether `.env` at `path` may receive secrets: absent, or not readable by
+/// group or others (unless `force`).
+pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
+    match std::fs::metadata(path) {
+        Ok(metadata) => {
+            let mode = metadata.permissions().mode() & 0o777;
+            if mode & 0o044 != 0 && !force {
+                return Err(EnvFilesError::ReadableByOthers {
+                    path: path.to_path_buf(),
+                    mode,
+                });
+            }
+            Ok(())
+        }
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(EnvFilesError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Adds `values` to `.env` (new files are 0600), documents `example`
+/// variables in `.env.example`, and makes sure `.gitignore` ignores `.env`.
+/// `.env` is written first.
+pub fn save(
+    files: &EnvFiles,
+    state_dir: &Path,
+    values: &[(String, String)],
+    example: &[(String, String)],
+    force: bool,
+) -> Result<Saved, EnvFilesError> {
+    let mut saved = Saved::default();
+    if !values.is_empty() {
+        check_private(&files.env, force)?;
+        let changed = edit_text(state_dir, &files.env, NewMode::Exact(0o600), |old| {
+            dotenv::with_values(old.unwrap_or_default(), values)
+                .map(Some)
+                .map_err(|source| quote_error(&files.env, values, source))
+        })?;
+        if changed {
+            saved.written.push(files.env.clone());
+        }
+    }
+    if !example.is_empty() {
+        let changed = edit_text(state_dir, &files.example, NewMode::Umasked(0o644), |old| {
+            let old = old.unwrap_or_default();
+            let new = dotenv::example_with(old, example);
+            Ok((new != old).then_some(new))
+        })?;
+        if changed {
+            saved.written.push(files.example.clone());
+        }
+    }
+    // Git knows best (global excludes, `.git/info/exclude`); the root
+    // `.gitignore` is read when git cannot say.
+    let ignored_by_git = files
+        .env
+        .parent()
+        .and_then(|root| git_ignores(root, &files.env));
+    let changed = ignored_by_git != Some(true)
+        && edit_text(
+            state_dir,
+            &files.gitignore,
+            NewMode::Umasked(0o644),
+            |old| Ok(dotenv::gitignore_with_dotenv(old)),
+        )?;
+    if changed {
+        saved.written.push(files.gitignore.clone());
+    }
+    Ok(saved)
+}
+
+fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> EnvFilesError {
+    match source {
+        QuoteError::ControlCharacter { .. } => {
+            let name = values
+                .iter()
+                .find(|(_, value)| dotenv::quote(value).is_err())
+                .map_or_else(String::new, |(name, _)| name.clone());
+            EnvFilesError::Unquotable { name, source }
+        }
+        QuoteError::InvalidName { ref name } => EnvFilesError::Unquotable {
+            name: name.clone(),
+            source,
+        },
+        QuoteError::UnterminatedQuote { .. } => EnvFilesError::Malformed {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
+/// Rewrites the text file `path` with `change(old)` (`None`: leave it),
+/// under mcpenv's lock, atomically, redoing it if the file changes
+/// meanwhile. Returns whether it wrote.
+fn edit_text(
+    state_dir: &Path,
+    path: &Path,
+    new_mode: NewMode,
+    change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
+) -> Result<bool, EnvFilesError> {
+    let io_error = |source| EnvFilesError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let resolved = fsx::resolve_symlinks(path).map_err(io_error)?;
+    let _lock =
+        EditLock::acquire(state_dir, &resolved, fsx::LOCK_TIMEOUT).map_err(
+            |error| match error {
+                LockError::Io(source) => io_error(source),
+                LockError::TimedOut(_) => EnvFilesError::Locked {
+                    path: path.to_path_buf(),
+                },
+            },
+        )?;
+    for _ in 0..5 {
+        let old = fsx::read_if_exists(&resolved).map_err(io_error)?;
+        let Some(new) = change(old.as_deref())? else {
+            return Ok(false);
+        };
+        let verified =
+            fsx::write_atomic(
+                &resolved,
+                &[new.as_bytes()],
+                new_mode,
+                || match fsx::unchanged(&resolved, old.as_deref()) {
+                    Ok(true) => Ok(()),
+                    _ => Err(()),
+                },
+            )
+            .map_err(io_error)?;
+        if verified.is_ok() {
+            return Ok(true);
+        }
+    }
+    Err(EnvFilesError::Contended {
+        path: path.to_path_buf(),
+    })
+}
+
+/// Whether git ignores `file` in the repository at `root`; `None` when git
+/// cannot tell (not installed, not a repository).
+pub fn git_ignores(root: &Path, file: &Path) -> Option<bool> {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["check-ignore", "-q", "--no-index", "--"])
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    match status.code() {
+        Some(0) => Some(true),
+        Some(1) => Some(false),
+        _ => None,
+    }
+}
+
+/// A secret that is in a file's git history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exposure {
+    /// The variable now holding the secret.
+    pub variable: String,
+    /// Short hashes of the commits that added it, newest first.
+    pub commits: Vec<String>,
+}
+
+/// Which of `secrets` (variable, value) were ever committed in `file` of
+/// the repository at `git_root`, searching the patches of every commit in
+/// this process (a secret never goes into a command line). `None` when git
+/// is not available or `file` has no history.
+pub fn committed_secrets(
+    git_root: &Path,
+    file: &Path,
+    secrets: &[(&str, &str)],
+) -> Option<Vec<Exposure>> {
+    let relative = file.strip_prefix(git_root).ok()?;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(git_root)
+        .args([
+            "log",
+            "--all",
+            "-p",
+            "--no-color",
+            "--no-ext-diff",
+            "--format=%x00%h",
+            "--",
+        ])
+        .arg(relative)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdout = child.stdout.take()?;
+    // A secret may be stored JSON-escaped; look for both forms.
+    let needles: Vec<(usize, String)> = secrets
+        .iter()
+        .enumerate()
+        .flat_map(|(index, (_, value))| {
+            let escaped = serde_json::to_string(value).unwrap_or_default();
+            let escaped = escaped.trim_matches('"').to_string();
+            [(index, (*value).to_string()), (index, escaped)]
+        })
+        .filter(|(_, needle)| !needle.is_empty())
+        .collect();
+    let mut commits: Vec<Vec<String>> = vec![Vec::new(); secrets.len()];
+    let mut current = String::new();
+    let mut saw_history = false;
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        if let Some(hash) = line.strip_prefix('\0') {
+            current = hash.to_string();
+            saw_history = true;
+            continue;
+        }
+        if !line.starts_with('+') || line.starts_with("+++") {
+            continue;
+        }
+        for (index, needle) in &needles {
+            if line.contains(needle.as_str()) && !commits[*index].contains(&current) {
+                commits[*index].push(current.clone());
+            }
+        }
+    }
+    let status = child.wait().ok()?;
+    if !status.success() || !saw_history {
+        return None;
+    }
+    Some(
+        secrets
+            .iter()
+            .zip(commits)
+            .filter(|(_, commits)| !commits.is_empty())
+            .map(|((variable, _), commits)| Exposure {
+                variable: (*variable).to_string(),
+                commits,
+            })
+            .collect(),
+    )
+}
