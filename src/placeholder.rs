@@ -76,6 +76,10 @@ impl Reference {
 /// Every reference Claude Code expands in `text`, left to right and
 /// non-overlapping, exactly as its pattern finds them.
 pub fn references(text: &str) -> Vec<Reference> {
+    // Most strings hold no `$` at all; skip the regex for them.
+    if !text.contains('$') {
+        return Vec::new();
+    }
     REFERENCE
         .captures_iter(text)
         .filter_map(|captures| Reference::from_captures(&captures))
@@ -141,6 +145,10 @@ pub struct UnsupportedForm {
 /// `$` alone, `$5`, `$$` and `${1X}` (positional parameters of a shell
 /// script in `args`) are not findings.
 pub fn unsupported_forms(text: &str) -> Vec<UnsupportedForm> {
+    // Every form starts with `$` or is `{env:…}`; most strings hold neither.
+    if !text.contains('$') && !text.contains("{env:") {
+        return Vec::new();
+    }
     let valid: Vec<Range<usize>> = references(text).into_iter().map(|r| r.span).collect();
     let overlaps_valid = |span: &Range<usize>| {
         valid

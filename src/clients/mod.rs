@@ -186,26 +186,26 @@ pub struct FoundServer {
 }
 
 /// The servers of a parsed client file, in Claude Code's entry shape.
-pub fn servers(client: Client, value: &Value) -> Vec<FoundServer> {
+pub fn servers(client: Client, mut value: Value) -> Vec<FoundServer> {
     let mut found = Vec::new();
-    let mut add = |project: Option<String>, servers: Option<&Value>| {
-        for (name, entry) in servers.and_then(Value::as_object).into_iter().flatten() {
+    let mut add = |project: Option<String>, servers: Option<Value>| {
+        let Some(Value::Object(servers)) = servers else {
+            return;
+        };
+        for (name, entry) in servers {
             found.push(FoundServer {
                 project: project.clone(),
-                name: name.clone(),
+                name,
                 entry: ServerEntry::from_value(normalize(client, entry)),
             });
         }
     };
-    add(None, value.get(client.servers_key()));
-    if client == Client::ClaudeCode {
-        for (key, project) in value
-            .get("projects")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            add(Some(key.clone()), project.get("mcpServers"));
+    add(None, value.get_mut(client.servers_key()).map(Value::take));
+    if client == Client::ClaudeCode
+        && let Some(Value::Object(projects)) = value.get_mut("projects").map(Value::take)
+    {
+        for (key, mut project) in projects {
+            add(Some(key), project.get_mut("mcpServers").map(Value::take));
         }
     }
     found
@@ -213,13 +213,12 @@ pub fn servers(client: Client, value: &Value) -> Vec<FoundServer> {
 
 /// One entry of `client` in Claude Code's shape: remote entries get a
 /// `type`, and each client's own names for url and headers are mapped.
-fn normalize(client: Client, entry: &Value) -> Value {
-    let Some(fields) = entry.as_object() else {
-        return entry.clone();
+fn normalize(client: Client, entry: Value) -> Value {
+    let Value::Object(mut out) = entry else {
+        return entry;
     };
-    let mut out = fields.clone();
     // Zed: `"command": {"path", "args", "env"}`.
-    if let Some(Value::Object(command)) = fields.get("command") {
+    if let Some(Value::Object(command)) = out.get("command").cloned() {
         out.remove("command");
         for (from, to) in [("path", "command"), ("args", "args"), ("env", "env")] {
             if let Some(value) = command.get(from) {
@@ -227,6 +226,7 @@ fn normalize(client: Client, entry: &Value) -> Value {
             }
         }
     }
+    let had_http_url = out.contains_key("httpUrl");
     for (from, to) in [
         ("serverUrl", "url"),
         ("httpUrl", "url"),
@@ -237,7 +237,7 @@ fn normalize(client: Client, entry: &Value) -> Value {
         }
     }
     if !out.contains_key("type") && !out.contains_key("command") && out.contains_key("url") {
-        let transport = if client == Client::Gemini && !fields.contains_key("httpUrl") {
+        let transport = if client == Client::Gemini && !had_http_url {
             "sse"
         } else {
             "http"
@@ -255,26 +255,26 @@ mod tests {
     #[test]
     fn each_client_shape_becomes_claude_shape() {
         let zed = json!({"context_servers": {"gh": {"command": {"path": "npx", "args": ["-y"], "env": {"T": "v"}}}}});
-        let found = servers(Client::Zed, &zed);
+        let found = servers(Client::Zed, zed);
         assert_eq!(found[0].entry.command(), Some("npx"));
         assert_eq!(found[0].entry.env(), [("T", "v")]);
 
         let windsurf = json!({"mcpServers": {"docs": {"serverUrl": "https://x", "headers": {"X-API-Key": "k"}}}});
-        let found = servers(Client::Windsurf, &windsurf);
+        let found = servers(Client::Windsurf, windsurf);
         assert_eq!(found[0].entry.url(), Some("https://x"));
         assert!(found[0].entry.transport().is_remote());
 
         let codex: Value =
             toml::from_str("[mcp_servers.l]\nurl = \"https://x\"\nhttp_headers = { A = \"b\" }\n")
                 .unwrap();
-        let found = servers(Client::Codex, &codex);
+        let found = servers(Client::Codex, codex);
         assert_eq!(found[0].entry.headers(), [("A", "b")]);
     }
 
     #[test]
     fn claude_json_yields_every_project() {
         let value = json!({"mcpServers": {"u": {"command": "x"}}, "projects": {"/p": {"mcpServers": {"l": {"command": "y"}}}}});
-        let found = servers(Client::ClaudeCode, &value);
+        let found = servers(Client::ClaudeCode, value);
         let names: Vec<(Option<&str>, &str)> = found
             .iter()
             .map(|server| (server.project.as_deref(), server.name.as_str()))

@@ -7,7 +7,6 @@ mod corpus;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
 
 use mcpenv::model::ServerEntry;
 use mcpenv::redact::mask;
@@ -234,59 +233,38 @@ fn generator_is_deterministic_and_synthetic() {
     }
 }
 
-/// Timing, not a pass/fail check: parse + scan of `config_files(2000, 1)` on
-/// one thread (100 files in debug builds, whose numbers mean little). Run
-/// `cargo test --release --test cli secrets_corpus -- --nocapture`.
+/// The real binary, on every case of the corpus at once: every planted
+/// secret is reported (masked), and none is ever printed whole, in text or
+/// JSON.
 #[test]
-fn throughput_of_scan_entry() {
-    let count = if cfg!(debug_assertions) { 100 } else { 2000 };
-    let files = corpus::config_files(count, 1);
-    let bytes: usize = files.iter().map(String::len).sum();
-    // Compile the rules outside the timed part.
-    assert!(!secrets::rules().is_empty());
-
-    // (parse, scan) of the fastest run.
-    let mut best: Option<(Duration, Duration)> = None;
-    let mut findings = 0;
-    for _ in 0..3 {
-        let start = Instant::now();
-        let mut entries = Vec::with_capacity(count * 24);
-        for file in &files {
-            let mut root: Value = serde_json::from_str(file).unwrap();
-            if let Some(Value::Object(servers)) = root.get_mut("mcpServers").map(Value::take) {
-                entries.extend(
-                    servers
-                        .into_iter()
-                        .map(|(_, server)| ServerEntry::from_value(server)),
-                );
-            }
-        }
-        let parsed = start.elapsed();
-        findings = entries
-            .iter()
-            .map(|entry| secrets::scan_entry(entry).len())
-            .sum::<usize>();
-        let scanned = start.elapsed() - parsed;
-        if best.is_none_or(|(parse, scan)| parsed + scanned < parse + scan) {
-            best = Some((parsed, scanned));
+fn scan_never_prints_a_planted_secret() {
+    let corpus = corpus::corpus(7);
+    let env = crate::harness::TestEnv::new();
+    let mut servers = serde_json::Map::new();
+    for (index, case) in corpus.cases.iter().enumerate() {
+        servers.insert(format!("server-{index}"), case.server.clone());
+    }
+    let file = serde_json::json!({ "mcpServers": servers }).to_string();
+    env.write("scan/corpus.mcp.json", &file);
+    let text = env.run_in(&env.root, &["scan", "scan"]);
+    let json = env.run_in(&env.root, &["scan", "scan", "--json"]);
+    assert_eq!((text.code, json.code), (1, 1), "{text}");
+    let planted: Vec<&corpus::Planted> =
+        corpus.cases.iter().flat_map(|case| &case.planted).collect();
+    for secret in &planted {
+        for out in [&text, &json] {
+            assert!(
+                !out.stdout.contains(&secret.secret) && !out.stderr.contains(&secret.secret),
+                "{} ({}) printed whole",
+                secret.rule,
+                secret.field
+            );
         }
     }
-    // Three runs were timed.
-    let best = best.unwrap();
-    let megabytes = bytes as f64 / 1e6;
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
-    };
-    eprintln!(
-        "\nthroughput ({profile}, 1 thread, best of 3): {count} files of {} bytes on average, {megabytes:.1} MB, {findings} findings\n  \
-         parse {:.0} ms, scan {:.0} ms, parse + scan {:.0} ms = {:.1} MB/s (scan alone {:.1} MB/s)",
-        bytes / count,
-        best.0.as_secs_f64() * 1e3,
-        best.1.as_secs_f64() * 1e3,
-        (best.0 + best.1).as_secs_f64() * 1e3,
-        megabytes / (best.0 + best.1).as_secs_f64(),
-        megabytes / best.1.as_secs_f64(),
+    let reported = json.json()["findings"].as_array().unwrap().len();
+    assert!(
+        reported >= planted.len(),
+        "{reported} findings for {} planted secrets",
+        planted.len()
     );
 }

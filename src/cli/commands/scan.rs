@@ -270,13 +270,14 @@ fn scan_file(source: &Source) -> FileResult {
         .client
         .unwrap_or_else(|| clients::guess_client(path, Some(&value)));
     let is_mcp_json = path.file_name().is_some_and(|name| name == ".mcp.json");
+    let has_projects = value.get("projects").is_some();
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-    for server in clients::servers(client, &value) {
+    for server in clients::servers(client, value) {
         let scope = match (client, &server.project, is_mcp_json) {
             (Client::ClaudeCode, Some(_), _) => "local",
             (Client::ClaudeCode, None, true) => "project",
-            (Client::ClaudeCode, None, false) if value.get("projects").is_some() => "user",
+            (Client::ClaudeCode, None, false) if has_projects => "user",
             (client, _, _) => client.as_str(),
         };
         findings.extend(scan_one(
