@@ -268,3 +268,47 @@ fn scan_never_prints_a_planted_secret() {
         planted.len()
     );
 }
+
+mod no_panics {
+    use mcpenv::model::ServerEntry;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// Strings that mix the bytes the scanners look for with multi-byte
+    /// characters, so a slice at a wrong offset would panic.
+    fn tricky() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[a-zA-Z0-9_:/@?&=%.${}\\-é€😀\\\\\"' \n\t#]{0,80}",
+            "(Bearer |Basic |--api-key=|postgres://u:|https://x/?key=|ghp_|sk-|eyJ|-----BEGIN )[a-zA-Z0-9é€😀:@/=+.${}-]{0,60}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn scanning_never_panics(name in tricky(), value in tricky(), arg in tricky(), url in tricky(), header in tricky()) {
+            let stdio = ServerEntry::from_value(json!({"command": value, "args": ["--token", arg, value], "env": {name.clone(): value}}));
+            let remote = ServerEntry::from_value(json!({"type": "http", "url": url, "headers": {name: header, "Authorization": arg}}));
+            for entry in [stdio, remote] {
+                for finding in mcpenv::secrets::scan_entry(&entry) {
+                    // Every span lies on character boundaries of its string.
+                    prop_assert!(finding.span.start <= finding.span.end);
+                }
+            }
+        }
+
+        #[test]
+        fn placeholders_and_dotenv_never_panic(text in tricky()) {
+            let _ = mcpenv::placeholder::references(&text);
+            let _ = mcpenv::placeholder::unsupported_forms(&text);
+            let _ = mcpenv::placeholder::expand(&text, |_| Some("v".to_string()));
+            let parsed = mcpenv::dotenv::DotEnv::parse(std::path::Path::new(".env"), text.clone());
+            prop_assert!(parsed.problems.iter().all(|problem| problem.line >= 1));
+            let _ = mcpenv::dotenv::with_values(&text, &[("NAME".to_string(), text.clone())]);
+            let _ = mcpenv::dotenv::example_with(&text, &[("NAME".to_string(), "used by: x".to_string())]);
+            let _ = mcpenv::dotenv::gitignore_with_dotenv(Some(&text));
+        }
+    }
+}
