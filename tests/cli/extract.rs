@@ -9,12 +9,7 @@ use crate::scan::{DB_PASSWORD, PAT, STRIPE};
 const SENTRY: &str = "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";
 
 fn assert_no_secret(out: &CommandOutput) {
-    for secret in [PAT, STRIPE, DB_PASSWORD, SENTRY] {
-        assert!(
-            !out.stdout.contains(secret) && !out.stderr.contains(secret),
-            "a secret was printed:\n{out}"
-        );
-    }
+    out.assert_no_secret(&[PAT, STRIPE, DB_PASSWORD, SENTRY]);
 }
 
 /// A hand-written `.mcp.json` with a secret in each placement.

@@ -152,6 +152,17 @@ impl CommandOutput {
         self
     }
 
+    /// Asserts that none of `secrets` appears whole in stdout or stderr.
+    #[track_caller]
+    pub fn assert_no_secret(&self, secrets: &[&str]) {
+        for secret in secrets {
+            assert!(
+                !self.stdout.contains(secret) && !self.stderr.contains(secret),
+                "a secret was printed:\n{self}"
+            );
+        }
+    }
+
     /// stdout parsed as JSON.
     #[track_caller]
     pub fn json(&self) -> serde_json::Value {
