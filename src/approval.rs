@@ -205,7 +205,7 @@ fn normalize(name: &str) -> String {
 
 /// Claude Code ignores `.claude/settings.local.json` for approvals in an
 /// untrusted project when it could have come from the repository itself.
-fn local_settings_gated(locations: &Locations) -> bool {
+pub fn local_settings_gated(locations: &Locations) -> bool {
     let Some(git_root) = &locations.git_root else {
         return true;
     };

@@ -6,6 +6,7 @@
 //! knows about arguments, terminals, the process environment and exit codes.
 
 pub mod approval;
+pub mod check;
 pub mod cli;
 pub mod clients;
 pub mod document;

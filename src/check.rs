@@ -1,0 +1,515 @@
+//! What a teammate needs before Claude Code starts the project's servers:
+//! every variable the servers in effect reference, where (and whether) it
+//! is set, and the problems Claude Code would hit. Checks return data.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::approval::{self, Approval};
+use crate::dotenv::{self, DotEnv};
+use crate::envfiles;
+use crate::layered::Inventory;
+use crate::locate::Locations;
+use crate::placeholder;
+use crate::scope::Scope;
+
+/// Where values of variables can come from, as Claude Code and `mcpenv run`
+/// see them.
+#[derive(Debug, Clone)]
+pub struct EnvSources {
+    /// The process environment.
+    pub process: BTreeMap<String, String>,
+    /// The project's `.env`.
+    pub dotenv: DotEnv,
+    /// The project's `.env.local`.
+    pub dotenv_local: DotEnv,
+    /// The project's `.env.example`.
+    pub example: DotEnv,
+    /// The `env` maps of Claude Code's settings files it applies, highest
+    /// precedence first.
+    pub settings: Vec<(PathBuf, BTreeMap<String, String>)>,
+}
+
+impl EnvSources {
+    /// Reads every source for `locations`; a file that cannot be read is an
+    /// error naming it, a malformed line is a problem inside its `DotEnv`.
+    pub fn load(locations: &Locations, process: BTreeMap<String, String>) -> Result<Self, dotenv::DotEnvError> {
+        let root = locations.project_root();
+        let mut settings = Vec::new();
+        let mut candidates = vec![locations.managed_settings()];
+        if !approval::local_settings_gated(locations) {
+            candidates.push(locations.local_settings());
+        }
+        candidates.push(locations.project_settings());
+        candidates.push(locations.user_settings());
+        for path in candidates {
+            if let Some(values) = settings_env(&path) {
+                settings.push((path, values));
+            }
+        }
+        Ok(Self {
+            process,
+            dotenv: dotenv::read(&root.join(".env"))?,
+            dotenv_local: dotenv::read(&root.join(".env.local"))?,
+            example: dotenv::read(&root.join(".env.example"))?,
+            settings,
+        })
+    }
+
+    /// The value Claude Code started now would see, and where it comes from.
+    fn for_claude(&self, name: &str) -> Option<(String, String)> {
+        if let Some(value) = self.process.get(name) {
+            return Some((value.clone(), "environment".to_string()));
+        }
+        self.settings
+            .iter()
+            .find_map(|(path, values)| values.get(name).map(|value| (value.clone(), path.display().to_string())))
+    }
+
+    /// The value `mcpenv run` adds from `.env.local` or `.env`.
+    fn from_files(&self, name: &str) -> Option<(String, String)> {
+        [&self.dotenv_local, &self.dotenv]
+            .into_iter()
+            .find_map(|file| file.get(name).map(|value| (value.to_string(), file.path.display().to_string())))
+    }
+
+    /// Every variable `mcpenv run` would set from the files, with values.
+    pub fn file_values(&self) -> BTreeMap<String, String> {
+        let mut values = BTreeMap::new();
+        for file in [&self.dotenv, &self.dotenv_local] {
+            for (name, value) in &file.entries {
+                values.insert(name.clone(), value.clone());
+            }
+        }
+        values
+    }
+}
+
+fn settings_env(path: &Path) -> Option<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+    let env = value.get("env")?.as_object()?;
+    Some(
+        env.iter()
+            .filter_map(|(name, value)| value.as_str().map(|value| (name.clone(), value.to_string())))
+            .collect(),
+    )
+}
+
+/// A variable's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Set to a non-empty value.
+    Set,
+    /// Set, but to the empty string (which beats a `:-` default).
+    Empty,
+    /// Not set, and every reference has a default.
+    Defaulted,
+    /// Not set, and some reference has no default.
+    Missing,
+}
+
+/// One referenced variable.
+#[derive(Debug, Clone, Serialize)]
+pub struct Variable {
+    /// Its name.
+    pub name: String,
+    /// Its state.
+    pub state: State,
+    /// Where its value comes from: `environment`, or a file.
+    pub source: Option<String>,
+    /// Whether Claude Code started now (without `mcpenv run`) sees it.
+    pub seen_by_claude: bool,
+    /// The servers that reference it.
+    pub servers: Vec<String>,
+    /// What it is for, from the comment above it in `.env.example`.
+    pub description: Option<String>,
+    /// Whether its name looks like a secret's (hidden input when asked).
+    pub secret: bool,
+    /// The default of its references, when they have one.
+    #[serde(skip)]
+    pub default: Option<String>,
+}
+
+/// How Claude Code treats a server in effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Claude Code starts it.
+    Active,
+    /// A project server not approved yet; counted, since a teammate who
+    /// just cloned has approved nothing.
+    Pending,
+    /// Rejected in Claude Code's settings: skipped.
+    Skipped,
+}
+
+/// One server in effect.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerCheck {
+    /// Its name.
+    pub name: String,
+    /// Its scope.
+    pub scope: Scope,
+    /// The file that defines it.
+    pub file: PathBuf,
+    /// How Claude Code treats it.
+    pub status: Status,
+    /// The variables it references, in order.
+    pub variables: Vec<String>,
+    /// For stdio servers: the command and whether it was found.
+    pub command: Option<CommandCheck>,
+    /// Whether it has everything it needs.
+    pub ok: bool,
+}
+
+/// Whether a stdio server's command can be found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommandCheck {
+    /// The command as configured.
+    pub command: String,
+    /// Whether it is on PATH (or exists, for a path).
+    pub found: bool,
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something will fail.
+    Error,
+    /// Something is risky or surprising.
+    Warning,
+}
+
+/// One problem, with the next step.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// A stable identifier (`missing-variable`, `command-not-found`, …).
+    pub code: &'static str,
+    /// How bad it is.
+    pub severity: Severity,
+    /// The server concerned, if one.
+    pub server: Option<String>,
+    /// The file concerned, if one.
+    pub file: Option<PathBuf>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub hint: Option<String>,
+}
+
+/// Everything `check` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// The servers in effect (and the skipped ones).
+    pub servers: Vec<ServerCheck>,
+    /// Every referenced variable, in order of first reference.
+    pub variables: Vec<Variable>,
+    /// Every problem.
+    pub findings: Vec<Finding>,
+}
+
+impl CheckReport {
+    /// Whether nothing is in error (or, with `strict`, nothing at all).
+    pub fn ok(&self, strict: bool) -> bool {
+        !self
+            .findings
+            .iter()
+            .any(|finding| finding.severity == Severity::Error || strict)
+    }
+
+    /// The variables no source provides and that have no default.
+    pub fn missing(&self) -> Vec<&Variable> {
+        self.variables.iter().filter(|variable| variable.state == State::Missing).collect()
+    }
+}
+
+/// Checks the servers in effect in `inventory` against `sources`.
+pub fn check(locations: &Locations, inventory: &Inventory, sources: &EnvSources) -> CheckReport {
+    let mut findings = Vec::new();
+    let mut variables: Vec<Variable> = Vec::new();
+    let mut servers = Vec::new();
+    let descriptions = example_descriptions(&sources.example);
+    for name in inventory.names() {
+        let Some(winner) = inventory.winner(name) else { continue };
+        let status = match winner.approval {
+            Some(Approval::Rejected) => Status::Skipped,
+            Some(Approval::Pending) => Status::Pending,
+            _ => Status::Active,
+        };
+        let mut names = Vec::new();
+        if status != Status::Skipped {
+            for (_, value) in winner.entry.expandable_fields() {
+                for reference in placeholder::references(value) {
+                    if !names.contains(&reference.name) {
+                        names.push(reference.name.clone());
+                    }
+                    record(&mut variables, &reference, name, sources, &descriptions);
+                }
+            }
+        }
+        let command = (status != Status::Skipped && !winner.entry.transport().is_remote())
+            .then(|| winner.entry.command())
+            .flatten()
+            .map(|command| CommandCheck {
+                command: command.to_string(),
+                found: command_found(command, locations, sources),
+            });
+        if let Some(CommandCheck { command, found: false }) = &command {
+            findings.push(Finding {
+                code: "command-not-found",
+                severity: Severity::Error,
+                server: Some(name.to_string()),
+                file: Some(winner.file.clone()),
+                message: format!("`{name}` runs `{command}`, which is not on PATH"),
+                hint: Some(install_hint(command)),
+            });
+        }
+        servers.push(ServerCheck {
+            name: name.to_string(),
+            scope: winner.scope,
+            file: winner.file.clone(),
+            status,
+            variables: names,
+            command,
+            ok: true,
+        });
+    }
+    variable_findings(&variables, &mut findings);
+    for note in &inventory.notes {
+        findings.push(Finding {
+            code: "config",
+            severity: Severity::Warning,
+            server: None,
+            file: Some(note.path.clone()),
+            message: note.message.clone(),
+            hint: None,
+        });
+    }
+    file_findings(locations, sources, &variables, &mut findings);
+    for server in &mut servers {
+        let missing = server.variables.iter().any(|name| {
+            variables
+                .iter()
+                .any(|variable| &variable.name == name && variable.state == State::Missing)
+        });
+        server.ok = server.status == Status::Skipped || (!missing && server.command.as_ref().is_none_or(|command| command.found));
+    }
+    CheckReport {
+        servers,
+        variables,
+        findings,
+    }
+}
+
+fn record(
+    variables: &mut Vec<Variable>,
+    reference: &placeholder::Reference,
+    server: &str,
+    sources: &EnvSources,
+    descriptions: &BTreeMap<String, String>,
+) {
+    if let Some(existing) = variables.iter_mut().find(|variable| variable.name == reference.name) {
+        if !existing.servers.iter().any(|name| name == server) {
+            existing.servers.push(server.to_string());
+        }
+        // One reference without a default makes an unset variable missing.
+        if existing.state == State::Defaulted && reference.default.is_none() {
+            existing.state = State::Missing;
+        }
+        return;
+    }
+    let (state, source, seen_by_claude) = match (sources.for_claude(&reference.name), sources.from_files(&reference.name)) {
+        (Some((value, source)), _) => (value_state(&value), Some(source), true),
+        (None, Some((value, source))) => (value_state(&value), Some(source), false),
+        (None, None) if reference.default.is_some() => (State::Defaulted, None, true),
+        (None, None) => (State::Missing, None, false),
+    };
+    variables.push(Variable {
+        name: reference.name.clone(),
+        state,
+        source,
+        seen_by_claude,
+        servers: vec![server.to_string()],
+        description: descriptions.get(&reference.name).cloned(),
+        secret: crate::secrets::is_secret_name(&reference.name),
+        default: reference.default.clone(),
+    });
+}
+
+fn value_state(value: &str) -> State {
+    if value.is_empty() { State::Empty } else { State::Set }
+}
+
+fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
+    for variable in variables {
+        let servers = variable.servers.join(", ");
+        let (code, severity, message, hint) = match (variable.state, variable.seen_by_claude) {
+            (State::Missing, _) => (
+                "missing-variable",
+                Severity::Error,
+                format!("`{}` is not set (needed by {servers})", variable.name),
+                "set it with `mcpenv onboard`, or export it in your shell".to_string(),
+            ),
+            (State::Empty, _) => (
+                "empty-variable",
+                Severity::Warning,
+                format!("`{}` is set but empty (used by {servers}); an empty value beats a `:-` default", variable.name),
+                "give it a value, or unset it to use the default".to_string(),
+            ),
+            (State::Set, false) => (
+                "only-in-dotenv",
+                Severity::Warning,
+                format!(
+                    "`{}` is set only in `{}`: Claude Code does not read that file",
+                    variable.name,
+                    variable.source.as_deref().unwrap_or(".env")
+                ),
+                "start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`".to_string(),
+            ),
+            _ => continue,
+        };
+        findings.push(Finding {
+            code,
+            severity,
+            server: None,
+            file: None,
+            message,
+            hint: Some(hint),
+        });
+    }
+}
+
+fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Variable], findings: &mut Vec<Finding>) {
+    let root = locations.project_root();
+    for problem in sources.dotenv.problems.iter().chain(&sources.dotenv_local.problems) {
+        findings.push(Finding {
+            code: "dotenv-syntax",
+            severity: Severity::Warning,
+            server: None,
+            file: Some(root.join(".env")),
+            message: format!("line {}: {}", problem.line, problem.message),
+            hint: Some("fix that line: its variable is not read".to_string()),
+        });
+    }
+    let env_path = &sources.dotenv.path;
+    if sources.dotenv.text.is_some() {
+        let ignored = envfiles::git_ignores(root, env_path)
+            .unwrap_or_else(|| std::fs::read_to_string(root.join(".gitignore")).is_ok_and(|text| dotenv::ignores_dotenv(&text)));
+        if !ignored && locations.git_root.is_some() {
+            findings.push(Finding {
+                code: "dotenv-not-ignored",
+                severity: Severity::Warning,
+                server: None,
+                file: Some(env_path.clone()),
+                message: "`.env` is not ignored by git; its secrets could be committed".to_string(),
+                hint: Some("add `.env` to `.gitignore`".to_string()),
+            });
+        }
+        if let Ok(metadata) = std::fs::metadata(env_path) {
+            let mode = metadata.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                findings.push(Finding {
+                    code: "dotenv-permissions",
+                    severity: Severity::Warning,
+                    server: None,
+                    file: Some(env_path.clone()),
+                    message: format!("`.env` can be read by other users (mode {mode:o})"),
+                    hint: Some(format!("make it private: `chmod 600 {}`", env_path.display())),
+                });
+            }
+        }
+    }
+    if sources.example.text.is_none() {
+        if !variables.is_empty() {
+            findings.push(Finding {
+                code: "example-missing",
+                severity: Severity::Warning,
+                server: None,
+                file: Some(root.join(".env.example")),
+                message: "there is no `.env.example` listing the variables the servers need".to_string(),
+                hint: Some("`mcpenv extract` writes one; commit it".to_string()),
+            });
+        }
+        return;
+    }
+    for variable in variables {
+        if sources.example.get(&variable.name).is_none() {
+            findings.push(Finding {
+                code: "example-drift",
+                severity: Severity::Warning,
+                server: None,
+                file: Some(sources.example.path.clone()),
+                message: format!("`{}` is used by {} but not listed in `.env.example`", variable.name, variable.servers.join(", ")),
+                hint: Some(format!("add `{}=` to `.env.example`", variable.name)),
+            });
+        }
+    }
+    for (name, _) in &sources.example.entries {
+        if !variables.iter().any(|variable| &variable.name == name) {
+            findings.push(Finding {
+                code: "example-drift",
+                severity: Severity::Warning,
+                server: None,
+                file: Some(sources.example.path.clone()),
+                message: format!("`.env.example` lists `{name}`, which no server uses"),
+                hint: Some(format!("remove `{name}` from `.env.example`, or add the server that needs it")),
+            });
+        }
+    }
+}
+
+/// Comments right above each `NAME=` line of `.env.example`, without the
+/// `used by:` lines mcpenv writes.
+fn example_descriptions(example: &DotEnv) -> BTreeMap<String, String> {
+    let mut descriptions = BTreeMap::new();
+    let Some(text) = &example.text else {
+        return descriptions;
+    };
+    let mut comment: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(text) = trimmed.strip_prefix('#') {
+            let text = text.trim();
+            if !text.is_empty() && !text.starts_with("used by:") {
+                comment.push(text);
+            }
+            continue;
+        }
+        if let Some((name, _)) = trimmed.trim_start_matches("export ").split_once('=')
+            && !comment.is_empty()
+        {
+            descriptions.insert(name.trim().to_string(), comment.join(" "));
+        }
+        comment.clear();
+    }
+    descriptions
+}
+
+/// Whether `command` can be started: a path that exists, or a name on the
+/// PATH Claude Code would search. A command still holding a placeholder
+/// is not judged.
+fn command_found(command: &str, locations: &Locations, sources: &EnvSources) -> bool {
+    if command.contains("${") {
+        return true;
+    }
+    let path = sources.process.get("PATH").cloned().unwrap_or_default();
+    which::which_in(command, Some(path), &locations.working_dir).is_ok()
+}
+
+fn install_hint(command: &str) -> String {
+    let name = Path::new(command).file_name().and_then(|name| name.to_str()).unwrap_or(command);
+    match name {
+        "npx" | "node" | "npm" => "install Node.js (it provides `npx`), then run `mcpenv check` again".to_string(),
+        "uvx" | "uv" => "install uv (it provides `uvx`): `pipx install uv` or your package manager".to_string(),
+        "docker" => "install Docker, and make sure its daemon is running".to_string(),
+        "python" | "python3" => "install Python 3".to_string(),
+        _ if command.contains('/') => format!("check the path `{command}`"),
+        _ => format!("install `{name}` or put it on PATH"),
+    }
+}
