@@ -36,7 +36,10 @@ pub struct EnvSources {
 impl EnvSources {
     /// Reads every source for `locations`; a file that cannot be read is an
     /// error naming it, a malformed line is a problem inside its `DotEnv`.
-    pub fn load(locations: &Locations, process: BTreeMap<String, String>) -> Result<Self, dotenv::DotEnvError> {
+    pub fn load(
+        locations: &Locations,
+        process: BTreeMap<String, String>,
+    ) -> Result<Self, dotenv::DotEnvError> {
         let root = locations.project_root();
         let mut settings = Vec::new();
         let mut candidates = vec![locations.managed_settings()];
@@ -64,16 +67,21 @@ impl EnvSources {
         if let Some(value) = self.process.get(name) {
             return Some((value.clone(), "environment".to_string()));
         }
-        self.settings
-            .iter()
-            .find_map(|(path, values)| values.get(name).map(|value| (value.clone(), path.display().to_string())))
+        self.settings.iter().find_map(|(path, values)| {
+            values
+                .get(name)
+                .map(|value| (value.clone(), path.display().to_string()))
+        })
     }
 
     /// The value `mcpenv run` adds from `.env.local` or `.env`.
     fn from_files(&self, name: &str) -> Option<(String, String)> {
         [&self.dotenv_local, &self.dotenv]
             .into_iter()
-            .find_map(|file| file.get(name).map(|value| (value.to_string(), file.path.display().to_string())))
+            .find_map(|file| {
+                file.get(name)
+                    .map(|value| (value.to_string(), file.path.display().to_string()))
+            })
     }
 
     /// Every variable `mcpenv run` would set from the files, with values.
@@ -90,11 +98,16 @@ impl EnvSources {
 
 fn settings_env(path: &Path) -> Option<BTreeMap<String, String>> {
     let text = std::fs::read_to_string(path).ok()?;
-    let value: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+    let value: serde_json::Value =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
     let env = value.get("env")?.as_object()?;
     Some(
         env.iter()
-            .filter_map(|(name, value)| value.as_str().map(|value| (name.clone(), value.to_string())))
+            .filter_map(|(name, value)| {
+                value
+                    .as_str()
+                    .map(|value| (name.clone(), value.to_string()))
+            })
             .collect(),
     )
 }
@@ -225,7 +238,10 @@ impl CheckReport {
 
     /// The variables no source provides and that have no default.
     pub fn missing(&self) -> Vec<&Variable> {
-        self.variables.iter().filter(|variable| variable.state == State::Missing).collect()
+        self.variables
+            .iter()
+            .filter(|variable| variable.state == State::Missing)
+            .collect()
     }
 }
 
@@ -236,7 +252,9 @@ pub fn check(locations: &Locations, inventory: &Inventory, sources: &EnvSources)
     let mut servers = Vec::new();
     let descriptions = example_descriptions(&sources.example);
     for name in inventory.names() {
-        let Some(winner) = inventory.winner(name) else { continue };
+        let Some(winner) = inventory.winner(name) else {
+            continue;
+        };
         let status = match winner.approval {
             Some(Approval::Rejected) => Status::Skipped,
             Some(Approval::Pending) => Status::Pending,
@@ -260,7 +278,11 @@ pub fn check(locations: &Locations, inventory: &Inventory, sources: &EnvSources)
                 command: command.to_string(),
                 found: command_found(command, locations, sources),
             });
-        if let Some(CommandCheck { command, found: false }) = &command {
+        if let Some(CommandCheck {
+            command,
+            found: false,
+        }) = &command
+        {
             findings.push(Finding {
                 code: "command-not-found",
                 severity: Severity::Error,
@@ -298,7 +320,8 @@ pub fn check(locations: &Locations, inventory: &Inventory, sources: &EnvSources)
                 .iter()
                 .any(|variable| &variable.name == name && variable.state == State::Missing)
         });
-        server.ok = server.status == Status::Skipped || (!missing && server.command.as_ref().is_none_or(|command| command.found));
+        server.ok = server.status == Status::Skipped
+            || (!missing && server.command.as_ref().is_none_or(|command| command.found));
     }
     CheckReport {
         servers,
@@ -314,7 +337,10 @@ fn record(
     sources: &EnvSources,
     descriptions: &BTreeMap<String, String>,
 ) {
-    if let Some(existing) = variables.iter_mut().find(|variable| variable.name == reference.name) {
+    if let Some(existing) = variables
+        .iter_mut()
+        .find(|variable| variable.name == reference.name)
+    {
         if !existing.servers.iter().any(|name| name == server) {
             existing.servers.push(server.to_string());
         }
@@ -324,7 +350,10 @@ fn record(
         }
         return;
     }
-    let (state, source, seen_by_claude) = match (sources.for_claude(&reference.name), sources.from_files(&reference.name)) {
+    let (state, source, seen_by_claude) = match (
+        sources.for_claude(&reference.name),
+        sources.from_files(&reference.name),
+    ) {
         (Some((value, source)), _) => (value_state(&value), Some(source), true),
         (None, Some((value, source))) => (value_state(&value), Some(source), false),
         (None, None) if reference.default.is_some() => (State::Defaulted, None, true),
@@ -343,7 +372,11 @@ fn record(
 }
 
 fn value_state(value: &str) -> State {
-    if value.is_empty() { State::Empty } else { State::Set }
+    if value.is_empty() {
+        State::Empty
+    } else {
+        State::Set
+    }
 }
 
 fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
@@ -385,9 +418,19 @@ fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
     }
 }
 
-fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Variable], findings: &mut Vec<Finding>) {
+fn file_findings(
+    locations: &Locations,
+    sources: &EnvSources,
+    variables: &[Variable],
+    findings: &mut Vec<Finding>,
+) {
     let root = locations.project_root();
-    for problem in sources.dotenv.problems.iter().chain(&sources.dotenv_local.problems) {
+    for problem in sources
+        .dotenv
+        .problems
+        .iter()
+        .chain(&sources.dotenv_local.problems)
+    {
         findings.push(Finding {
             code: "dotenv-syntax",
             severity: Severity::Warning,
@@ -399,8 +442,10 @@ fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Varia
     }
     let env_path = &sources.dotenv.path;
     if sources.dotenv.text.is_some() {
-        let ignored = envfiles::git_ignores(root, env_path)
-            .unwrap_or_else(|| std::fs::read_to_string(root.join(".gitignore")).is_ok_and(|text| dotenv::ignores_dotenv(&text)));
+        let ignored = envfiles::git_ignores(root, env_path).unwrap_or_else(|| {
+            std::fs::read_to_string(root.join(".gitignore"))
+                .is_ok_and(|text| dotenv::ignores_dotenv(&text))
+        });
         if !ignored && locations.git_root.is_some() {
             findings.push(Finding {
                 code: "dotenv-not-ignored",
@@ -420,7 +465,10 @@ fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Varia
                     server: None,
                     file: Some(env_path.clone()),
                     message: format!("`.env` can be read by other users (mode {mode:o})"),
-                    hint: Some(format!("make it private: `chmod 600 {}`", env_path.display())),
+                    hint: Some(format!(
+                        "make it private: `chmod 600 {}`",
+                        env_path.display()
+                    )),
                 });
             }
         }
@@ -432,7 +480,8 @@ fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Varia
                 severity: Severity::Warning,
                 server: None,
                 file: Some(root.join(".env.example")),
-                message: "there is no `.env.example` listing the variables the servers need".to_string(),
+                message: "there is no `.env.example` listing the variables the servers need"
+                    .to_string(),
                 hint: Some("`mcpenv extract` writes one; commit it".to_string()),
             });
         }
@@ -445,7 +494,11 @@ fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Varia
                 severity: Severity::Warning,
                 server: None,
                 file: Some(sources.example.path.clone()),
-                message: format!("`{}` is used by {} but not listed in `.env.example`", variable.name, variable.servers.join(", ")),
+                message: format!(
+                    "`{}` is used by {} but not listed in `.env.example`",
+                    variable.name,
+                    variable.servers.join(", ")
+                ),
                 hint: Some(format!("add `{}=` to `.env.example`", variable.name)),
             });
         }
@@ -458,7 +511,9 @@ fn file_findings(locations: &Locations, sources: &EnvSources, variables: &[Varia
                 server: None,
                 file: Some(sources.example.path.clone()),
                 message: format!("`.env.example` lists `{name}`, which no server uses"),
-                hint: Some(format!("remove `{name}` from `.env.example`, or add the server that needs it")),
+                hint: Some(format!(
+                    "remove `{name}` from `.env.example`, or add the server that needs it"
+                )),
             });
         }
     }
@@ -503,10 +558,17 @@ fn command_found(command: &str, locations: &Locations, sources: &EnvSources) -> 
 }
 
 fn install_hint(command: &str) -> String {
-    let name = Path::new(command).file_name().and_then(|name| name.to_str()).unwrap_or(command);
+    let name = Path::new(command)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or(command);
     match name {
-        "npx" | "node" | "npm" => "install Node.js (it provides `npx`), then run `mcpenv check` again".to_string(),
-        "uvx" | "uv" => "install uv (it provides `uvx`): `pipx install uv` or your package manager".to_string(),
+        "npx" | "node" | "npm" => {
+            "install Node.js (it provides `npx`), then run `mcpenv check` again".to_string()
+        }
+        "uvx" | "uv" => {
+            "install uv (it provides `uvx`): `pipx install uv` or your package manager".to_string()
+        }
         "docker" => "install Docker, and make sure its daemon is running".to_string(),
         "python" | "python3" => "install Python 3".to_string(),
         _ if command.contains('/') => format!("check the path `{command}`"),

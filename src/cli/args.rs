@@ -54,6 +54,14 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Move a private server into `.mcp.json` for the team, its secrets into `.env`.
     Share(ShareArgs),
+    /// Check that every server in effect has what it needs; exits 1 when not.
+    Check(CheckArgs),
+    /// Ask for each missing variable and save it (interactive).
+    Onboard(OnboardArgs),
+    /// Run a command with `.env` loaded, e.g. `mcpenv run -- claude`.
+    Run(RunArgs),
+    /// Print the variables `.env` provides to the servers, for your shell or direnv.
+    Env(EnvArgs),
 }
 
 const ADD_EXAMPLES: &str = "\
@@ -268,6 +276,84 @@ pub struct ShareArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `mcpenv check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Where `onboard` saves values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnboardTarget {
+    /// The project's `.env` (mode 0600).
+    Dotenv,
+    /// The `env` map of `.claude/settings.local.json`, which Claude Code applies itself.
+    ClaudeSettings,
+}
+
+/// `mcpenv onboard`.
+#[derive(Debug, Args)]
+pub struct OnboardArgs {
+    /// Where to save the values.
+    #[arg(long, value_enum, default_value_t = OnboardTarget::Dotenv)]
+    pub to: OnboardTarget,
+
+    /// Only this variable (repeat for more).
+    #[arg(long = "only", value_name = "VAR")]
+    pub only: Vec<String>,
+
+    /// Copy values of variables already set in the environment, without asking.
+    #[arg(long)]
+    pub from_env: bool,
+
+    /// Write into a `.env` that other users can read.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Print the final check as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A file to load instead of `.env.local` and `.env` (repeat for more; earlier files win).
+    #[arg(long = "env-file", value_name = "FILE")]
+    pub env_files: Vec<PathBuf>,
+
+    /// The command and its arguments.
+    #[arg(required = true, last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Output formats of `mcpenv env`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EnvFormat {
+    /// `export NAME='value'` lines for sh, bash and zsh.
+    Sh,
+    /// `set -gx NAME 'value'` lines for fish.
+    Fish,
+    /// `NAME='value'` lines.
+    Dotenv,
+    /// One JSON object.
+    Json,
+}
+
+/// `mcpenv env`.
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = EnvFormat::Sh)]
+    pub format: EnvFormat,
 }
 
 /// `mcpenv remove`.

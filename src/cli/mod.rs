@@ -68,6 +68,13 @@ fn run(cli: &Cli) -> Result<Outcome, CliError> {
         Command::Scan(args) => emit(&commands::scan::run(&ctx, args)?, args.json, quiet),
         Command::Extract(args) => emit(&commands::extract::run(&ctx, args)?, args.json, quiet),
         Command::Share(args) => emit(&commands::share::run(&ctx, args)?, args.json, quiet),
+        Command::Check(args) => emit(&commands::check::run(&ctx, args)?, args.json, quiet),
+        Command::Onboard(args) => emit(&commands::onboard::run(&ctx, args)?, args.json, quiet),
+        Command::Run(args) => return Err(commands::run::run(&ctx, args)),
+        Command::Env(args) => {
+            let (report, json) = commands::env::run(&ctx, args)?;
+            emit(&report, json, quiet)
+        }
     };
     match printed {
         // A closed pipe (`mcpenv list | head -1`) is not a failure.

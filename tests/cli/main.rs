@@ -10,6 +10,7 @@ mod get;
 mod harness;
 mod layout;
 mod list;
+mod onboard;
 mod remove;
 mod scan;
 mod secrets_corpus;

@@ -2,10 +2,14 @@
 
 pub mod add;
 pub mod add_json;
+pub mod check;
+pub mod env;
 pub mod extract;
 pub mod get;
 pub mod list;
+pub mod onboard;
 pub mod remove;
+pub mod run;
 pub mod scan;
 pub mod share;
 

@@ -1,0 +1,222 @@
+//! `mcpenv check`: whether every server in effect has what it needs, before
+//! anything fails. Exit 0 when it does, 1 otherwise (`--strict`: warnings
+//! too). Never prints a value.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::check::{self, CheckReport, EnvSources, Severity, State, Status};
+use crate::cli::args::CheckArgs;
+use crate::cli::commands::shown_path;
+use crate::cli::error::CliError;
+use crate::cli::render::{BOLD, DIM, GREEN, Report, YELLOW};
+use crate::cli::resolve::Ctx;
+use crate::layered::Inventory;
+
+/// The report `check` (and `onboard`, at its end) prints.
+#[derive(Debug, Serialize)]
+pub struct CheckOutput {
+    /// Whether every server in effect has what it needs.
+    pub ok: bool,
+    /// Servers, variables and findings.
+    #[serde(flatten)]
+    pub report: CheckReport,
+    #[serde(skip)]
+    files: Vec<Option<String>>,
+    #[serde(skip)]
+    sources: Vec<Option<String>>,
+    #[serde(skip)]
+    fix: String,
+}
+
+impl Report for CheckOutput {
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
+        let width = self
+            .report
+            .variables
+            .iter()
+            .map(|variable| variable.name.len())
+            .chain(self.report.servers.iter().filter_map(|server| {
+                server
+                    .command
+                    .as_ref()
+                    .map(|command| command.command.len() + 10)
+            }))
+            .max()
+            .unwrap_or(0);
+        for server in &self.report.servers {
+            let status = match server.status {
+                Status::Active => String::new(),
+                Status::Pending => "  pending approval".to_string(),
+                Status::Skipped => "  skipped: rejected in Claude Code's settings".to_string(),
+            };
+            writeln!(
+                out,
+                "{BOLD}{}{BOLD:#}  {}{DIM}{status}{DIM:#}",
+                server.name, server.scope
+            )?;
+            if server.status == Status::Skipped {
+                continue;
+            }
+            for name in &server.variables {
+                let Some(index) = self
+                    .report
+                    .variables
+                    .iter()
+                    .position(|variable| &variable.name == name)
+                else {
+                    continue;
+                };
+                let variable = &self.report.variables[index];
+                let shown = self.sources[index].as_deref();
+                let (style, text) = match (variable.state, variable.seen_by_claude) {
+                    (State::Missing, _) => (red, "missing".to_string()),
+                    (State::Empty, _) => (YELLOW, format!("set but empty ({})", source(shown))),
+                    (State::Set, false) => (
+                        YELLOW,
+                        format!("set in {} (seen through `mcpenv run`)", source(shown)),
+                    ),
+                    (State::Set, true) => (GREEN, format!("set ({})", source(shown))),
+                    (State::Defaulted, _) => (GREEN, "not set; its default applies".to_string()),
+                };
+                writeln!(out, "  {name:width$}  {style}{text}{style:#}")?;
+            }
+            if let Some(command) = &server.command {
+                let label = format!("command `{}`", command.command);
+                let (style, text) = if command.found {
+                    (GREEN, "found")
+                } else {
+                    (red, "not found on PATH")
+                };
+                writeln!(out, "  {label:width$}  {style}{text}{style:#}")?;
+            }
+            if server.variables.is_empty() && server.command.is_none() {
+                writeln!(out, "  {DIM}nothing to check{DIM:#}")?;
+            }
+        }
+        if !self.report.findings.is_empty() {
+            writeln!(out)?;
+        }
+        for (finding, file) in self.report.findings.iter().zip(&self.files) {
+            let (style, label) = match finding.severity {
+                Severity::Error => (red.bold(), "error"),
+                Severity::Warning => (YELLOW.bold(), "warning"),
+            };
+            let file = file
+                .as_ref()
+                .map(|file| format!("`{file}`: "))
+                .unwrap_or_default();
+            writeln!(out, "{style}{label}:{style:#} {file}{}", finding.message)?;
+            if let Some(hint) = &finding.hint {
+                writeln!(out, "  hint: {hint}")?;
+            }
+        }
+        writeln!(out)?;
+        writeln!(out, "{}", self.summary())?;
+        if !self.report.missing().is_empty() {
+            writeln!(out, "Fix it with `{}`", self.fix)?;
+        }
+        Ok(())
+    }
+
+    fn failed(&self) -> bool {
+        !self.ok
+    }
+}
+
+impl CheckOutput {
+    fn summary(&self) -> String {
+        let counted: Vec<_> = self
+            .report
+            .servers
+            .iter()
+            .filter(|server| server.status != Status::Skipped)
+            .collect();
+        let failing = counted.iter().filter(|server| !server.ok).count();
+        let missing = self.report.missing().len();
+        let errors = self
+            .report
+            .findings
+            .iter()
+            .filter(|finding| finding.severity == Severity::Error)
+            .count();
+        let warnings = self.report.findings.len() - errors;
+        let plural = |count: usize, word: &str| {
+            if count == 1 {
+                format!("1 {word}")
+            } else {
+                format!("{count} {word}s")
+            }
+        };
+        if counted.is_empty() {
+            return "No MCP servers in effect here".to_string();
+        }
+        let mut summary = if failing == 0 {
+            format!(
+                "All {} in effect have what they need",
+                plural(counted.len(), "server")
+            )
+        } else {
+            format!(
+                "{} of {} in effect lack something",
+                failing,
+                plural(counted.len(), "server")
+            )
+        };
+        if missing > 0 {
+            summary.push_str(&format!("; {} missing", plural(missing, "variable")));
+        }
+        summary.push_str(&format!(
+            " ({}, {})",
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        ));
+        summary
+    }
+}
+
+fn source(source: Option<&str>) -> &str {
+    source.unwrap_or("unknown")
+}
+
+/// Builds the check report for the context.
+pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
+    let inventory = Inventory::load(&ctx.locations)?;
+    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone()).map_err(|error| {
+        CliError::failure_from("cannot read the project's `.env` files", error)
+            .with_hint("check their permissions")
+    })?;
+    let report = check::check(&ctx.locations, &inventory, &sources);
+    let files = report
+        .findings
+        .iter()
+        .map(|finding| finding.file.as_ref().map(|file| shown_path(ctx, file)))
+        .collect();
+    let sources = report
+        .variables
+        .iter()
+        .map(|variable| {
+            variable
+                .source
+                .as_ref()
+                .map(|source| match source.as_str() {
+                    "environment" => source.clone(),
+                    path => shown_path(ctx, std::path::Path::new(path)),
+                })
+        })
+        .collect();
+    Ok(CheckOutput {
+        ok: report.ok(strict),
+        report,
+        files,
+        sources,
+        fix: ctx.command(&["onboard"]),
+    })
+}
+
+/// Runs `mcpenv check`.
+pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<CheckOutput, CliError> {
+    report(ctx, args.strict)
+}

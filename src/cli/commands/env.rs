@@ -1,0 +1,109 @@
+//! `mcpenv env`: the variables the servers in effect reference that the
+//! project's `.env` files provide (and the environment does not), for
+//! `eval "$(mcpenv env)"` or a direnv `.envrc`. Values are the point here,
+//! so they are printed whole, except to a terminal, where they are masked.
+
+use std::collections::BTreeMap;
+use std::io::{self, IsTerminal, Write};
+
+use serde::Serialize;
+
+use crate::check::{self, EnvSources};
+use crate::cli::args::{EnvArgs, EnvFormat};
+use crate::cli::error::CliError;
+use crate::cli::render::Report;
+use crate::cli::resolve::Ctx;
+use crate::dotenv;
+use crate::layered::Inventory;
+use crate::redact;
+
+/// The variables to export.
+#[derive(Debug, Serialize)]
+pub struct EnvReport {
+    /// Name → value, in name order.
+    pub variables: BTreeMap<String, String>,
+    #[serde(skip)]
+    format: EnvFormat,
+    #[serde(skip)]
+    masked: bool,
+}
+
+impl Report for EnvReport {
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for (name, value) in &self.variables {
+            let value = if self.masked {
+                redact::mask(value)
+            } else {
+                value.clone()
+            };
+            match self.format {
+                EnvFormat::Sh => writeln!(out, "export {name}={}", sh_quote(&value))?,
+                EnvFormat::Fish => writeln!(out, "set -gx {name} {}", fish_quote(&value))?,
+                EnvFormat::Dotenv | EnvFormat::Json => {
+                    let quoted = dotenv::quote(&value).unwrap_or_else(|_| sh_quote(&value));
+                    writeln!(out, "{name}={quoted}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        if self.masked && !self.variables.is_empty() {
+            writeln!(
+                err,
+                "Values are masked on a terminal; use `eval \"$(mcpenv env)\"` or pipe the output"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// POSIX single quotes: `'` becomes `'\''`.
+fn sh_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// fish single quotes: `\` and `'` are escaped with a backslash.
+fn fish_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\\', r"\\").replace('\'', r"\'"))
+}
+
+/// Runs `mcpenv env`; returns the report and whether to print it as JSON.
+pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
+    let inventory = Inventory::load(&ctx.locations)?;
+    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone())
+        .map_err(|error| CliError::failure_from("cannot read the project's `.env` files", error))?;
+    let report = check::check(&ctx.locations, &inventory, &sources);
+    let values = sources.file_values();
+    let variables = report
+        .variables
+        .iter()
+        .filter(|variable| !ctx.process_env.contains_key(&variable.name))
+        .filter_map(|variable| {
+            values
+                .get(&variable.name)
+                .map(|value| (variable.name.clone(), value.clone()))
+        })
+        .collect();
+    let json = args.format == EnvFormat::Json;
+    Ok((
+        EnvReport {
+            variables,
+            format: args.format,
+            masked: io::stdout().is_terminal(),
+        },
+        json,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_quotes() {
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+        assert_eq!(fish_quote(r"a\b'c"), r"'a\\b\'c'");
+    }
+}

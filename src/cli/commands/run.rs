@@ -1,0 +1,75 @@
+//! `mcpenv run -- COMMAND [ARGS]...`: start COMMAND with the project's
+//! `.env.local` and `.env` loaded (variables already in the environment
+//! win, as with dotenvy), replacing this process, so `mcpenv run -- claude`
+//! starts Claude Code with every placeholder resolvable and COMMAND's exit
+//! status is ours.
+
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::cli::args::RunArgs;
+use crate::cli::error::CliError;
+use crate::cli::render::warning;
+use crate::cli::resolve::Ctx;
+use crate::dotenv;
+
+/// Runs `mcpenv run`; returns only when COMMAND could not be started.
+pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
+    let root = ctx.locations.project_root();
+    let files: Vec<PathBuf> = if args.env_files.is_empty() {
+        vec![root.join(".env.local"), root.join(".env")]
+    } else {
+        args.env_files
+            .iter()
+            .map(|file| ctx.locations.working_dir.join(file))
+            .collect()
+    };
+    let mut command = Command::new(&args.command[0]);
+    command.args(&args.command[1..]);
+    let mut set: Vec<String> = Vec::new();
+    for file in &files {
+        let loaded = match dotenv::read(file) {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                return CliError::failure_from(format!("cannot read `{}`", file.display()), error)
+                    .with_hint("check the file's permissions");
+            }
+        };
+        if loaded.text.is_none() && !args.env_files.is_empty() {
+            return CliError::failure(format!("no such env file: `{}`", file.display()))
+                .with_hint("check the path given to `--env-file`");
+        }
+        if !ctx.quiet {
+            let mut err = anstream::stderr().lock();
+            for problem in &loaded.problems {
+                let _ = warning(
+                    &mut err,
+                    &format!(
+                        "`{}` line {}: {}; skipped",
+                        file.display(),
+                        problem.line,
+                        problem.message
+                    ),
+                );
+            }
+        }
+        for (name, value) in &loaded.entries {
+            // The environment wins, and so does an earlier file.
+            if ctx.process_env.contains_key(name) || set.contains(name) {
+                continue;
+            }
+            command.env(name, value);
+            set.push(name.clone());
+        }
+    }
+    // Only returns on failure.
+    let error = command.exec();
+    let program = &args.command[0];
+    let hint = if error.kind() == std::io::ErrorKind::NotFound {
+        format!("`{program}` is not on PATH; check the spelling or install it")
+    } else {
+        format!("check that `{program}` is executable")
+    };
+    CliError::failure_from(format!("cannot run `{program}`"), error).with_hint(hint)
+}

@@ -1,0 +1,1 @@
+//! `mcpenv onboard` through a real pseudo-terminal (being written).
