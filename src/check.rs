@@ -75,7 +75,7 @@ impl EnvSources {
     }
 
     /// The value `mcpenv run` adds from `.env.local` or `.env`.
-    fn from_files(&self, name: &str) -> Option<(String, String)> {
+    fn in_files(&self, name: &str) -> Option<(String, String)> {
         [&self.dotenv_local, &self.dotenv]
             .into_iter()
             .find_map(|file| {
@@ -352,7 +352,7 @@ fn record(
     }
     let (state, source, seen_by_claude) = match (
         sources.for_claude(&reference.name),
-        sources.from_files(&reference.name),
+        sources.in_files(&reference.name),
     ) {
         (Some((value, source)), _) => (value_state(&value), Some(source), true),
         (None, Some((value, source))) => (value_state(&value), Some(source), false),
