@@ -223,7 +223,9 @@ pub struct CheckReport {
     pub servers: Vec<ServerCheck>,
     /// Every referenced variable, in order of first reference.
     pub variables: Vec<Variable>,
-    /// Every problem.
+    /// Every problem, errors and warnings (`warnings` in JSON, each with
+    /// its severity).
+    #[serde(rename = "warnings")]
     pub findings: Vec<Finding>,
 }
 
@@ -401,7 +403,12 @@ fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
                 format!(
                     "`{}` is set only in `{}`: Claude Code does not read that file",
                     variable.name,
-                    variable.source.as_deref().unwrap_or(".env")
+                    variable
+                        .source
+                        .as_deref()
+                        .and_then(|source| Path::new(source).file_name())
+                        .and_then(|name| name.to_str())
+                        .unwrap_or(".env")
                 ),
                 "start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`".to_string(),
             ),
@@ -452,7 +459,7 @@ fn file_findings(
                 severity: Severity::Warning,
                 server: None,
                 file: Some(env_path.clone()),
-                message: "`.env` is not ignored by git; its secrets could be committed".to_string(),
+                message: "not ignored by git; its secrets could be committed".to_string(),
                 hint: Some("add `.env` to `.gitignore`".to_string()),
             });
         }
@@ -464,7 +471,7 @@ fn file_findings(
                     severity: Severity::Warning,
                     server: None,
                     file: Some(env_path.clone()),
-                    message: format!("`.env` can be read by other users (mode {mode:o})"),
+                    message: format!("can be read by other users (mode {mode:o})"),
                     hint: Some(format!(
                         "make it private: `chmod 600 {}`",
                         env_path.display()
@@ -480,7 +487,7 @@ fn file_findings(
                 severity: Severity::Warning,
                 server: None,
                 file: Some(root.join(".env.example")),
-                message: "there is no `.env.example` listing the variables the servers need"
+                message: "does not exist, so teammates cannot see which variables the servers need"
                     .to_string(),
                 hint: Some("`mcpenv extract` writes one; commit it".to_string()),
             });
@@ -495,7 +502,7 @@ fn file_findings(
                 server: None,
                 file: Some(sources.example.path.clone()),
                 message: format!(
-                    "`{}` is used by {} but not listed in `.env.example`",
+                    "does not list `{}`, used by {}",
                     variable.name,
                     variable.servers.join(", ")
                 ),
@@ -510,7 +517,7 @@ fn file_findings(
                 severity: Severity::Warning,
                 server: None,
                 file: Some(sources.example.path.clone()),
-                message: format!("`.env.example` lists `{name}`, which no server uses"),
+                message: format!("lists `{name}`, which no server uses"),
                 hint: Some(format!(
                     "remove `{name}` from `.env.example`, or add the server that needs it"
                 )),

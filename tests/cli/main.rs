@@ -2,6 +2,7 @@
 //! a temporary HOME and project (see `harness`).
 
 mod add;
+mod check;
 mod claude;
 mod exit_codes;
 mod extract;
@@ -12,6 +13,7 @@ mod layout;
 mod list;
 mod onboard;
 mod remove;
+mod run;
 mod scan;
 mod secrets_corpus;
 

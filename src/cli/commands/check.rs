@@ -113,7 +113,9 @@ impl Report for CheckOutput {
                 writeln!(out, "  hint: {hint}")?;
             }
         }
-        writeln!(out)?;
+        if !self.report.servers.is_empty() {
+            writeln!(out)?;
+        }
         writeln!(out, "{}", self.summary())?;
         if !self.report.missing().is_empty() {
             writeln!(out, "Fix it with `{}`", self.fix)?;
@@ -153,10 +155,12 @@ impl CheckOutput {
         if counted.is_empty() {
             return "No MCP servers in effect here".to_string();
         }
-        let mut summary = if failing == 0 {
+        let mut summary = if failing == 0 && counted.len() == 1 {
+            "The one server in effect has what it needs".to_string()
+        } else if failing == 0 {
             format!(
-                "All {} in effect have what they need",
-                plural(counted.len(), "server")
+                "All {} servers in effect have what they need",
+                counted.len()
             )
         } else {
             format!(

@@ -1,0 +1,209 @@
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+use insta::assert_snapshot;
+
+use crate::harness::TestEnv;
+
+/// A project whose servers reference variables in every state.
+fn project(env: &mut TestEnv) {
+    env.write(
+        "project/.mcp.json",
+        r#"{
+  "mcpServers": {
+    "github": {"command": "sh", "args": ["-c", "exec server"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "FROM_SETTINGS": "${FROM_SETTINGS}"}},
+    "db": {"command": "sh", "args": ["${DATABASE_URL:-postgresql://localhost/dev}", "${DB_SCHEMA}"]},
+    "api": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${API_TOKEN}", "X-Empty": "${EMPTY_ONE}"}},
+    "tool": {"command": "/nonexistent/mcp-tool"},
+    "off": {"command": "sh", "env": {"T": "${NEVER_NEEDED}"}}
+  }
+}"#,
+    );
+    env.write(
+        "project/.claude/settings.local.json",
+        r#"{"disabledMcpjsonServers": ["off"], "env": {"FROM_SETTINGS": "s"}}"#,
+    );
+    env.write(
+        "project/.env",
+        "API_TOKEN='from-dotenv-0123456789'\nEMPTY_ONE=\n",
+    );
+    fs::set_permissions(env.project.join(".env"), fs::Permissions::from_mode(0o600)).unwrap();
+    env.write("project/.gitignore", ".env\n");
+    env.write(
+        "project/.env.example",
+        "# A GitHub token with repo scope: https://github.com/settings/tokens\nGITHUB_TOKEN=\nAPI_TOKEN=\nFROM_SETTINGS=\nEMPTY_ONE=\nDB_SCHEMA=\nDATABASE_URL=\nOLD_VARIABLE=\n",
+    );
+    env.set_env("GITHUB_TOKEN", "ghp_fromTheEnvironment");
+}
+
+#[test]
+fn check_reports_every_state_per_server() {
+    let mut env = TestEnv::new();
+    project(&mut env);
+    let out = env.run(&["check"]);
+    out.assert_no_secret(&["ghp_fromTheEnvironment", "from-dotenv-0123456789"]);
+    assert_snapshot!(out, @"
+    github  project  pending approval
+      GITHUB_TOKEN                     set (environment)
+      FROM_SETTINGS                    set (.claude/settings.local.json)
+      command `sh`                     found
+    db  project  pending approval
+      DATABASE_URL                     not set; its default applies
+      DB_SCHEMA                        missing
+      command `sh`                     found
+    api  project  pending approval
+      API_TOKEN                        set in .env (seen through `mcpenv run`)
+      EMPTY_ONE                        set but empty (.env)
+    tool  project  pending approval
+      command `/nonexistent/mcp-tool`  not found on PATH
+    off  project  skipped: rejected in Claude Code's settings
+
+    error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which is not on PATH
+      hint: check the path `/nonexistent/mcp-tool`
+    error: `DB_SCHEMA` is not set (needed by db)
+      hint: set it with `mcpenv onboard`, or export it in your shell
+    warning: `API_TOKEN` is set only in `.env`: Claude Code does not read that file
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
+    warning: `EMPTY_ONE` is set but empty (used by api); an empty value beats a `:-` default
+      hint: give it a value, or unset it to use the default
+    warning: `.env.example`: lists `OLD_VARIABLE`, which no server uses
+      hint: remove `OLD_VARIABLE` from `.env.example`, or add the server that needs it
+
+    2 of 4 servers in effect lack something; 1 variable missing (2 errors, 3 warnings)
+    Fix it with `mcpenv onboard`
+    ----- stderr -----
+    [exit status: 1]
+    ");
+}
+
+#[test]
+fn check_json_has_states_and_never_values() {
+    let mut env = TestEnv::new();
+    project(&mut env);
+    let out = env.run(&["check", "--json"]);
+    out.assert_no_secret(&[
+        "ghp_fromTheEnvironment",
+        "from-dotenv-0123456789",
+        "postgresql://localhost/dev",
+    ]);
+    assert_eq!(out.code, 1, "{out}");
+    let json = out.json();
+    assert_eq!(json["schema_version"], 1);
+    assert_eq!(json["ok"], false);
+    let states: Vec<(String, String)> = json["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|variable| {
+            (
+                variable["name"].as_str().unwrap().to_string(),
+                variable["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("GITHUB_TOKEN", "set"),
+        ("FROM_SETTINGS", "set"),
+        ("DATABASE_URL", "defaulted"),
+        ("DB_SCHEMA", "missing"),
+        ("API_TOKEN", "set"),
+        ("EMPTY_ONE", "empty"),
+    ];
+    assert_eq!(
+        states,
+        expected.map(|(name, state)| (name.to_string(), state.to_string()))
+    );
+    let servers: Vec<(&str, &str)> = json["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| {
+            (
+                server["name"].as_str().unwrap(),
+                server["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        servers,
+        [
+            ("github", "pending"),
+            ("db", "pending"),
+            ("api", "pending"),
+            ("tool", "pending"),
+            ("off", "skipped")
+        ]
+    );
+    for key in ["servers", "variables", "warnings"] {
+        assert!(json[key].is_array(), "{key}");
+    }
+}
+
+#[test]
+fn everything_set_exits_zero_and_strict_counts_warnings() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "sh", "env": {"T": "${TOKEN}"}}}}"#,
+    );
+    env.write("project/.env", "TOKEN=abc\n");
+    fs::set_permissions(env.project.join(".env"), fs::Permissions::from_mode(0o600)).unwrap();
+    env.write("project/.gitignore", ".env\n");
+    env.write("project/.env.example", "TOKEN=\n");
+    // Set only in `.env`: fine for `mcpenv run`, a warning for plain `claude`.
+    assert_snapshot!(env.run(&["check"]), @"
+    a  project  pending approval
+      TOKEN         set in .env (seen through `mcpenv run`)
+      command `sh`  found
+
+    warning: `TOKEN` is set only in `.env`: Claude Code does not read that file
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
+
+    The one server in effect has what it needs (0 errors, 1 warning)
+    ----- stderr -----
+    [exit status: 0]
+    ");
+    env.run(&["check", "--strict"]).expect_code(1);
+}
+
+#[test]
+fn dotenv_problems_are_reported_with_line_numbers() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "sh", "env": {"T": "${TOKEN}"}}}}"#,
+    );
+    env.write("project/.env", "# ok\nTOKEN=abc\nBROKEN=two words\n");
+    fs::set_permissions(env.project.join(".env"), fs::Permissions::from_mode(0o644)).unwrap();
+    let out = env.run(&["check"]);
+    assert_snapshot!(out, @"
+    a  project  pending approval
+      TOKEN         set in .env (seen through `mcpenv run`)
+      command `sh`  found
+
+    warning: `TOKEN` is set only in `.env`: Claude Code does not read that file
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
+    warning: `.env`: line 3: an unquoted value ends at the first space; quote the value
+      hint: fix that line: its variable is not read
+    warning: `.env`: not ignored by git; its secrets could be committed
+      hint: add `.env` to `.gitignore`
+    warning: `.env`: can be read by other users (mode 644)
+      hint: make it private: `chmod 600 [ROOT]/project/.env`
+    warning: `.env.example`: does not exist, so teammates cannot see which variables the servers need
+      hint: `mcpenv extract` writes one; commit it
+
+    The one server in effect has what it needs (0 errors, 5 warnings)
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}
+
+#[test]
+fn nothing_configured_is_fine() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.run(&["check"]), @"
+    No MCP servers in effect here
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}

@@ -1,0 +1,110 @@
+use std::fs;
+
+use insta::assert_snapshot;
+
+use crate::harness::TestEnv;
+
+#[test]
+fn run_loads_dotenv_passes_arguments_and_exit_status() {
+    let mut env = TestEnv::new();
+    env.write(
+        "project/.env",
+        "FROM_FILE=\"it's\"\nBOTH=file\nQUOTED=\"a \\$b\"\n",
+    );
+    env.write("project/.env.local", "LOCAL=yes\nBOTH=local\n");
+    env.set_env("ALREADY", "environment");
+    env.write(
+        "project/.env.local",
+        "LOCAL=yes\nBOTH=local\nALREADY=file\n",
+    );
+    let out = env.run(&["run", "--", "sh", "-c", "printf '%s|' \"$FROM_FILE\" \"$BOTH\" \"$QUOTED\" \"$LOCAL\" \"$ALREADY\" \"$1\" \"$2\"; exit 42", "sh", "-x", "two words"]);
+    assert_snapshot!(out, @"
+    it's|local|a $b|yes|environment|-x|two words|----- stderr -----
+    [exit status: 42]
+    ");
+}
+
+#[test]
+fn explicit_env_files_replace_the_defaults() {
+    let env = TestEnv::new();
+    env.write("project/.env", "A=default\n");
+    env.write("project/custom.env", "A=custom\n");
+    let out = env.run(&[
+        "run",
+        "--env-file",
+        "custom.env",
+        "--",
+        "sh",
+        "-c",
+        "echo $A",
+    ]);
+    assert_snapshot!(out, @"
+    custom
+    ----- stderr -----
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["run", "--env-file", "missing.env", "--", "true"]), @"
+    ----- stderr -----
+    error: no such env file: `[ROOT]/project/missing.env`
+
+    hint: check the path given to `--env-file`
+    [exit status: 1]
+    ");
+}
+
+#[test]
+fn a_missing_command_is_a_failure_and_no_command_a_usage_error() {
+    let env = TestEnv::new();
+    assert_snapshot!(env.run(&["run", "--", "/nonexistent/command"]), @"
+    ----- stderr -----
+    error: cannot run `/nonexistent/command`
+      caused by: No such file or directory (os error 2)
+
+    hint: `/nonexistent/command` is not on PATH; check the spelling or install it
+    [exit status: 1]
+    ");
+    env.run(&["run"]).expect_code(2);
+}
+
+#[test]
+fn env_prints_what_dotenv_provides_for_the_servers() {
+    let mut env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "sh", "env": {"T": "${TOKEN}", "U": "${SET_IN_SHELL}", "V": "${NOT_IN_FILE}"}}}}"#,
+    );
+    env.write(
+        "project/.env",
+        "TOKEN=\"it's \\$x\"\nSET_IN_SHELL=file\nUNUSED=1\n",
+    );
+    env.set_env("SET_IN_SHELL", "shell");
+    assert_snapshot!(env.run(&["env"]), @r"
+    export TOKEN='it'\''s $x'
+    ----- stderr -----
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["env", "--format", "fish"]), @r"
+    set -gx TOKEN 'it\'s $x'
+    ----- stderr -----
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["env", "--format", "json"]), @r#"
+    {
+      "schema_version": 1,
+      "variables": {
+        "TOKEN": "it's $x"
+      }
+    }
+    ----- stderr -----
+    [exit status: 0]
+    "#);
+    let exported = env.run(&["env"]).stdout;
+    let script = format!("{exported}printf '%s' \"$TOKEN\"");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "it's $x");
+    let _ = fs::remove_file(env.project.join(".env"));
+}
