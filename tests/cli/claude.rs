@@ -218,3 +218,48 @@ fn mcpenv_lists_what_claude_writes() {
         "{text}"
     );
 }
+
+#[test]
+fn claude_started_through_run_sees_the_dotenv_values() {
+    let env = TestEnv::new();
+    if claude().is_none() {
+        run_claude(&env, &env.project, &[]);
+        return;
+    }
+    env.run(&[
+        "add",
+        "-s",
+        "local",
+        "-t",
+        "http",
+        "api",
+        "http://127.0.0.1:9/mcp",
+        "-H",
+        "Authorization: Bearer ${TEAM_API_TOKEN}",
+    ])
+    .expect_code(0);
+    let (_, plain) = run_claude(&env, &env.project, &["mcp", "list"]).unwrap();
+    assert!(
+        plain.contains("Missing environment variables: TEAM_API_TOKEN"),
+        "{plain}"
+    );
+
+    env.write("project/.env", "TEAM_API_TOKEN=t0k3n-from-dotenv\n");
+    let claude = claude().unwrap();
+    let claude = claude.to_str().unwrap();
+    let output = env
+        .command(&env.project, &["run", "--", claude, "mcp", "list"])
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("MCP_TIMEOUT", "5000")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(text.contains("api:"), "{text}");
+    assert!(!text.contains("Missing environment variables"), "{text}");
+}
