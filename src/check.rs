@@ -449,7 +449,7 @@ fn file_findings(
     }
     let env_path = &sources.dotenv.path;
     if sources.dotenv.text.is_some() {
-        let ignored = envfiles::git_ignores(root, env_path).unwrap_or_else(|| {
+        let ignored = envfiles::git_ignores(&root, env_path).unwrap_or_else(|| {
             std::fs::read_to_string(root.join(".gitignore"))
                 .is_ok_and(|text| dotenv::ignores_dotenv(&text))
         });

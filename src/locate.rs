@@ -113,10 +113,14 @@ impl Locations {
             .unwrap_or_else(|| root.join(".mcp.json"))
     }
 
-    /// Where the project's `.env` lives: the repository root, else the
-    /// working directory.
-    pub fn project_root(&self) -> &Path {
-        self.git_root.as_deref().unwrap_or(&self.working_dir)
+    /// Where the project's `.env`, `.env.example` and `.gitignore` entry
+    /// live: next to the `.mcp.json` project writes go to (the repository
+    /// root in an ordinary repository, a package's own directory in a
+    /// monorepo that keeps `.mcp.json` there).
+    pub fn project_root(&self) -> PathBuf {
+        let file = self.project_file_for_write();
+        file.parent()
+            .map_or_else(|| self.working_dir.clone(), Path::to_path_buf)
     }
 
     /// The user's Claude Code settings.

@@ -218,7 +218,7 @@ pub fn write_entry(
                     .collect();
                 let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
                 let example = extract::example_variables([(name, &placeholders)]);
-                let files = EnvFiles::at(ctx.locations.project_root());
+                let files = EnvFiles::at(&ctx.locations.project_root());
                 let saved = envfiles::save(
                     &files,
                     &ctx.locations.state_dir,

@@ -120,7 +120,11 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
         vec![args.scope.map_or(Scope::Project, Scope::from)]
     };
     let inventory = Inventory::load(&ctx.locations)?;
-    let root = ctx.locations.project_root().to_path_buf();
+    let repository = ctx
+        .locations
+        .git_root
+        .clone()
+        .unwrap_or_else(|| ctx.locations.working_dir.clone());
     for name in &args.servers {
         if !inventory
             .entries
@@ -142,7 +146,7 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
         .iter()
         .filter(|entry| scopes.contains(&entry.scope))
         // Project files outside this repository are not ours to edit.
-        .filter(|entry| entry.scope != Scope::Project || entry.file.starts_with(&root))
+        .filter(|entry| entry.scope != Scope::Project || entry.file.starts_with(&repository))
         .filter(|entry| args.servers.is_empty() || args.servers.contains(&entry.name))
         .map(|entry| Candidate {
             target: target_of(ctx, entry.scope, &entry.file),
@@ -172,7 +176,8 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
     };
     if plan.is_empty() || args.dry_run {
         if !plan.is_empty() {
-            envfiles::check_private(&EnvFiles::at(&root).env, args.force).map_err(env_error)?;
+            envfiles::check_private(&EnvFiles::at(&ctx.locations.project_root()).env, args.force)
+                .map_err(env_error)?;
         }
         return Ok(report);
     }
@@ -210,7 +215,7 @@ pub fn apply(
     documented: &[(String, crate::model::ServerEntry)],
     force: bool,
 ) -> Result<Vec<PathBuf>, CliError> {
-    let files = EnvFiles::at(ctx.locations.project_root());
+    let files = EnvFiles::at(&ctx.locations.project_root());
     let example = extract::example_variables(
         documented
             .iter()
@@ -243,7 +248,7 @@ pub fn target_of(ctx: &Ctx, scope: Scope, file: &std::path::Path) -> Target {
 
 /// Values variables already have: `.env`, then the process environment.
 pub fn known_values(ctx: &Ctx) -> Result<impl Fn(&str) -> Option<String>, CliError> {
-    let path = EnvFiles::at(ctx.locations.project_root()).env;
+    let path = EnvFiles::at(&ctx.locations.project_root()).env;
     let dotenv = crate::dotenv::read(&path).map_err(|error| {
         CliError::failure_from(format!("cannot read `{}`", path.display()), error).with_hint(
             "fix or remove the file; mcpenv adds to it and never guesses around broken lines",

@@ -146,7 +146,7 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<ScanReport, CliError> {
         clients::known_files(
             &ctx.locations.home,
             &ctx.config_home,
-            ctx.locations.project_root(),
+            ctx.locations.git_root.as_deref().unwrap_or(&ctx.locations.working_dir),
         )
         .into_iter()
         .filter(|file| file.path.is_file())

@@ -147,7 +147,7 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         .chain(std::iter::once((source.name.as_str(), &shared)))
         .collect();
     let example = extract::example_variables(documented);
-    let files = EnvFiles::at(ctx.locations.project_root());
+    let files = EnvFiles::at(&ctx.locations.project_root());
     let saved = envfiles::save(
         &files,
         &ctx.locations.state_dir,
