@@ -108,3 +108,22 @@ fn env_prints_what_dotenv_provides_for_the_servers() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "it's $x");
     let _ = fs::remove_file(env.project.join(".env"));
 }
+
+#[test]
+fn run_with_project_dir_runs_there() {
+    let env = TestEnv::new();
+    env.write("project/.env", "A=from-project\n");
+    let out = env.run_in(
+        &env.root,
+        &[
+            "-C",
+            "project",
+            "run",
+            "--",
+            "sh",
+            "-c",
+            "echo \"$A $(basename \"$PWD\")\"",
+        ],
+    );
+    assert_eq!(out.stdout, "from-project project\n", "{out}");
+}

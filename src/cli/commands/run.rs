@@ -27,6 +27,10 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     };
     let mut command = Command::new(&args.command[0]);
     command.args(&args.command[1..]);
+    if ctx.project_dir.is_some() {
+        // `-C DIR` acts as if started in DIR, for the command too.
+        command.current_dir(&ctx.locations.working_dir);
+    }
     let mut set: Vec<String> = Vec::new();
     for file in &files {
         let loaded = match dotenv::read(file) {
