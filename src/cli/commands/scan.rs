@@ -146,7 +146,10 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<ScanReport, CliError> {
         clients::known_files(
             &ctx.locations.home,
             &ctx.config_home,
-            ctx.locations.git_root.as_deref().unwrap_or(&ctx.locations.working_dir),
+            ctx.locations
+                .git_root
+                .as_deref()
+                .unwrap_or(&ctx.locations.working_dir),
         )
         .into_iter()
         .filter(|file| file.path.is_file())
