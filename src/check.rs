@@ -15,6 +15,7 @@ use crate::layered::Inventory;
 use crate::locate::Locations;
 use crate::placeholder;
 use crate::scope::Scope;
+use crate::templates::{self, Template, TemplateVariable};
 
 /// Where values of variables can come from, as Claude Code and `mcpenv run`
 /// see them.
@@ -248,7 +249,12 @@ impl CheckReport {
 }
 
 /// Checks the servers in effect in `inventory` against `sources`.
-pub fn check(locations: &Locations, inventory: &Inventory, sources: &EnvSources) -> CheckReport {
+pub fn check(
+    locations: &Locations,
+    inventory: &Inventory,
+    sources: &EnvSources,
+    templates: &[Template],
+) -> CheckReport {
     let mut findings = Vec::new();
     let mut variables: Vec<Variable> = Vec::new();
     let mut servers = Vec::new();
@@ -263,13 +269,30 @@ pub fn check(locations: &Locations, inventory: &Inventory, sources: &EnvSources)
             _ => Status::Active,
         };
         let mut names = Vec::new();
+        // What the server's template (if it came from one) says about its variables.
+        let declared = templates::matching(templates, &winner.entry)
+            .map(|template| (template, templates::declared_variables(template, name)));
         if status != Status::Skipped {
             for (_, value) in winner.entry.expandable_fields() {
                 for reference in placeholder::references(value) {
                     if !names.contains(&reference.name) {
                         names.push(reference.name.clone());
                     }
-                    record(&mut variables, &reference, name, sources, &descriptions);
+                    let from_template = declared.as_ref().and_then(|(template, variables)| {
+                        variables
+                            .iter()
+                            .find(|variable| variable.name == reference.name)
+                            .map(|variable| (*template, variable))
+                    });
+                    record(
+                        &mut variables,
+                        &reference,
+                        name,
+                        sources,
+                        &descriptions,
+                        from_template,
+                        &mut findings,
+                    );
                 }
             }
         }
@@ -338,6 +361,8 @@ fn record(
     server: &str,
     sources: &EnvSources,
     descriptions: &BTreeMap<String, String>,
+    from_template: Option<(&Template, &TemplateVariable)>,
+    findings: &mut Vec<Finding>,
 ) {
     if let Some(existing) = variables
         .iter_mut()
@@ -352,23 +377,62 @@ fn record(
         }
         return;
     }
-    let (state, source, seen_by_claude) = match (
-        sources.for_claude(&reference.name),
-        sources.in_files(&reference.name),
-    ) {
-        (Some((value, source)), _) => (value_state(&value), Some(source), true),
-        (None, Some((value, source))) => (value_state(&value), Some(source), false),
-        (None, None) if reference.default.is_some() => (State::Defaulted, None, true),
-        (None, None) => (State::Missing, None, false),
+    let found = sources
+        .for_claude(&reference.name)
+        .map(|found| (found, true))
+        .or_else(|| {
+            sources
+                .in_files(&reference.name)
+                .map(|found| (found, false))
+        });
+    let (state, source, seen_by_claude) = match &found {
+        Some(((value, source), seen)) => (value_state(value), Some(source.clone()), *seen),
+        None if reference.default.is_some() => (State::Defaulted, None, true),
+        None => (State::Missing, None, false),
     };
+    if let (Some(((value, _), _)), Some((template, variable))) = (&found, from_template)
+        && let Some(pattern) = &variable.pattern
+        && !value.is_empty()
+        && regex::Regex::new(pattern).is_ok_and(|regex| !regex.is_match(value))
+    {
+        let what = template
+            .server
+            .title
+            .clone()
+            .unwrap_or_else(|| template.name.clone());
+        findings.push(Finding {
+            code: "unexpected-format",
+            severity: Severity::Warning,
+            server: Some(server.to_string()),
+            file: None,
+            message: format!(
+                "`{}` is set but does not look like a {what} value (expected `{pattern}`)",
+                reference.name
+            ),
+            hint: Some(match &variable.how_to_get {
+                Some(how) => format!("check the value; get one at {how}"),
+                None => "check the value".to_string(),
+            }),
+        });
+    }
+    let description = descriptions.get(&reference.name).cloned().or_else(|| {
+        let (_, variable) = from_template?;
+        match (&variable.description, &variable.how_to_get) {
+            (Some(text), Some(how)) => Some(format!("{text} (get one: {how})")),
+            (Some(text), None) => Some(text.clone()),
+            (None, Some(how)) => Some(format!("Get one: {how}")),
+            (None, None) => None,
+        }
+    });
     variables.push(Variable {
         name: reference.name.clone(),
         state,
         source,
         seen_by_claude,
         servers: vec![server.to_string()],
-        description: descriptions.get(&reference.name).cloned(),
-        secret: crate::secrets::is_secret_name(&reference.name),
+        description,
+        secret: from_template.is_some_and(|(_, variable)| variable.secret)
+            || crate::secrets::is_secret_name(&reference.name),
         default: reference.default.clone(),
     });
 }

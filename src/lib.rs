@@ -24,3 +24,4 @@ pub mod redact;
 pub mod scope;
 pub mod secrets;
 pub mod store;
+pub mod templates;

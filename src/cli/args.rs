@@ -62,6 +62,37 @@ pub enum Command {
     Run(RunArgs),
     /// Print the variables `.env` provides to the servers, for your shell or direnv.
     Env(EnvArgs),
+    /// List and show server templates.
+    #[command(subcommand)]
+    Templates(TemplatesCommand),
+}
+
+/// `mcpenv templates`.
+#[derive(Debug, Subcommand)]
+pub enum TemplatesCommand {
+    /// List the templates: embedded, yours and the project's.
+    List(TemplatesListArgs),
+    /// Show one template: its packages, remotes and variables.
+    Show(TemplatesShowArgs),
+}
+
+/// `mcpenv templates list`.
+#[derive(Debug, Args)]
+pub struct TemplatesListArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv templates show`.
+#[derive(Debug, Args)]
+pub struct TemplatesShowArgs {
+    /// The template's name, or a `server.json` file.
+    pub name: String,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 const ADD_EXAMPLES: &str = "\
@@ -139,11 +170,29 @@ pub struct AddArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Add from a template: a name (see `mcpenv templates list`) or a `server.json` file.
+    #[arg(long, value_name = "TEMPLATE", conflicts_with_all = ["transport", "env", "headers", "command_or_url"])]
+    pub template: Option<String>,
+
+    /// With `--template`: a value for one of its variables (repeat for more);
+    /// secrets go to `.env`, others become the placeholder's default.
+    #[arg(long = "var", value_name = "KEY=VALUE")]
+    pub vars: Vec<String>,
+
+    /// With `--template`: use its package N (from 1).
+    #[arg(long, value_name = "N", conflicts_with = "remote")]
+    pub package: Option<usize>,
+
+    /// With `--template`: use its remote N (from 1).
+    #[arg(long, value_name = "N")]
+    pub remote: Option<usize>,
+
     /// Server name: letters, digits, `-` and `_`.
     pub name: String,
 
     /// The command to run (stdio) or the server's URL (http, sse).
-    pub command_or_url: String,
+    #[arg(required_unless_present = "template")]
+    pub command_or_url: Option<String>,
 
     /// Arguments of the command; put `--` before arguments that start with `-`.
     pub args: Vec<String>,
@@ -393,7 +442,11 @@ mod tests {
     fn each_env_flag_takes_exactly_one_value() {
         let args = add(&["mcpenv", "add", "-e", "K=V", "s5", "cmd"]);
         assert_eq!(
-            (args.env, args.name.as_str(), args.command_or_url.as_str()),
+            (
+                args.env,
+                args.name.as_str(),
+                args.command_or_url.as_deref().unwrap()
+            ),
             (vec!["K=V".to_string()], "s5", "cmd")
         );
     }
@@ -401,7 +454,7 @@ mod tests {
     #[test]
     fn dashes_after_double_dash_are_arguments() {
         let args = add(&["mcpenv", "add", "gh", "--", "npx", "-y", "pkg"]);
-        assert_eq!(args.command_or_url, "npx");
+        assert_eq!(args.command_or_url.as_deref(), Some("npx"));
         assert_eq!(args.args, ["-y", "pkg"]);
         let args = add(&["mcpenv", "add", "gh", "npx", "-e", "A=1", "--", "-y"]);
         assert_eq!(
@@ -414,6 +467,43 @@ mod tests {
     fn a_dash_argument_without_double_dash_is_an_error() {
         let error = Cli::try_parse_from(["mcpenv", "add", "gh", "npx", "-y", "pkg"]).unwrap_err();
         assert_eq!(error.kind(), clap::error::ErrorKind::UnknownArgument);
+    }
+
+    #[test]
+    fn a_template_replaces_the_command_and_excludes_its_flags() {
+        let args = add(&[
+            "mcpenv",
+            "add",
+            "gh",
+            "--template",
+            "github",
+            "--var",
+            "A=1",
+            "--remote",
+            "1",
+        ]);
+        assert_eq!(
+            (args.template.as_deref(), args.command_or_url, args.remote),
+            (Some("github"), None, Some(1))
+        );
+        for bad in [
+            &["mcpenv", "add", "gh"][..],
+            &["mcpenv", "add", "gh", "--template", "github", "npx"],
+            &["mcpenv", "add", "gh", "--template", "github", "-e", "A=1"],
+            &[
+                "mcpenv",
+                "add",
+                "gh",
+                "--template",
+                "github",
+                "--package",
+                "1",
+                "--remote",
+                "1",
+            ],
+        ] {
+            assert!(Cli::try_parse_from(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -71,6 +71,12 @@ fn run(cli: &Cli) -> Result<Outcome, CliError> {
         Command::Check(args) => emit(&commands::check::run(&ctx, args)?, args.json, quiet),
         Command::Onboard(args) => emit(&commands::onboard::run(&ctx, args)?, args.json, quiet),
         Command::Run(args) => return Err(commands::run::run(&ctx, args)),
+        Command::Templates(args::TemplatesCommand::List(args)) => {
+            emit(&commands::templates::list(&ctx, args)?, args.json, quiet)
+        }
+        Command::Templates(args::TemplatesCommand::Show(args)) => {
+            emit(&commands::templates::show(&ctx, args)?, args.json, quiet)
+        }
         Command::Env(args) => {
             let (report, json) = commands::env::run(&ctx, args)?;
             emit(&report, json, quiet)

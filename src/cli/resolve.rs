@@ -47,6 +47,22 @@ pub struct Ctx {
     pub config_home: PathBuf,
     /// The process environment, for resolving placeholders.
     pub process_env: BTreeMap<String, String>,
+    /// The user's templates folder (`~/.config/mcpenv/templates` on Linux).
+    pub user_templates: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// Where templates are looked for.
+    pub fn template_dirs(&self) -> crate::templates::TemplateDirs {
+        crate::templates::TemplateDirs {
+            project: self
+                .locations
+                .project_root()
+                .join(".mcpenv")
+                .join("templates"),
+            user: self.user_templates.clone(),
+        }
+    }
 }
 
 impl Ctx {
@@ -95,9 +111,14 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
             .filter(|value| !value.is_empty())
             .map(PathBuf::from)
     };
-    let state_dir = directories::ProjectDirs::from("", "", "mcpenv")
+    let dirs = directories::ProjectDirs::from("", "", "mcpenv");
+    let state_dir = dirs
+        .as_ref()
         .map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf())
         .unwrap_or_else(|| std::env::temp_dir().join("mcpenv"));
+    let user_templates = dirs
+        .as_ref()
+        .map(|dirs| dirs.config_dir().join("templates"));
     let environment = Environment {
         home,
         claude_config_dir: non_empty(vars::CLAUDE_CONFIG_DIR),
@@ -125,6 +146,7 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
         project_dir: cli.project_dir.clone(),
         config_home,
         process_env,
+        user_templates,
     })
 }
 

@@ -317,7 +317,9 @@ fn add_json_prints_json_when_asked() {
       "replaced": false,
       "warnings": [],
       "moves": [],
-      "env_written": []
+      "env_written": [],
+      "template": null,
+      "still_missing": []
     }
     ----- stderr -----
     [exit status: 0]

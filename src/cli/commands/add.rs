@@ -40,6 +40,10 @@ pub struct AddReport {
     pub moves: Vec<Move>,
     /// `.env` files written before the config.
     pub env_written: Vec<PathBuf>,
+    /// The template the entry came from.
+    pub template: Option<String>,
+    /// Variables the server needs that no source sets yet.
+    pub still_missing: Vec<String>,
     #[serde(skip)]
     file_shown: String,
 }
@@ -71,6 +75,8 @@ impl AddReport {
             warnings,
             moves: Vec::new(),
             env_written: Vec::new(),
+            template: None,
+            still_missing: Vec::new(),
         }
     }
 }
@@ -102,10 +108,25 @@ impl Report for AddReport {
         )?;
         let verb = if self.created { "Created" } else { "Wrote" };
         writeln!(err, "{verb} {}", self.file_shown)?;
+        if let Some(template) = &self.template {
+            writeln!(err, "From template `{template}`")?;
+        }
         if self.scope == Scope::Project {
             writeln!(
                 err,
                 "Claude Code asks each teammate to approve project servers before it starts them"
+            )?;
+        }
+        if !self.still_missing.is_empty() {
+            let names: Vec<String> = self
+                .still_missing
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect();
+            writeln!(err, "Still missing: {}", names.join(", "))?;
+            writeln!(
+                err,
+                "hint: set them with `mcpenv onboard`; `mcpenv check` shows what each server needs"
             )?;
         }
         Ok(())
@@ -115,6 +136,18 @@ impl Report for AddReport {
 /// Runs `mcpenv add`.
 pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
     check_name(&args.name)?;
+    if let Some(template) = &args.template {
+        return crate::cli::commands::templates::add_from_template(ctx, args, template);
+    }
+    if !args.vars.is_empty() || args.package.is_some() || args.remote.is_some() {
+        return Err(
+            CliError::usage("`--var`, `--package` and `--remote` go with `--template`").with_hint(
+                "add `--template NAME`, or pass values with `-e KEY=VALUE` / `-H 'Name: value'`",
+            ),
+        );
+    }
+    // clap requires COMMAND_OR_URL without `--template`.
+    let command_or_url = args.command_or_url.as_deref().unwrap_or_default();
     let env = parse_env(&args.env)?;
     let headers = parse_headers(&args.headers)?;
     let mut warnings = Vec::new();
@@ -126,15 +159,14 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
                         .with_hint("add `-t http` (or `-t sse`) for a server reached by URL"),
                 );
             }
-            if looks_like_url(&args.command_or_url) {
+            if looks_like_url(command_or_url) {
                 warnings.push(format!(
-                    "`{}` looks like a URL but was added as a stdio command; for a remote server use `-t http` (or `-t sse`)",
-                    args.command_or_url
+                    "`{command_or_url}` looks like a URL but was added as a stdio command; for a remote server use `-t http` (or `-t sse`)"
                 ));
             }
             (
                 Transport::Stdio,
-                model::stdio_entry(&args.command_or_url, &args.args, &env),
+                model::stdio_entry(command_or_url, &args.args, &env),
             )
         }
         TransportArg::Http | TransportArg::Sse => {
@@ -149,7 +181,7 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
                 ))
                 .with_hint("pass credentials for a remote server as headers: `-H 'Authorization: Bearer ${TOKEN}'`"));
             }
-            let entry = model::remote_entry(&transport, &args.command_or_url, &headers);
+            let entry = model::remote_entry(&transport, command_or_url, &headers);
             (transport, entry)
         }
     };

@@ -192,7 +192,12 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
         CliError::failure_from("cannot read the project's `.env` files", error)
             .with_hint("check their permissions")
     })?;
-    let report = check::check(&ctx.locations, &inventory, &sources);
+    let report = check::check(
+        &ctx.locations,
+        &inventory,
+        &sources,
+        &crate::templates::all(&ctx.template_dirs()).0,
+    );
     let files = report
         .findings
         .iter()

@@ -74,7 +74,12 @@ pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
     let inventory = Inventory::load(&ctx.locations)?;
     let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone())
         .map_err(|error| CliError::failure_from("cannot read the project's `.env` files", error))?;
-    let report = check::check(&ctx.locations, &inventory, &sources);
+    let report = check::check(
+        &ctx.locations,
+        &inventory,
+        &sources,
+        &crate::templates::all(&ctx.template_dirs()).0,
+    );
     let values = sources.file_values();
     let variables = report
         .variables

@@ -12,6 +12,7 @@ pub mod remove;
 pub mod run;
 pub mod scan;
 pub mod share;
+pub mod templates;
 
 use std::path::Path;
 

@@ -47,7 +47,12 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
         CliError::failure_from("cannot read the project's `.env` files", error)
             .with_hint("check their permissions")
     })?;
-    let found = check::check(&ctx.locations, &inventory, &sources);
+    let found = check::check(
+        &ctx.locations,
+        &inventory,
+        &sources,
+        &crate::templates::all(&ctx.template_dirs()).0,
+    );
     check_only(args, &found)?;
     if args.to == OnboardTarget::ClaudeSettings
         && let Some(gate) = claude_settings::gate(&ctx.locations)

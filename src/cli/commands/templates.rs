@@ -1,0 +1,443 @@
+//! `mcpenv templates list|show`, and `mcpenv add NAME --template T`: server
+//! templates in the MCP Registry's `server.json` format.
+
+use std::io::{self, Write};
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::check::EnvSources;
+use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
+use crate::cli::commands::add::{AddReport, already_exists_hint};
+use crate::cli::commands::extract::env_error;
+use crate::cli::error::{CliError, Kind};
+use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
+use crate::cli::resolve::Ctx;
+use crate::envfiles::{self, EnvFiles};
+use crate::model::ServerEntry;
+use crate::scope::Scope;
+use crate::store::{self, IfExists, Target};
+use crate::templates::{self, Choice, Origin, Template, TemplateError, TemplateVariable};
+
+/// Every template.
+#[derive(Debug, Serialize)]
+pub struct ListReport {
+    /// The templates, by name.
+    pub templates: Vec<TemplateSummary>,
+    /// Templates that could not be read.
+    pub warnings: Vec<String>,
+}
+
+/// One template in a list.
+#[derive(Debug, Serialize)]
+pub struct TemplateSummary {
+    /// The name to use with `--template`.
+    pub name: String,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// Its display name.
+    pub title: Option<String>,
+    /// One line about it.
+    pub description: String,
+    /// Its version.
+    pub version: String,
+    /// How it can be installed: `npm @x/y`, `oci image`, `remote https://…`.
+    pub install: Vec<String>,
+}
+
+impl TemplateSummary {
+    fn new(template: &Template) -> Self {
+        let spec = &template.server;
+        let install = spec
+            .packages
+            .iter()
+            .map(|package| format!("{} {}", package.registry_type, package.identifier))
+            .chain(
+                spec.remotes
+                    .iter()
+                    .map(|remote| format!("remote {}", remote.url)),
+            )
+            .collect();
+        Self {
+            name: template.name.clone(),
+            origin: template.origin.clone(),
+            title: spec.title.clone(),
+            description: spec.description.clone(),
+            version: spec.version.clone(),
+            install,
+        }
+    }
+}
+
+fn origin_word(origin: &Origin) -> &'static str {
+    match origin {
+        Origin::Embedded => "embedded",
+        Origin::User(_) => "user",
+        Origin::Project(_) => "project",
+        Origin::File(_) => "file",
+    }
+}
+
+impl Report for ListReport {
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let rows: Vec<Vec<Cell>> = self
+            .templates
+            .iter()
+            .map(|template| {
+                vec![
+                    Cell::styled(&template.name, BOLD),
+                    Cell::plain(origin_word(&template.origin)),
+                    Cell::plain(template.install.join(", ")),
+                    Cell::styled(&template.description, DIM),
+                ]
+            })
+            .collect();
+        table(out, &["NAME", "SOURCE", "INSTALLS", "DESCRIPTION"], &rows)
+    }
+
+    fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        for message in &self.warnings {
+            warning(err, message)?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `mcpenv templates list`.
+pub fn list(ctx: &Ctx, _args: &TemplatesListArgs) -> Result<ListReport, CliError> {
+    let (found, errors) = templates::all(&ctx.template_dirs());
+    Ok(ListReport {
+        templates: found.iter().map(TemplateSummary::new).collect(),
+        warnings: errors.iter().map(ToString::to_string).collect(),
+    })
+}
+
+/// One template in detail.
+#[derive(Debug, Serialize)]
+pub struct ShowReport {
+    /// The summary.
+    #[serde(flatten)]
+    pub summary: TemplateSummary,
+    /// The entry each choice renders to, as `--package N` / `--remote N`.
+    pub renders: Vec<Rendering>,
+    /// Every variable, with what the template says about it.
+    pub variables: Vec<TemplateVariable>,
+}
+
+/// One rendering of a template.
+#[derive(Debug, Serialize)]
+pub struct Rendering {
+    /// `--package 1`, `--remote 1`…
+    pub choice: String,
+    /// The entry, or why it cannot be rendered.
+    pub entry: Option<Value>,
+    /// Why it cannot be rendered.
+    pub error: Option<String>,
+}
+
+impl Report for ShowReport {
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let summary = &self.summary;
+        let title = summary.title.as_deref().unwrap_or(&summary.name);
+        writeln!(
+            out,
+            "{BOLD}{title}{BOLD:#} ({} {})",
+            summary.name, summary.version
+        )?;
+        writeln!(out, "  {}", summary.description)?;
+        for rendering in &self.renders {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "{BOLD}{}{BOLD:#}{}",
+                rendering.choice,
+                if rendering.choice.ends_with(" 1")
+                    && self
+                        .renders
+                        .first()
+                        .is_some_and(|first| std::ptr::eq(first, rendering))
+                {
+                    " (default)"
+                } else {
+                    ""
+                }
+            )?;
+            match (&rendering.entry, &rendering.error) {
+                (Some(entry), _) => {
+                    let text = crate::document::pretty(entry, "  ", "  ");
+                    writeln!(out, "  {text}")?;
+                }
+                (None, Some(error)) => writeln!(out, "  {DIM}{error}{DIM:#}")?,
+                (None, None) => {}
+            }
+        }
+        if !self.variables.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "{BOLD}Variables{BOLD:#}")?;
+        }
+        for variable in &self.variables {
+            let mut traits = Vec::new();
+            if variable.required {
+                traits.push("required".to_string());
+            }
+            if variable.secret {
+                traits.push("secret".to_string());
+            }
+            if let Some(default) = &variable.default {
+                traits.push(format!("default `{default}`"));
+            }
+            writeln!(
+                out,
+                "  {}  {DIM}{}{DIM:#}",
+                variable.name,
+                traits.join(", ")
+            )?;
+            if let Some(description) = &variable.description {
+                writeln!(out, "    {description}")?;
+            }
+            if let Some(how) = &variable.how_to_get {
+                writeln!(out, "    Get one: {how}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `mcpenv templates show`.
+pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError> {
+    let template = templates::find(&ctx.template_dirs(), &args.name)
+        .map_err(|error| template_error(ctx, error))?;
+    let choices = (1..=template.server.packages.len())
+        .map(|index| (Choice::Package(index), format!("--package {index}")))
+        .chain(
+            (1..=template.server.remotes.len())
+                .map(|index| (Choice::Remote(index), format!("--remote {index}"))),
+        );
+    let renders = choices
+        .map(
+            |(choice, label)| match templates::render(&template, choice, &template.name) {
+                Ok(rendered) => Rendering {
+                    choice: label,
+                    entry: Some(rendered.entry),
+                    error: None,
+                },
+                Err(error) => Rendering {
+                    choice: label,
+                    entry: None,
+                    error: Some(error.to_string()),
+                },
+            },
+        )
+        .collect();
+    Ok(ShowReport {
+        summary: TemplateSummary::new(&template),
+        renders,
+        variables: templates::declared_variables(&template, &template.name),
+    })
+}
+
+/// The CLI error for a template problem.
+pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
+    let hint = match &error {
+        TemplateError::NotFound(_) => format!(
+            "see the templates with `{}`, or pass a `server.json` file",
+            ctx.command(&["templates", "list"])
+        ),
+        TemplateError::Malformed { .. } => {
+            "fix that field; the format is the MCP Registry's server.json".to_string()
+        }
+        TemplateError::Read { .. } => "check the path".to_string(),
+        TemplateError::NoSuchChoice { name, .. } => format!(
+            "see what it offers with `{}`",
+            ctx.command(&["templates", "show", name])
+        ),
+        TemplateError::Unsupported { name, .. } => format!(
+            "see what it offers with `{}`",
+            ctx.command(&["templates", "show", name])
+        ),
+    };
+    let kind = match &error {
+        TemplateError::NoSuchChoice { .. } => Kind::Usage,
+        _ => Kind::Failure,
+    };
+    CliError::new(kind, Box::new(error)).with_hint(hint)
+}
+
+/// `mcpenv add NAME --template T`: renders the template, writes `--var`
+/// secrets to `.env` and documents every variable in `.env.example` (project
+/// scope), then writes the entry and says what is still missing.
+pub fn add_from_template(
+    ctx: &Ctx,
+    args: &AddArgs,
+    template_name: &str,
+) -> Result<AddReport, CliError> {
+    let template = templates::find(&ctx.template_dirs(), template_name)
+        .map_err(|error| template_error(ctx, error))?;
+    let choice = match (args.package, args.remote) {
+        (Some(index), _) => Choice::Package(index),
+        (None, Some(index)) => Choice::Remote(index),
+        (None, None) => Choice::Default,
+    };
+    let rendered = templates::render(&template, choice, &args.name)
+        .map_err(|error| template_error(ctx, error))?;
+    let mut entry = rendered.entry;
+    let mut secrets = Vec::new();
+    for (key, value) in parse_vars(&args.vars)? {
+        let Some(variable) = rendered
+            .variables
+            .iter()
+            .find(|variable| variable.name == key)
+        else {
+            let names: Vec<String> = rendered
+                .variables
+                .iter()
+                .map(|variable| format!("`{}`", variable.name))
+                .collect();
+            return Err(CliError::usage(format!(
+                "template `{}` has no variable `{key}`",
+                template.name
+            ))
+            .with_hint(format!(
+                "its variables: {}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        if variable.secret {
+            secrets.push((key, value));
+        } else {
+            if value.contains('}') {
+                return Err(CliError::usage(format!(
+                    "the value of `{key}` cannot contain `}}` in a placeholder default"
+                ))
+                .with_hint("set it in `.env` instead"));
+            }
+            set_default(&mut entry, &key, &value);
+        }
+    }
+    let scope = Scope::from(args.scope);
+    let target = Target::for_scope(&ctx.locations, scope);
+    let example: Vec<(String, String)> = if scope == Scope::Project {
+        rendered
+            .variables
+            .iter()
+            .map(|variable| (variable.name.clone(), comment(variable, &args.name)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut env_written = Vec::new();
+    if !secrets.is_empty() || !example.is_empty() {
+        let files = EnvFiles::at(&ctx.locations.project_root());
+        env_written = envfiles::save(
+            &files,
+            &ctx.locations.state_dir,
+            &secrets,
+            &example,
+            args.force,
+        )
+        .map_err(env_error)?
+        .written;
+    }
+    let if_exists = if args.replace {
+        IfExists::Replace
+    } else {
+        IfExists::Fail
+    };
+    let written = store::add_server(&ctx.locations, &target, &args.name, &entry, if_exists)
+        .map_err(|error| already_exists_hint(ctx, error, &args.name, scope))?;
+    let transport = ServerEntry::from_value(entry.clone()).transport();
+    let mut report = AddReport::new(ctx, &args.name, scope, transport, written, Vec::new());
+    report.template = Some(template.name.clone());
+    report.env_written = env_written;
+    report.still_missing = still_missing(ctx, &entry);
+    Ok(report)
+}
+
+/// `KEY=VALUE` pairs of `--var`.
+fn parse_vars(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {
+    let mut vars = IndexMap::new();
+    for pair in pairs {
+        match pair.split_once('=') {
+            Some((key, value)) if !key.is_empty() => {
+                vars.insert(key.to_string(), value.to_string());
+            }
+            _ => {
+                return Err(
+                    CliError::usage(format!("invalid `--var {pair}`: expected KEY=VALUE"))
+                        .with_hint(
+                            "give one variable per flag: `--var KEY1=value1 --var KEY2=value2`",
+                        ),
+                );
+            }
+        }
+    }
+    Ok(vars)
+}
+
+/// Makes `value` the default of every `${key}` / `${key:-…}` in `entry`.
+fn set_default(entry: &mut Value, key: &str, value: &str) {
+    match entry {
+        Value::String(text) => {
+            let replacement = format!("${{{key}:-{value}}}");
+            let mut out = String::new();
+            let mut copied = 0;
+            for reference in crate::placeholder::references(text) {
+                if reference.name == key {
+                    out.push_str(&text[copied..reference.span.start]);
+                    out.push_str(&replacement);
+                    copied = reference.span.end;
+                }
+            }
+            out.push_str(&text[copied..]);
+            *text = out;
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| set_default(item, key, value)),
+        Value::Object(members) => members
+            .values_mut()
+            .for_each(|member| set_default(member, key, value)),
+        _ => {}
+    }
+}
+
+/// The `.env.example` comment for a template variable.
+fn comment(variable: &TemplateVariable, server: &str) -> String {
+    let mut lines = Vec::new();
+    if let Some(description) = &variable.description {
+        lines.push(description.clone());
+    }
+    if let Some(how) = &variable.how_to_get {
+        lines.push(format!("Get one: {how}"));
+    }
+    lines.push(format!("used by: {server}"));
+    lines.join("\n")
+}
+
+/// Variables `entry` references that nothing sets and that have no default.
+fn still_missing(ctx: &Ctx, entry: &Value) -> Vec<String> {
+    let Ok(sources) = EnvSources::load(&ctx.locations, ctx.process_env.clone()) else {
+        return Vec::new();
+    };
+    let values = sources.file_values();
+    let mut missing = Vec::new();
+    for (_, text) in ServerEntry::from_value(entry.clone()).expandable_fields() {
+        for reference in crate::placeholder::references(text) {
+            let set = ctx.process_env.contains_key(&reference.name)
+                || values.contains_key(&reference.name)
+                || sources
+                    .settings
+                    .iter()
+                    .any(|(_, map)| map.contains_key(&reference.name));
+            if !set && reference.default.is_none() && !missing.contains(&reference.name) {
+                missing.push(reference.name);
+            }
+        }
+    }
+    missing
+}
