@@ -16,6 +16,7 @@ mod remove;
 mod run;
 mod scan;
 mod secrets_corpus;
+mod templates;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

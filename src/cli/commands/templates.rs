@@ -257,11 +257,8 @@ pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
             ctx.command(&["templates", "show", name])
         ),
     };
-    let kind = match &error {
-        TemplateError::NoSuchChoice { .. } => Kind::Usage,
-        _ => Kind::Failure,
-    };
-    CliError::new(kind, Box::new(error)).with_hint(hint)
+    // Even `--remote 2` depends on the template's file, not on the arguments alone.
+    CliError::new(Kind::Failure, Box::new(error)).with_hint(hint)
 }
 
 /// `mcpenv add NAME --template T`: renders the template, writes `--var`
