@@ -518,11 +518,10 @@ impl Context {
                 let mut args = vec!["run".to_string(), "-i".to_string(), "--rm".to_string()];
                 args.extend(runtime);
                 // Values reach docker through its own environment (`env`),
-                // never through argv.
+                // never through argv; `-e NAME` forwards optional ones too
+                // when they are set.
                 for name in &names {
-                    if env.contains_key(name) {
-                        args.extend(["-e".to_string(), name.clone()]);
-                    }
+                    args.extend(["-e".to_string(), name.clone()]);
                 }
                 let image = match &package.version {
                     Some(version) if !package.identifier.contains(':') => {
@@ -559,6 +558,16 @@ impl Context {
         let mut headers = Map::new();
         for header in &remote.headers {
             let value = match &header.input.value {
+                // A header built from optional inputs nobody set is not sent.
+                Some(_)
+                    if header
+                        .input
+                        .variables
+                        .values()
+                        .any(|input| !input.is_required && input.default.is_none()) =>
+                {
+                    None
+                }
                 Some(value) => Some(self.fill(value, &header.input.variables)),
                 None => {
                     let stripped = header
@@ -634,7 +643,10 @@ impl Context {
     /// `${NAME}` or `${NAME:-default}` for an input, recording the
     /// variable; `None` when it is optional without a default.
     fn placeholder(&mut self, name: &str, meta_key: &str, input: &Input) -> Option<String> {
-        if !input.is_required && !input.is_secret && input.default.is_none() {
+        // An unset `${VAR}` reaches the server as literal text, so optional
+        // inputs without a default (secret or not) are left out: env vars
+        // are still inherited from Claude Code's environment when set.
+        if !input.is_required && input.default.is_none() {
             return None;
         }
         self.record(name, meta_key, input);
@@ -898,12 +910,43 @@ mod tests {
                 .chain((1..=template.server.remotes.len()).map(Choice::Remote))
             {
                 match render(&template, choice, &name) {
-                    Ok(rendered) => assert!(
-                        ServerEntry::from_value(rendered.entry)
-                            .problems()
-                            .is_empty(),
-                        "{name} {choice:?}"
-                    ),
+                    Ok(rendered) => {
+                        let entry = ServerEntry::from_value(rendered.entry);
+                        assert!(entry.problems().is_empty(), "{name} {choice:?}");
+                        // Every placeholder is declared, and every declared variable is used.
+                        let used: Vec<String> = entry
+                            .expandable_fields()
+                            .iter()
+                            .flat_map(|(_, value)| crate::placeholder::references(value))
+                            .map(|reference| reference.name)
+                            .collect();
+                        for name_used in &used {
+                            assert!(
+                                rendered
+                                    .variables
+                                    .iter()
+                                    .any(|variable| &variable.name == name_used),
+                                "{name} {choice:?}: `{name_used}` undeclared"
+                            );
+                        }
+                        for variable in &rendered.variables {
+                            assert!(
+                                used.contains(&variable.name),
+                                "{name} {choice:?}: `{}` declared but unused",
+                                variable.name
+                            );
+                        }
+                        // Secrets appear only as placeholders, never as values.
+                        for (_, value) in entry.expandable_fields() {
+                            let probe = ServerEntry::from_value(
+                                serde_json::json!({"command": "x", "env": {"VALUE": value}}),
+                            );
+                            assert!(
+                                crate::secrets::scan_entry(&probe).is_empty(),
+                                "{name}: {value}"
+                            );
+                        }
+                    }
                     Err(TemplateError::Unsupported { .. }) => {}
                     Err(error) => panic!("{name} {choice:?}: {error}"),
                 }

@@ -17,6 +17,7 @@ mod run;
 mod scan;
 mod secrets_corpus;
 mod templates;
+mod templates_schema;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

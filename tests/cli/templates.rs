@@ -318,3 +318,61 @@ fn check_uses_the_template_for_descriptions_and_formats() {
         .collect();
     assert!(warnings.contains(&"`LEDGER_TOKEN` is set but does not look like a Ledger value (expected `^lt_[A-Za-z0-9]{20}$`)"), "{warnings:?}");
 }
+
+#[test]
+fn a_real_published_server_json_is_a_template() {
+    let env = TestEnv::new();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/context7.server.json");
+    let fixture = fixture.to_str().unwrap();
+    let out = env.run(&["add", "context7", "--template", fixture, "-s", "project"]);
+    assert_eq!(out.code, 0, "{out}");
+    let got = env
+        .run(&["get", "context7", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(got["entry"]["command"], "npx");
+    let args = got["entry"]["args"].as_array().unwrap();
+    assert!(
+        args.iter()
+            .any(|arg| arg.as_str().unwrap().starts_with("@upstash/context7-mcp@")),
+        "{args:?}"
+    );
+    let shown = env
+        .run(&["templates", "show", fixture, "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(shown["origin"]["kind"], "file");
+    assert!(!shown["renders"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn shipped_templates_are_listed_and_added_in_every_scope() {
+    let env = TestEnv::new();
+    let listed = env
+        .run(&["templates", "list", "--json"])
+        .expect_code(0)
+        .json();
+    let names: Vec<&str> = listed["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|template| template["name"].as_str().unwrap())
+        .collect();
+    assert!(names.len() >= 15, "{names:?}");
+    for (scope, name) in [
+        ("local", "github"),
+        ("project", "filesystem"),
+        ("user", "sentry"),
+    ] {
+        let out = env.run(&["add", name, "--template", name, "-s", scope]);
+        assert_eq!(out.code, 0, "{name}: {out}");
+    }
+    let got = env.run(&["get", "github", "--json"]).expect_code(0).json();
+    assert_eq!(
+        got["entry"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "${GITHUB_PERSONAL_ACCESS_TOKEN}"
+    );
+    let got = env.run(&["get", "github", "--json"]).expect_code(0).json();
+    assert_eq!(got["entry"]["command"], "docker");
+}
