@@ -28,6 +28,14 @@ const LEDGER: &str = r#"{
     {
       "registryType": "oci", "identifier": "ghcr.io/acme/ledger:2.4.0", "transport": {"type": "stdio"},
       "environmentVariables": [{"name": "LEDGER_TOKEN", "description": "API token for the ledger", "isRequired": true, "isSecret": true}]
+    },
+    {
+      "registryType": "nuget", "identifier": "Acme.Ledger.Mcp", "version": "2.4.0", "transport": {"type": "stdio"},
+      "packageArguments": [{"type": "positional", "value": "serve"}]
+    },
+    {
+      "registryType": "mcpb", "identifier": "https://github.com/acme/ledger-mcp/releases/download/v2.4.0/ledger.mcpb",
+      "fileSha256": "0000000000000000000000000000000000000000000000000000000000000000", "transport": {"type": "stdio"}
     }
   ],
   "remotes": [
@@ -160,6 +168,23 @@ fn every_registry_type_and_remote_renders() {
         got["entry"]["headers"]["Authorization"],
         "Bearer ${L_REMOTE_TOKEN}"
     );
+    env.run(&["add", "l-nuget", "--template", "ledger", "--package", "4"])
+        .expect_code(0);
+    let got = env.run(&["get", "l-nuget", "--json"]).expect_code(0).json();
+    assert_eq!(
+        (got["entry"]["command"].as_str(), &got["entry"]["args"]),
+        (
+            Some("dnx"),
+            &serde_json::json!(["Acme.Ledger.Mcp@2.4.0", "--yes", "--", "serve"])
+        )
+    );
+    assert_snapshot!(env.run(&["add", "l-mcpb", "--template", "ledger", "--package", "5"]), @"
+    ----- stderr -----
+    error: template `ledger`: `mcpb` packages cannot be written as a command line; pick a remote with `--remote N`
+
+    hint: see what it offers with `mcpenv templates show ledger`
+    [exit status: 1]
+    ");
     assert_snapshot!(env.run(&["add", "x", "--template", "ledger", "--remote", "2"]), @"
     ----- stderr -----
     error: template `ledger` has no remote 2 (it has 1)
