@@ -6,19 +6,15 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use regex::Regex;
 use serde_json::Value;
 
 use crate::approval;
 use crate::document::{DocumentError, JsonDocument, pretty};
 use crate::envfiles;
 use crate::error::ConfigError;
-use crate::fsx::{self, EditLock, LockError, NewMode};
+use crate::fsx::{self, NewMode, TextEditError};
 use crate::layered::document_error;
 use crate::locate::Locations;
-
-/// How often an edit is redone when the file keeps changing under it.
-const MAX_ATTEMPTS: usize = 5;
 
 /// Why Claude Code ignores `.claude/settings.local.json` in a project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,199 +212,38 @@ pub fn with_env(
 /// settings file, relative to the `.gitignore`) appended, or `None` when
 /// the text already ignores it.
 pub fn gitignore_with(existing: Option<&str>, relative: &str) -> Option<String> {
-    let existing = existing.unwrap_or_default();
-    if gitignore_ignores(existing, relative) {
-        return None;
-    }
-    let ending = if existing.contains("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    let mut text = existing.to_string();
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push_str(ending);
-    }
-    text.push_str(relative);
-    text.push_str(ending);
-    Some(text)
+    crate::gitignore::with_entry(existing, relative)
 }
 
-/// Whether the rules of a `.gitignore` text ignore the file at `relative`
-/// (`/`-separated, relative to that `.gitignore`), as git decides: the last
-/// matching rule wins, and nothing inside an ignored directory can be
-/// re-included. Used when git itself cannot tell.
+/// Whether the rules of a `.gitignore` text ignore the file at `relative`.
 pub fn gitignore_ignores(text: &str, relative: &str) -> bool {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rules: Vec<Rule> = text.lines().filter_map(Rule::parse).collect();
-    let parts: Vec<&str> = relative.split('/').collect();
-    (1..=parts.len()).any(|depth| {
-        let path = parts[..depth].join("/");
-        let is_dir = depth < parts.len();
-        rules
-            .iter()
-            .rev()
-            .find(|rule| rule.matches(&path, parts[depth - 1], is_dir))
-            .is_some_and(|rule| !rule.negated)
-    })
+    crate::gitignore::ignores(text, relative)
 }
 
-/// One `.gitignore` pattern.
-struct Rule {
-    negated: bool,
-    directory_only: bool,
-    /// Matches the whole relative path (the pattern has a `/`), else the
-    /// last component only.
-    anchored: bool,
-    pattern: Regex,
-}
-
-impl Rule {
-    fn parse(line: &str) -> Option<Self> {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.starts_with('#') {
-            return None;
-        }
-        let mut pattern = line;
-        // Trailing blanks are dropped unless escaped.
-        while pattern.ends_with(' ') && !pattern.ends_with("\\ ") {
-            pattern = &pattern[..pattern.len() - 1];
-        }
-        let (negated, pattern) = match pattern.strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, pattern),
-        };
-        let (directory_only, pattern) = match pattern.strip_suffix('/') {
-            Some(rest) => (true, rest),
-            None => (false, pattern),
-        };
-        if pattern.is_empty() {
-            return None;
-        }
-        let anchored = pattern.contains('/');
-        let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
-        Some(Self {
-            negated,
-            directory_only,
-            anchored,
-            pattern: glob_regex(pattern)?,
-        })
-    }
-
-    fn matches(&self, path: &str, name: &str, is_dir: bool) -> bool {
-        if self.directory_only && !is_dir {
-            return false;
-        }
-        self.pattern
-            .is_match(if self.anchored { path } else { name })
-    }
-}
-
-/// A gitignore glob as an anchored regex: `*` and `?` stay within a
-/// component, `**` crosses them, `[…]` is a class, `\` escapes.
-fn glob_regex(pattern: &str) -> Option<Regex> {
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut regex = String::from("^");
-    let mut at = 0;
-    while at < chars.len() {
-        match chars[at] {
-            '*' if chars.get(at + 1) == Some(&'*') => {
-                let starts_component = at == 0 || chars[at - 1] == '/';
-                if starts_component && chars.get(at + 2) == Some(&'/') {
-                    regex.push_str("(?:.*/)?");
-                    at += 3;
-                } else {
-                    regex.push_str(".*");
-                    at += 2;
-                }
-                continue;
-            }
-            '*' => regex.push_str("[^/]*"),
-            '?' => regex.push_str("[^/]"),
-            '[' => {
-                let close = chars[at + 1..]
-                    .iter()
-                    .skip(1)
-                    .position(|&c| c == ']')
-                    .map(|offset| at + 2 + offset);
-                match close {
-                    Some(close) => {
-                        let mut class: String = chars[at + 1..close].iter().collect();
-                        if let Some(rest) = class.strip_prefix('!') {
-                            class = format!("^{rest}");
-                        }
-                        regex.push('[');
-                        regex.push_str(&class.replace('\\', "\\\\").replace('[', "\\["));
-                        regex.push(']');
-                        at = close;
-                    }
-                    None => regex.push_str("\\["),
-                }
-            }
-            '\\' => {
-                if let Some(next) = chars.get(at + 1) {
-                    regex.push_str(&regex::escape(&next.to_string()));
-                    at += 1;
-                }
-            }
-            other => regex.push_str(&regex::escape(&other.to_string())),
-        }
-        at += 1;
-    }
-    regex.push('$');
-    Regex::new(&regex).ok()
-}
-
-/// Rewrites the text file `path` with `change(old)` (`None`: leave it), under
-/// mcpenv's lock, atomically, redoing it if the file changes meanwhile (a
-/// running Claude Code writes settings too). Returns whether it wrote.
+/// [`fsx::edit_text`] with its errors as [`ConfigError`] (a running Claude
+/// Code writes settings too, so a change made meanwhile is redone).
 fn edit(
     locations: &Locations,
     path: &Path,
     new_mode: NewMode,
     change: impl Fn(Option<&str>) -> Result<Option<String>, ConfigError>,
 ) -> Result<bool, ConfigError> {
-    let read_error = |source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let write_error = |source| ConfigError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let resolved = fsx::resolve_symlinks(path).map_err(read_error)?;
-    let _lock =
-        EditLock::acquire(&locations.state_dir, &resolved, fsx::LOCK_TIMEOUT).map_err(|error| {
-            match error {
-                LockError::Io(source) => write_error(source),
-                LockError::TimedOut(waited) => ConfigError::LockTimeout {
-                    path: path.to_path_buf(),
-                    seconds: waited.as_secs(),
-                },
-            }
-        })?;
-    for _ in 0..MAX_ATTEMPTS {
-        let old = fsx::read_if_exists(&resolved).map_err(read_error)?;
-        let Some(new) = change(old.as_deref())? else {
-            return Ok(false);
-        };
-        let verified =
-            fsx::write_atomic(
-                &resolved,
-                &[new.as_bytes()],
-                new_mode,
-                || match fsx::unchanged(&resolved, old.as_deref()) {
-                    Ok(true) => Ok(()),
-                    _ => Err(()),
-                },
-            )
-            .map_err(write_error)?;
-        if verified.is_ok() {
-            return Ok(true);
-        }
-    }
-    Err(ConfigError::Contended {
-        path: path.to_path_buf(),
+    let path_buf = path.to_path_buf();
+    fsx::edit_text(&locations.state_dir, path, new_mode, change).map_err(|error| match error {
+        TextEditError::Read(source) => ConfigError::Read {
+            path: path_buf,
+            source,
+        },
+        TextEditError::Write(source) => ConfigError::Write {
+            path: path_buf,
+            source,
+        },
+        TextEditError::Locked(waited) => ConfigError::LockTimeout {
+            path: path_buf,
+            seconds: waited.as_secs(),
+        },
+        TextEditError::Contended => ConfigError::Contended { path: path_buf },
+        TextEditError::Change(error) => error,
     })
 }
 

@@ -734,136 +734,15 @@ pub fn example_with(existing: &str, variables: &[(String, String)]) -> String {
 }
 
 /// Whether a project-root `.gitignore` ignores the `.env` file next to it.
-///
-/// Implements the gitignore rules that can match a top-level file: `*`,
-/// `?`, `[…]` and `**` globs, leading `/`, `!` negation (the last matching
-/// line wins), `\` escapes, trailing-space trimming, and directory-only
-/// patterns (which never match the file). Other ignore sources (global
-/// excludes, `.git/info/exclude`) are not consulted.
 pub fn ignores_dotenv(gitignore: &str) -> bool {
-    let gitignore = gitignore.strip_prefix('\u{feff}').unwrap_or(gitignore);
-    let mut ignored = false;
-    for line in gitignore.lines() {
-        let Some((negated, pattern)) = gitignore_pattern(line) else {
-            continue;
-        };
-        if pattern_matches_dotenv(pattern) {
-            ignored = !negated;
-        }
-    }
-    ignored
-}
-
-/// Splits a `.gitignore` line into (negated, pattern) or `None` for blank,
-/// comment and directory-only lines.
-fn gitignore_pattern(line: &str) -> Option<(bool, &str)> {
-    if line.starts_with('#') {
-        return None;
-    }
-    let mut pattern = line;
-    // Trailing spaces are dropped unless the last one is escaped.
-    while pattern.ends_with(' ') && !pattern.ends_with("\\ ") {
-        pattern = &pattern[..pattern.len() - 1];
-    }
-    let (negated, pattern) = match pattern.strip_prefix('!') {
-        Some(rest) => (true, rest),
-        None => (false, pattern),
-    };
-    if pattern.is_empty() || pattern.ends_with('/') {
-        return None;
-    }
-    Some((negated, pattern))
-}
-
-/// Whether one gitignore pattern matches the top-level file `.env`.
-fn pattern_matches_dotenv(pattern: &str) -> bool {
-    if !pattern.contains('/') {
-        return glob(pattern.as_bytes(), b".env");
-    }
-    let pattern = pattern.strip_prefix('/').unwrap_or(pattern);
-    let segments: Vec<&str> = pattern.split('/').collect();
-    segments_match(&segments, &[".env"])
-}
-
-/// Matches path segments, `**` standing for any number of them (at least one
-/// when it ends the pattern: `a/**` matches inside `a`, not `a` itself).
-fn segments_match(pattern: &[&str], path: &[&str]) -> bool {
-    match pattern.split_first() {
-        None => path.is_empty(),
-        Some((&"**", [])) => !path.is_empty(),
-        Some((&"**", rest)) => {
-            segments_match(rest, path) || (!path.is_empty() && segments_match(pattern, &path[1..]))
-        }
-        Some((first, rest)) => path.split_first().is_some_and(|(name, tail)| {
-            glob(first.as_bytes(), name.as_bytes()) && segments_match(rest, tail)
-        }),
-    }
-}
-
-/// fnmatch-style matching of one path segment: `*`, `?`, `[…]` (with `!` or
-/// `^` negation and ranges) and `\` escapes. Bytes, as names here are ASCII.
-fn glob(pattern: &[u8], name: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some((b'*', rest)) => (0..=name.len()).any(|skip| glob(rest, &name[skip..])),
-        Some((b'?', rest)) => !name.is_empty() && glob(rest, &name[1..]),
-        Some((b'[', rest)) => match (class(rest), name.split_first()) {
-            (Some((matches, after)), Some((&c, tail))) => matches(c) && glob(after, tail),
-            (Some(_), None) => false,
-            // No closing `]`: a literal `[`.
-            (None, _) => name.first() == Some(&b'[') && glob(rest, &name[1..]),
-        },
-        Some((b'\\', [escaped, rest @ ..])) => {
-            name.first() == Some(escaped) && glob(rest, &name[1..])
-        }
-        Some((&literal, rest)) => name.first() == Some(&literal) && glob(rest, &name[1..]),
-    }
-}
-
-/// Parses a character class after its `[`; returns a byte test and the
-/// pattern after the closing `]`.
-fn class(pattern: &[u8]) -> Option<(impl Fn(u8) -> bool, &[u8])> {
-    let (negated, body) = match pattern.first() {
-        Some(b'!' | b'^') => (true, &pattern[1..]),
-        _ => (false, pattern),
-    };
-    let mut ranges: Vec<(u8, u8)> = Vec::new();
-    let mut i = 0;
-    loop {
-        let c = *body.get(i)?;
-        // `]` first in the class is a literal.
-        if c == b']' && i > 0 {
-            break;
-        }
-        let (low, next) = if c == b'\\' {
-            (*body.get(i + 1)?, i + 2)
-        } else {
-            (c, i + 1)
-        };
-        if body.get(next) == Some(&b'-') && body.get(next + 1).is_some_and(|&h| h != b']') {
-            let high = *body.get(next + 1)?;
-            ranges.push((low, high));
-            i = next + 2;
-        } else {
-            ranges.push((low, low));
-            i = next;
-        }
-    }
-    let test = move |c: u8| ranges.iter().any(|&(low, high)| low <= c && c <= high) != negated;
-    Some((test, &body[i + 1..]))
+    crate::gitignore::ignores(gitignore, ".env")
 }
 
 /// The `.gitignore` text with a `.env` line added, or `None` when `existing`
 /// already ignores `.env`; `existing` is `None` when there is no
 /// `.gitignore` yet.
 pub fn gitignore_with_dotenv(existing: Option<&str>) -> Option<String> {
-    let existing = existing.unwrap_or_default();
-    if ignores_dotenv(existing) {
-        return None;
-    }
-    let mut text = existing.to_owned();
-    append_line(&mut text, ".env");
-    Some(text)
+    crate::gitignore::with_entry(existing, ".env")
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::dotenv::{self, QuoteError};
-use crate::fsx::{self, EditLock, LockError, NewMode};
+use crate::fsx::{self, NewMode, TextEditError};
 
 /// Why the `.env` files could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -184,51 +184,25 @@ fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> 
     }
 }
 
-/// Rewrites the text file `path` with `change(old)` (`None`: leave it),
-/// under mcpenv's lock, atomically, redoing it if the file changes
-/// meanwhile. Returns whether it wrote.
+/// [`fsx::edit_text`] with its errors as [`EnvFilesError`].
 fn edit_text(
     state_dir: &Path,
     path: &Path,
     new_mode: NewMode,
     change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
 ) -> Result<bool, EnvFilesError> {
-    let io_error = |source| EnvFilesError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let resolved = fsx::resolve_symlinks(path).map_err(io_error)?;
-    let _lock =
-        EditLock::acquire(state_dir, &resolved, fsx::LOCK_TIMEOUT).map_err(
-            |error| match error {
-                LockError::Io(source) => io_error(source),
-                LockError::TimedOut(_) => EnvFilesError::Locked {
-                    path: path.to_path_buf(),
-                },
-            },
-        )?;
-    for _ in 0..5 {
-        let old = fsx::read_if_exists(&resolved).map_err(io_error)?;
-        let Some(new) = change(old.as_deref())? else {
-            return Ok(false);
-        };
-        let verified =
-            fsx::write_atomic(
-                &resolved,
-                &[new.as_bytes()],
-                new_mode,
-                || match fsx::unchanged(&resolved, old.as_deref()) {
-                    Ok(true) => Ok(()),
-                    _ => Err(()),
-                },
-            )
-            .map_err(io_error)?;
-        if verified.is_ok() {
-            return Ok(true);
-        }
-    }
-    Err(EnvFilesError::Contended {
-        path: path.to_path_buf(),
+    fsx::edit_text(state_dir, path, new_mode, change).map_err(|error| match error {
+        TextEditError::Read(source) | TextEditError::Write(source) => EnvFilesError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        TextEditError::Locked(_) => EnvFilesError::Locked {
+            path: path.to_path_buf(),
+        },
+        TextEditError::Contended => EnvFilesError::Contended {
+            path: path.to_path_buf(),
+        },
+        TextEditError::Change(error) => error,
     })
 }
 

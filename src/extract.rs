@@ -320,28 +320,7 @@ fn arg_flag(entry: &ServerEntry, index: usize, finding: &Finding) -> Option<Stri
 
 /// `my-server.name` → `MY_SERVER_NAME`; a leading digit gets `_`.
 fn screaming_snake(text: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && previous_lower {
-                out.push('_');
-            }
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            out.push(c.to_ascii_uppercase());
-        } else {
-            previous_lower = false;
-            if !out.ends_with('_') && !out.is_empty() {
-                out.push('_');
-            }
-        }
-    }
-    let out = out.trim_end_matches('_').to_string();
-    match out.chars().next() {
-        None => "SECRET".to_string(),
-        Some(first) if first.is_ascii_digit() => format!("_{out}"),
-        Some(_) => out,
-    }
+    crate::placeholder::variable_name_from(text).unwrap_or_else(|| "SECRET".to_string())
 }
 
 /// The lines `.env.example` should have: every variable referenced by

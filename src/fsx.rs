@@ -137,6 +137,58 @@ pub fn write_atomic<E>(
     Ok(Ok(()))
 }
 
+/// How often an edit is redone when the file keeps changing under it.
+pub const EDIT_ATTEMPTS: usize = 5;
+
+/// Why [`edit_text`] failed.
+#[derive(Debug)]
+pub enum TextEditError<E> {
+    /// Reading the file failed.
+    Read(io::Error),
+    /// Writing it failed; the file is as it was.
+    Write(io::Error),
+    /// Another mcpenv held the lock for longer than [`LOCK_TIMEOUT`].
+    Locked(Duration),
+    /// Another program kept rewriting the file.
+    Contended,
+    /// The change itself failed.
+    Change(E),
+}
+
+/// Rewrites the text file `path` with `change(old)` (`None` from it: leave
+/// the file alone) under mcpenv's lock, atomically, and redoes the change
+/// when another program rewrote the file meanwhile. Returns whether it wrote.
+pub fn edit_text<E>(
+    state_dir: &Path,
+    path: &Path,
+    new_mode: NewMode,
+    change: impl Fn(Option<&str>) -> Result<Option<String>, E>,
+) -> Result<bool, TextEditError<E>> {
+    let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
+    let _lock =
+        EditLock::acquire(state_dir, &resolved, LOCK_TIMEOUT).map_err(|error| match error {
+            LockError::Io(source) => TextEditError::Write(source),
+            LockError::TimedOut(waited) => TextEditError::Locked(waited),
+        })?;
+    for _ in 0..EDIT_ATTEMPTS {
+        let old = read_if_exists(&resolved).map_err(TextEditError::Read)?;
+        let Some(new) = change(old.as_deref()).map_err(TextEditError::Change)? else {
+            return Ok(false);
+        };
+        let verified = write_atomic(&resolved, &[new.as_bytes()], new_mode, || {
+            match unchanged(&resolved, old.as_deref()) {
+                Ok(true) => Ok(()),
+                _ => Err(()),
+            }
+        })
+        .map_err(TextEditError::Write)?;
+        if verified.is_ok() {
+            return Ok(true);
+        }
+    }
+    Err(TextEditError::Contended)
+}
+
 /// How long to wait for another mcpenv editing the same file.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 

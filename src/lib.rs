@@ -16,6 +16,7 @@ pub mod envfiles;
 pub mod error;
 pub mod extract;
 pub mod fsx;
+pub mod gitignore;
 pub mod layered;
 pub mod locate;
 pub mod model;

@@ -261,6 +261,33 @@ fn use_instead(replacement: &str) -> String {
     format!("use `{replacement}`")
 }
 
+/// A valid variable name made from any text: `my-server.v2` → `MY_SERVER_V2`,
+/// `apiKey` → `API_KEY`, a leading digit gets `_`; `None` when nothing is left.
+pub fn variable_name_from(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && previous_lower {
+                out.push('_');
+            }
+            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            out.push(c.to_ascii_uppercase());
+        } else {
+            previous_lower = false;
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+        }
+    }
+    let out = out.trim_end_matches('_').to_string();
+    match out.chars().next() {
+        None => None,
+        Some(first) if first.is_ascii_digit() => Some(format!("_{out}")),
+        Some(_) => Some(out),
+    }
+}
+
 /// The placeholder for `name`: `${NAME}`.
 pub fn placeholder(name: &str) -> String {
     format!("${{{name}}}")

@@ -14,9 +14,6 @@ use crate::locate::Locations;
 use crate::model::Field;
 use crate::scope::Scope;
 
-/// How often an edit is redone when the file keeps changing under it.
-const MAX_ATTEMPTS: usize = 5;
-
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -356,7 +353,7 @@ fn edit<E: From<ConfigError>>(
     } else {
         NewMode::Umasked(0o644)
     };
-    for _ in 0..MAX_ATTEMPTS {
+    for _ in 0..fsx::EDIT_ATTEMPTS {
         let original = fsx::read_if_exists(&resolved).map_err(|source| ConfigError::Read {
             path: path.clone(),
             source,
@@ -478,10 +475,10 @@ mod tests {
             matches!(error, StoreError::Config(ConfigError::Contended { .. })),
             "{error}"
         );
-        assert_eq!(attempts, MAX_ATTEMPTS);
+        assert_eq!(attempts, fsx::EDIT_ATTEMPTS);
         assert_eq!(
             std::fs::read_to_string(&target.path).unwrap(),
-            format!("{{\"n\": {MAX_ATTEMPTS}}}")
+            format!("{{\"n\": {}}}", fsx::EDIT_ATTEMPTS)
         );
     }
 }

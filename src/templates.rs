@@ -751,28 +751,7 @@ pub fn declared_variables(template: &Template, server: &str) -> Vec<TemplateVari
 }
 
 fn screaming_snake(text: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() && previous_lower {
-                out.push('_');
-            }
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            out.push(c.to_ascii_uppercase());
-        } else {
-            previous_lower = false;
-            if !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
-            }
-        }
-    }
-    let out = out.trim_end_matches('_').to_string();
-    match out.chars().next() {
-        None => "VALUE".to_string(),
-        Some(first) if first.is_ascii_digit() => format!("_{out}"),
-        Some(_) => out,
-    }
+    crate::placeholder::variable_name_from(text).unwrap_or_else(|| "VALUE".to_string())
 }
 
 #[cfg(test)]
