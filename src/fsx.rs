@@ -162,7 +162,7 @@ pub fn edit_text<E>(
     state_dir: &Path,
     path: &Path,
     new_mode: NewMode,
-    change: impl Fn(Option<&str>) -> Result<Option<String>, E>,
+    mut change: impl FnMut(Option<&str>) -> Result<Option<String>, E>,
 ) -> Result<bool, TextEditError<E>> {
     let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
     let _lock =

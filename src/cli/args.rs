@@ -65,6 +65,102 @@ pub enum Command {
     /// List and show server templates.
     #[command(subcommand)]
     Templates(TemplatesCommand),
+    /// Import servers from another client's config, placeholders translated.
+    Import(ImportArgs),
+    /// Write the servers of a scope into another client's config, in its syntax.
+    Export(ExportArgs),
+}
+
+/// Another MCP client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClientArg {
+    /// Claude Desktop (`claude_desktop_config.json`).
+    ClaudeDesktop,
+    /// Cursor (`.cursor/mcp.json`, `~/.cursor/mcp.json`).
+    Cursor,
+    /// VS Code (`.vscode/mcp.json`, user `mcp.json`).
+    Vscode,
+    /// Windsurf (`~/.codeium/windsurf/mcp_config.json`).
+    Windsurf,
+    /// Gemini CLI (`.gemini/settings.json`, `~/.gemini/settings.json`).
+    Gemini,
+    /// Codex CLI (`~/.codex/config.toml`).
+    Codex,
+    /// Zed (`.zed/settings.json`, `~/.config/zed/settings.json`).
+    Zed,
+}
+
+/// `mcpenv import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The client to import from.
+    #[arg(long, value_enum)]
+    pub from: ClientArg,
+
+    /// Scope to add the servers to.
+    #[arg(short, long, value_enum, default_value_t = ScopeArg::Local)]
+    pub scope: ScopeArg,
+
+    /// Only this server (repeat for more).
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+
+    /// Read this file instead of the client's usual one.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+
+    /// Give an imported server another name (repeat for more).
+    #[arg(long, value_name = "OLD=NEW")]
+    pub rename: Vec<String>,
+
+    /// Replace servers of the same name in the target scope.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Print what would be imported and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write into a `.env` that other users can read.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A scope `export` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportScope {
+    /// `.mcp.json` → the client's project file.
+    Project,
+    /// Your user servers → the client's user file.
+    User,
+}
+
+/// `mcpenv export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The client to write to.
+    #[arg(long, value_enum)]
+    pub to: ClientArg,
+
+    /// Which servers, and so which of the client's files.
+    #[arg(long, value_enum, default_value_t = ExportScope::Project)]
+    pub scope: ExportScope,
+
+    /// Exit 1 when the client's file is out of date, write nothing (for CI).
+    #[arg(long)]
+    pub check: bool,
+
+    /// VS Code: ask for secrets with `inputs` prompts instead of `${env:X}`.
+    #[arg(long)]
+    pub vscode_inputs: bool,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `mcpenv templates`.

@@ -77,6 +77,8 @@ fn run(cli: &Cli) -> Result<Outcome, CliError> {
         Command::Templates(args::TemplatesCommand::Show(args)) => {
             emit(&commands::templates::show(&ctx, args)?, args.json, quiet)
         }
+        Command::Import(args) => emit(&commands::import::run(&ctx, args)?, args.json, quiet),
+        Command::Export(args) => emit(&commands::export::run(&ctx, args)?, args.json, quiet),
         Command::Env(args) => {
             let (report, json) = commands::env::run(&ctx, args)?;
             emit(&report, json, quiet)

@@ -2,6 +2,9 @@
 //! servers into Claude Code's entry shape (for `scan`; `import`/`export`
 //! build on this). Parsing only, no I/O besides the caller-given text.
 
+pub mod export;
+pub mod import;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -4,6 +4,7 @@
 mod add;
 mod check;
 mod claude;
+mod clients;
 mod exit_codes;
 mod extract;
 mod files;

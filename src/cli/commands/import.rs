@@ -1,0 +1,346 @@
+//! `mcpenv import --from CLIENT`: servers from another client's file, its
+//! placeholder syntax turned into `${VAR}`, literal secrets moved to `.env`
+//! exactly as `extract` does, and every field that could not be carried
+//! over reported.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::cli::args::ImportArgs;
+use crate::cli::commands::add::check_name;
+use crate::cli::commands::export::{client_files, client_of};
+use crate::cli::commands::extract::{env_error, known_values};
+use crate::cli::error::CliError;
+use crate::cli::render::{Report, warning};
+use crate::cli::resolve::Ctx;
+use crate::clients::{self, Client, import};
+use crate::envfiles::{self, EnvFiles};
+use crate::extract::{self, Candidate, Move};
+use crate::layered::Inventory;
+use crate::model::ServerEntry;
+use crate::scope::Scope;
+use crate::store::{self, IfExists, Target};
+
+/// What `import` did (or, with `--dry-run`, would do).
+#[derive(Debug, Serialize)]
+pub struct ImportReport {
+    /// The client.
+    pub client: Client,
+    /// The file read.
+    pub file: PathBuf,
+    /// The scope written to.
+    pub scope: Scope,
+    /// The servers imported, by the name they got.
+    pub servers: Vec<String>,
+    /// Literal secrets moved into `.env`.
+    pub moves: Vec<Move>,
+    /// What could not be carried over, per server.
+    pub notes: Vec<String>,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// Files written, in order.
+    pub written: Vec<PathBuf>,
+}
+
+impl Report for ImportReport {
+    fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        for note in &self.notes {
+            warning(err, note)?;
+        }
+        for moved in &self.moves {
+            writeln!(
+                err,
+                "Moved {} {} into `.env` as `{}` ({})",
+                moved.server, moved.field, moved.variable, moved.value
+            )?;
+        }
+        let names: Vec<String> = self
+            .servers
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect();
+        let verb = if self.dry_run {
+            "Would import"
+        } else {
+            "Imported"
+        };
+        writeln!(
+            err,
+            "{verb} {} from {} (`{}`) into {} scope: {}",
+            plural(self.servers.len()),
+            self.client,
+            self.file.display(),
+            self.scope,
+            names.join(", ")
+        )?;
+        for file in &self.written {
+            writeln!(err, "Wrote `{}`", file.display())?;
+        }
+        Ok(())
+    }
+}
+
+fn plural(count: usize) -> String {
+    if count == 1 {
+        "1 server".to_string()
+    } else {
+        format!("{count} servers")
+    }
+}
+
+/// Runs `mcpenv import`.
+pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
+    let client = client_of(args.from);
+    let file = match &args.file {
+        Some(file) => ctx.locations.working_dir.join(file),
+        None => {
+            let (project, user) = client_files(ctx, client);
+            project
+                .filter(|file| file.is_file())
+                .or(user)
+                .ok_or_else(|| {
+                    CliError::failure(format!("{client} has no config file mcpenv knows"))
+                        .with_hint("name it with `--file PATH`")
+                })?
+        }
+    };
+    let text = std::fs::read_to_string(&file).map_err(|error| {
+        CliError::failure_from(format!("cannot read `{}`", file.display()), error)
+            .with_hint("check the path, or name the file with `--file PATH`")
+    })?;
+    let value = clients::parse(&file, &text).map_err(|error| {
+        CliError::failure(format!(
+            "failed to parse `{}:{}:{}`: {}",
+            file.display(),
+            error.line,
+            error.column,
+            error.message
+        ))
+        .with_hint("fix the file; mcpenv reads it as that client does")
+    })?;
+    let renames = parse_renames(&args.rename)?;
+    let mut imported = import::import(client, &value);
+    if !args.servers.is_empty() {
+        for name in &args.servers {
+            if !imported.iter().any(|server| &server.name == name) {
+                let found: Vec<String> = imported
+                    .iter()
+                    .map(|server| format!("`{}`", server.name))
+                    .collect();
+                return Err(CliError::failure(format!(
+                    "`{}` has no server `{name}`",
+                    file.display()
+                ))
+                .with_hint(format!("its servers: {}", found.join(", "))));
+            }
+        }
+        imported.retain(|server| args.servers.contains(&server.name));
+    }
+    if imported.is_empty() {
+        return Err(
+            CliError::failure(format!("`{}` defines no MCP servers", file.display()))
+                .with_hint("check that this is the right file"),
+        );
+    }
+    let mut notes = Vec::new();
+    let scope = Scope::from(args.scope);
+    let target = Target::for_scope(&ctx.locations, scope);
+    let inventory = Inventory::load(&ctx.locations)?;
+    let mut servers: Vec<(String, ServerEntry)> = Vec::new();
+    let mut replacing: Vec<String> = Vec::new();
+    for server in imported {
+        let problems = ServerEntry::from_value(server.entry.clone()).problems();
+        if !problems.is_empty() {
+            // An entry Claude Code would skip is not worth importing.
+            notes.push(format!(
+                "`{}` was not imported: {}",
+                server.name,
+                problems.join("; ")
+            ));
+            continue;
+        }
+        let name = renames
+            .get(&server.name)
+            .cloned()
+            .unwrap_or(server.name.clone());
+        check_name(&name).map_err(|error| {
+            error.with_hint(format!(
+                "import it under another name: `--rename {}=NEW`",
+                server.name
+            ))
+        })?;
+        let exists = |name: &str| {
+            inventory.entries.iter().any(|entry| {
+                entry.name == name && entry.scope == scope && entry.file == target.path
+            })
+        };
+        let mut name = name;
+        let mut replace_this = args.replace;
+        if exists(&name) && !args.replace {
+            let clash = || {
+                CliError::failure(format!("MCP server `{name}` already exists in {scope} scope; nothing was imported"))
+                    .with_hint(format!("replace it with `--replace`, or import it under another name: `--rename {}=NEW`", server.name))
+            };
+            if args.dry_run
+                || args.json
+                || !(io::stdin().is_terminal() && io::stderr().is_terminal())
+            {
+                return Err(clash());
+            }
+            match ask_about_clash(&name, scope).map_err(|_| clash())? {
+                Clash::Replace => replace_this = true,
+                Clash::Skip => {
+                    notes.push(format!(
+                        "`{name}` skipped: it already exists in {scope} scope"
+                    ));
+                    continue;
+                }
+                Clash::Rename(new) => {
+                    check_name(&new)?;
+                    if exists(&new) {
+                        return Err(CliError::failure(format!(
+                            "MCP server `{new}` also exists in {scope} scope; nothing was imported"
+                        )));
+                    }
+                    name = new;
+                }
+            }
+        }
+        if replace_this {
+            replacing.push(name.clone());
+        }
+        notes.extend(server.notes.iter().map(|note| format!("`{name}`: {note}")));
+        servers.push((name, ServerEntry::from_value(server.entry)));
+    }
+    // Literal secrets go to `.env` first, exactly as `extract` moves them.
+    let candidates: Vec<Candidate> = servers
+        .iter()
+        .map(|(name, entry)| Candidate {
+            target: target.clone(),
+            server: name.clone(),
+            entry: entry.clone(),
+        })
+        .collect();
+    let plan = extract::plan(&candidates, &known_values(ctx)?);
+    let changes: Vec<_> = plan
+        .changes
+        .iter()
+        .flat_map(|(_, changes)| changes.iter().cloned())
+        .collect();
+    let servers: Vec<(String, ServerEntry)> = servers
+        .into_iter()
+        .map(|(name, entry)| {
+            let placeholders = extract::apply_changes(&name, &entry, &changes);
+            (name, placeholders)
+        })
+        .collect();
+    let mut report = ImportReport {
+        client,
+        file,
+        scope,
+        servers: servers.iter().map(|(name, _)| name.clone()).collect(),
+        moves: plan.moves.clone(),
+        notes,
+        dry_run: args.dry_run,
+        written: Vec::new(),
+    };
+    if args.dry_run {
+        return Ok(report);
+    }
+    let example = if scope == Scope::Project {
+        extract::example_variables(servers.iter().map(|(name, entry)| (name.as_str(), entry)))
+    } else {
+        Vec::new()
+    };
+    if !plan.new_variables.is_empty() || !example.is_empty() {
+        let files = EnvFiles::at(&ctx.locations.project_root());
+        report.written = envfiles::save(
+            &files,
+            &ctx.locations.state_dir,
+            &plan.new_variables,
+            &example,
+            args.force,
+        )
+        .map_err(env_error)?
+        .written;
+    }
+    for (name, entry) in &servers {
+        let if_exists = if replacing.contains(name) {
+            IfExists::Replace
+        } else {
+            IfExists::Fail
+        };
+        let written =
+            store::add_server(&ctx.locations, &target, name, &entry.to_value(), if_exists)?;
+        if !report.written.contains(&written.path) {
+            report.written.push(written.path);
+        }
+    }
+    Ok(report)
+}
+
+/// What to do about a name that is taken.
+enum Clash {
+    Replace,
+    Rename(String),
+    Skip,
+}
+
+/// Asks on the terminal what to do about `name`; an error (Ctrl-C, end of
+/// input, cancel) means stop without writing anything.
+fn ask_about_clash(name: &str, scope: Scope) -> Result<Clash, dialoguer::Error> {
+    let choices = [
+        "Replace it",
+        "Import under another name",
+        "Skip it",
+        "Cancel the import",
+    ];
+    let choice = dialoguer::Select::new()
+        .with_prompt(format!(
+            "MCP server `{name}` already exists in {scope} scope"
+        ))
+        .items(choices)
+        .default(3)
+        .interact()?;
+    Ok(match choice {
+        0 => Clash::Replace,
+        1 => Clash::Rename(
+            dialoguer::Input::<String>::new()
+                .with_prompt("New name")
+                .interact_text()?,
+        ),
+        2 => Clash::Skip,
+        _ => {
+            return Err(dialoguer::Error::IO(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "cancelled",
+            )));
+        }
+    })
+}
+
+/// `OLD=NEW` pairs of `--rename`.
+fn parse_renames(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {
+    let mut renames = IndexMap::new();
+    for pair in pairs {
+        match pair.split_once('=') {
+            Some((old, new)) if !old.is_empty() && !new.is_empty() => {
+                renames.insert(old.to_string(), new.to_string());
+            }
+            _ => {
+                return Err(CliError::usage(format!(
+                    "invalid `--rename {pair}`: expected OLD=NEW"
+                ))
+                .with_hint("for example `--rename github=github-cursor`"));
+            }
+        }
+    }
+    Ok(renames)
+}
