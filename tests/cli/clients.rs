@@ -264,3 +264,59 @@ fn a_round_trip_through_a_client_gives_the_same_servers() {
     let again: serde_json::Value = serde_json::from_str(&fresh.read("project/.mcp.json")).unwrap();
     assert_eq!(again["mcpServers"], original["mcpServers"]);
 }
+
+/// `.mcp.json` → client → `.mcp.json` gives the same servers, for every
+/// client that can hold placeholders (values resolved for Zed and Claude
+/// Desktop cannot come back as placeholders by design).
+#[test]
+fn every_placeholder_client_round_trips() {
+    use mcpenv::clients::{Client, export, import};
+    use mcpenv::model::ServerEntry;
+    use serde_json::json;
+
+    let servers: Vec<(String, ServerEntry)> = vec![
+        (
+            "github".into(),
+            ServerEntry::from_value(
+                json!({"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}),
+            ),
+        ),
+        (
+            "linear".into(),
+            ServerEntry::from_value(
+                json!({"type": "http", "url": "https://mcp.linear.app/mcp", "headers": {"Authorization": "Bearer ${LINEAR_API_KEY}"}}),
+            ),
+        ),
+        (
+            "docs".into(),
+            ServerEntry::from_value(
+                json!({"type": "http", "url": "https://docs.example.com/mcp", "headers": {"X-Api-Key": "${DOCS_KEY}"}}),
+            ),
+        ),
+    ];
+    for client in [
+        Client::Cursor,
+        Client::Vscode,
+        Client::Windsurf,
+        Client::Gemini,
+        Client::Codex,
+    ] {
+        let exported =
+            export::export(client, None, &servers, &export::ExportOptions::default()).unwrap();
+        let path = if client == Client::Codex {
+            "config.toml"
+        } else {
+            "mcp.json"
+        };
+        let value = mcpenv::clients::parse(std::path::Path::new(path), &exported.text).unwrap();
+        let back: Vec<(String, serde_json::Value)> = import::import(client, &value)
+            .into_iter()
+            .map(|server| (server.name, server.entry))
+            .collect();
+        let expected: Vec<(String, serde_json::Value)> = servers
+            .iter()
+            .map(|(name, entry)| (name.clone(), entry.to_value()))
+            .collect();
+        assert_eq!(back, expected, "{client}:\n{}", exported.text);
+    }
+}
