@@ -21,6 +21,7 @@ pub mod layered;
 pub mod locate;
 pub mod model;
 pub mod placeholder;
+pub mod probe;
 pub mod redact;
 pub mod scope;
 pub mod secrets;

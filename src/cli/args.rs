@@ -69,6 +69,43 @@ pub enum Command {
     Import(ImportArgs),
     /// Write the servers of a scope into another client's config, in its syntax.
     Export(ExportArgs),
+    /// Start each server, initialize it and list what it offers; exits 1 when one fails.
+    Probe(ProbeArgs),
+}
+
+/// `mcpenv probe`.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Only these servers (default: every server in effect).
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+
+    /// Seconds each server has to answer everything.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_seconds)]
+    pub timeout: f64,
+
+    /// How many servers to probe at once (default: all).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+
+    /// Also probe project servers not approved in Claude Code's settings.
+    #[arg(long)]
+    pub trust_project: bool,
+
+    /// Also check how each server reports tool errors, and its tool list.
+    #[arg(long)]
+    pub audit: bool,
+
+    /// Print one JSON object per server as it finishes, then a summary (JSON Lines).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
+        _ => Err("expected a number of seconds above 0".to_string()),
+    }
 }
 
 /// Another MCP client.

@@ -79,6 +79,7 @@ fn run(cli: &Cli) -> Result<Outcome, CliError> {
         }
         Command::Import(args) => emit(&commands::import::run(&ctx, args)?, args.json, quiet),
         Command::Export(args) => emit(&commands::export::run(&ctx, args)?, args.json, quiet),
+        Command::Probe(args) => commands::probe::run(&ctx, args)?,
         Command::Env(args) => {
             let (report, json) = commands::env::run(&ctx, args)?;
             emit(&report, json, quiet)

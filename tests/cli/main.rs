@@ -13,6 +13,7 @@ mod harness;
 mod layout;
 mod list;
 mod onboard;
+mod probe;
 mod remove;
 mod run;
 mod scan;

@@ -10,6 +10,7 @@ pub mod get;
 pub mod import;
 pub mod list;
 pub mod onboard;
+pub mod probe;
 pub mod remove;
 pub mod run;
 pub mod scan;

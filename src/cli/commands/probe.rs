@@ -1,0 +1,443 @@
+//! `mcpenv probe`: start every server in effect (or the named ones) with
+//! placeholders expanded as `mcpenv run` would, `initialize` it and list its
+//! tools, prompts and resources. Results stream as servers finish: progress
+//! on stderr and a report on stdout, or JSON Lines with `--json`. Exit 1 when
+//! a server fails (or, with `--audit`, fails a check).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::approval::Approval;
+use crate::check::EnvSources;
+use crate::cli::args::ProbeArgs;
+use crate::cli::commands::unknown_name_hints;
+use crate::cli::error::CliError;
+use crate::cli::render::{DIM, GREEN, warning};
+use crate::cli::resolve::Ctx;
+use crate::layered::{Inventory, Sourced};
+use crate::model::Transport;
+use crate::placeholder;
+use crate::probe::{self, AuditCheck, Endpoint, ProbeOptions, ProbeOutcome, ProbeTarget};
+
+/// One server's line of `--json` output.
+#[derive(Debug, Serialize)]
+struct ServerLine<'a> {
+    name: &'a str,
+    ok: bool,
+    error: Option<String>,
+    server: Option<ServerInfo<'a>>,
+    protocol_version: Option<&'a str>,
+    tools: usize,
+    prompts: usize,
+    resources: usize,
+    ms: u128,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit: Option<&'a [AuditCheck]>,
+}
+
+#[derive(Debug, Serialize)]
+struct ServerInfo<'a> {
+    name: &'a str,
+    version: &'a str,
+}
+
+/// Runs `mcpenv probe`; returns whether anything failed.
+pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
+    let inventory = Inventory::load(&ctx.locations)?;
+    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone()).map_err(|error| {
+        CliError::failure_from("cannot read the project's `.env` files", error)
+            .with_hint("check their permissions")
+    })?;
+    let targets = select(ctx, args, &inventory, &sources)?;
+    let options = ProbeOptions {
+        timeout: Duration::from_secs_f64(args.timeout),
+        jobs: args.jobs.map_or(targets.len(), |jobs| jobs as usize).max(1),
+        audit: args.audit,
+    };
+    let auth_hints: BTreeMap<String, String> = targets
+        .iter()
+        .filter_map(|target| {
+            let entry = &inventory.winner(&target.name)?.entry;
+            let used: Vec<String> = entry
+                .headers()
+                .into_iter()
+                .flat_map(|(header, value)| {
+                    placeholder::references(value)
+                        .into_iter()
+                        .map(move |reference| format!("`{}` (header `{header}`)", reference.name))
+                })
+                .collect();
+            (!used.is_empty()).then(|| (target.name.clone(), used.join(", ")))
+        })
+        .collect();
+    let missing: BTreeMap<String, Vec<String>> = targets
+        .iter()
+        .map(|target| (target.name.clone(), target.missing.clone()))
+        .collect();
+    let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| CliError::failure_from("cannot start the async runtime", error))?;
+    let start = Instant::now();
+    let mut outcomes: Vec<Done> = Vec::new();
+    let mut written: io::Result<()> = Ok(());
+    let interrupted = runtime.block_on(async {
+        let probing = probe::probe_all(targets, options, |outcome| {
+            let unset = missing.get(&outcome.name).map_or(&[][..], Vec::as_slice);
+            let mut error = error_text(&outcome, unset);
+            if let (Some(text), Err(probe::ProbeError::Unauthorized { .. }), Some(hint)) = (
+                error.as_mut(),
+                &outcome.result,
+                auth_hints.get(&outcome.name),
+            ) {
+                text.push_str(&format!("; check the value of {hint}"));
+            }
+            let done = Done { error, outcome };
+            if !ctx.quiet {
+                let _ = progress(&done);
+            }
+            // With --audit, name collisions need every server's tools, so
+            // lines wait for the last server.
+            if args.json && !args.audit && written.is_ok() {
+                written = json_line(&done);
+            }
+            outcomes.push(done);
+        });
+        // SIGTERM too: a killed `probe` must not leave servers behind.
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let terminated = async {
+            match terminate.as_mut() {
+                Some(signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = probing => false,
+            _ = tokio::signal::ctrl_c() => true,
+            () = terminated => true,
+        }
+    });
+    // Dropping the runtime drops every probe still running, and with it
+    // the guard that kills its process group.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    if interrupted {
+        return Err(CliError::failure(
+            "interrupted; every server started was stopped",
+        ));
+    }
+    if args.audit {
+        add_collisions(&mut outcomes);
+    }
+    let elapsed = start.elapsed();
+    Ok(written.and_then(|()| finish(args, &mut outcomes, &order, elapsed)))
+}
+
+/// The servers to probe, with notes on stderr for those skipped.
+fn select(
+    ctx: &Ctx,
+    args: &ProbeArgs,
+    inventory: &Inventory,
+    sources: &EnvSources,
+) -> Result<Vec<ProbeTarget>, CliError> {
+    let named = !args.names.is_empty();
+    let names: Vec<String> = if named {
+        args.names.clone()
+    } else {
+        inventory.names().into_iter().map(str::to_string).collect()
+    };
+    let files = sources.file_values();
+    // The environment wins over the files, as with `mcpenv run`.
+    let mut env = files.clone();
+    env.extend(ctx.process_env.clone());
+    let mut targets = Vec::new();
+    let mut err = anstream::stderr().lock();
+    for name in names {
+        let Some(winner) = inventory.winner(&name) else {
+            let mut error = CliError::failure(format!("no MCP server named `{name}`"));
+            for hint in unknown_name_hints(ctx, inventory, &name) {
+                error = error.with_hint(hint);
+            }
+            return Err(error);
+        };
+        if targets
+            .iter()
+            .any(|target: &ProbeTarget| target.name == name)
+        {
+            continue;
+        }
+        if let Some(note) = skip_reason(winner, args.trust_project, named) {
+            if !ctx.quiet {
+                let _ = warning(&mut err, &format!("skipped `{name}`: {note}"));
+            }
+            continue;
+        }
+        targets.push(target(ctx, winner, &env));
+    }
+    Ok(targets)
+}
+
+/// Why a server is not probed, if it is not.
+fn skip_reason(server: &Sourced, trust_project: bool, named: bool) -> Option<String> {
+    match server.approval {
+        // A cloned `.mcp.json` is code someone else chose to run.
+        Some(Approval::Pending) if !trust_project => Some(
+            "project server not approved in Claude Code's settings; pass `--trust-project` to start it anyway".to_string(),
+        ),
+        Some(Approval::Rejected) if !(trust_project && named) => Some(
+            "project server rejected in Claude Code's settings; name it with `--trust-project` to start it anyway".to_string(),
+        ),
+        _ => match server.entry.transport() {
+            Transport::Http if server.entry.url().is_some_and(|url| url.starts_with("https:")) => {
+                Some("probing `https` servers is not supported by this build (plain `http://` only)".to_string())
+            }
+            Transport::Stdio | Transport::Http => None,
+            transport if transport.is_remote() => Some(format!(
+                "probing `{transport}` servers is not supported yet (stdio and http only)"
+            )),
+            transport => Some(format!("transport `{transport}` cannot be probed")),
+        },
+    }
+}
+
+/// A server entry with its placeholders expanded.
+fn target(ctx: &Ctx, server: &Sourced, env: &BTreeMap<String, String>) -> ProbeTarget {
+    let mut missing: Vec<String> = Vec::new();
+    let mut expand = |text: &str| {
+        let expansion = placeholder::expand(text, |name| env.get(name).cloned());
+        for name in expansion.missing {
+            if !missing.contains(&name) {
+                missing.push(name);
+            }
+        }
+        expansion.text
+    };
+    let entry = &server.entry;
+    if entry.transport() == Transport::Http {
+        let url = expand(entry.url().unwrap_or_default());
+        let headers = entry
+            .headers()
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), expand(value)))
+            .collect();
+        return ProbeTarget {
+            name: server.name.clone(),
+            endpoint: Endpoint::Http { url, headers },
+            missing,
+        };
+    }
+    let program = expand(entry.command().unwrap_or_default());
+    let args: Vec<String> = entry.args().into_iter().map(&mut expand).collect();
+    let mut child_env = env.clone();
+    for (key, value) in entry.env() {
+        child_env.insert(key.to_string(), expand(value));
+    }
+    // The child sees exactly this environment: mcpenv's, the `.env` files
+    // and the entry's `env`, as under `mcpenv run -- claude`.
+    let mut command = std::process::Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .envs(child_env)
+        .current_dir(&ctx.locations.working_dir);
+    ProbeTarget {
+        name: server.name.clone(),
+        endpoint: Endpoint::Stdio(command),
+        missing,
+    }
+}
+
+/// A finished probe and its reason in words.
+struct Done {
+    outcome: ProbeOutcome,
+    error: Option<String>,
+}
+
+/// The failure in one line, with the unset variables: the likeliest cause.
+fn error_text(outcome: &ProbeOutcome, missing: &[String]) -> Option<String> {
+    let error = outcome.result.as_ref().err()?;
+    let mut text = error.to_string();
+    if !missing.is_empty() {
+        text.push_str(&format!(
+            " (unset variables: {}; set them in `.env` or the environment)",
+            missing.join(", ")
+        ));
+    }
+    Some(text)
+}
+
+fn progress(done: &Done) -> io::Result<()> {
+    let outcome = &done.outcome;
+    let mut err = anstream::stderr().lock();
+    let ms = outcome.elapsed.as_millis();
+    match &outcome.result {
+        Ok(_) => writeln!(err, "{GREEN}ok{GREEN:#}      `{}` in {ms} ms", outcome.name),
+        Err(_) => {
+            let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
+            let error = done.error.as_deref().unwrap_or_default();
+            writeln!(
+                err,
+                "{red}failed{red:#}  `{}` after {ms} ms: {error}",
+                outcome.name
+            )
+        }
+    }
+}
+
+fn server_line(done: &Done) -> ServerLine<'_> {
+    let outcome = &done.outcome;
+    let error = done.error.clone();
+    let facts = outcome.result.as_ref().ok();
+    ServerLine {
+        name: &outcome.name,
+        ok: outcome.result.is_ok(),
+        error,
+        server: facts.map(|facts| ServerInfo {
+            name: &facts.name,
+            version: &facts.version,
+        }),
+        protocol_version: facts.map(|facts| facts.protocol_version.as_str()),
+        tools: facts.map_or(0, |facts| facts.tools.len()),
+        prompts: facts.map_or(0, |facts| facts.prompts),
+        resources: facts.map_or(0, |facts| facts.resources),
+        ms: facts
+            .map_or(outcome.elapsed, |facts| facts.ready)
+            .as_millis(),
+        audit: facts
+            .map(|_| outcome.audit.as_slice())
+            .filter(|_| !outcome.audit.is_empty()),
+    }
+}
+
+fn json_line(done: &Done) -> io::Result<()> {
+    let line = server_line(done);
+    let mut out = io::stdout().lock();
+    serde_json::to_writer(&mut out, &line)?;
+    writeln!(out)?;
+    out.flush()
+}
+
+fn add_collisions(outcomes: &mut [Done]) {
+    let all: Vec<(String, Vec<String>)> = outcomes
+        .iter()
+        .map(|done| &done.outcome)
+        .filter_map(|outcome| {
+            let facts = outcome.result.as_ref().ok()?;
+            Some((
+                outcome.name.clone(),
+                facts.tools.iter().map(|tool| tool.name.clone()).collect(),
+            ))
+        })
+        .collect();
+    for outcome in outcomes
+        .iter_mut()
+        .map(|done| &mut done.outcome)
+        .filter(|outcome| outcome.result.is_ok())
+    {
+        let check = probe::collision_check(&outcome.name, &all);
+        // Keep `tool_count` last, as the static checks put it.
+        let at = outcome.audit.len().saturating_sub(1);
+        outcome.audit.insert(at, check);
+    }
+}
+
+/// Whether an outcome counts as a failure: the probe failed, or an audit
+/// check other than the `tool_count` warning did.
+fn failed(outcome: &ProbeOutcome) -> bool {
+    outcome.result.is_err()
+        || outcome
+            .audit
+            .iter()
+            .any(|check| !check.ok && check.check != "tool_count")
+}
+
+fn finish(
+    args: &ProbeArgs,
+    outcomes: &mut [Done],
+    order: &[String],
+    elapsed: Duration,
+) -> io::Result<bool> {
+    let failures = outcomes.iter().filter(|done| failed(&done.outcome)).count();
+    let ok = outcomes.len() - failures;
+    let any_failed = failures > 0;
+    if args.json {
+        let mut out = io::stdout().lock();
+        if args.audit {
+            for done in outcomes.iter() {
+                let line = server_line(done);
+                serde_json::to_writer(&mut out, &line)?;
+                writeln!(out)?;
+            }
+        }
+        let summary = json!({"summary": {"ok": ok, "failed": failures, "ms": elapsed.as_millis()}});
+        writeln!(out, "{summary}")?;
+        out.flush()?;
+        return Ok(any_failed);
+    }
+    // Text: servers in configuration order, however they finished.
+    outcomes.sort_by_key(|done| order.iter().position(|name| name == &done.outcome.name));
+    let width = outcomes
+        .iter()
+        .map(|done| done.outcome.name.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = anstream::stdout().lock();
+    let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    for done in outcomes.iter() {
+        let outcome = &done.outcome;
+        let name = &outcome.name;
+        match &outcome.result {
+            Ok(facts) => writeln!(
+                out,
+                "{name:width$}  {GREEN}ok{GREEN:#}      {} {}, protocol {}, {}, {}, {}, ready in {} ms",
+                facts.name,
+                facts.version,
+                facts.protocol_version,
+                plural(facts.tools.len(), "tool"),
+                plural(facts.prompts, "prompt"),
+                plural(facts.resources, "resource"),
+                facts.ready.as_millis()
+            )?,
+            Err(_) => writeln!(
+                out,
+                "{name:width$}  {red}failed{red:#}  {}",
+                done.error.as_deref().unwrap_or_default()
+            )?,
+        }
+        for check in &outcome.audit {
+            let (style, word) = match (check.ok, check.check) {
+                (true, _) => (GREEN, "ok"),
+                (false, "tool_count") => (crate::cli::render::YELLOW, "warning"),
+                (false, _) => (red, "failed"),
+            };
+            writeln!(
+                out,
+                "{:width$}    {DIM}audit{DIM:#} {}: {style}{word}{style:#} (expected {}; got {})",
+                "", check.check, check.expected, check.got
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "{ok} ok, {failures} failed in {:.1} s",
+        elapsed.as_secs_f64()
+    )?;
+    out.flush()?;
+    Ok(any_failed)
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}

@@ -1,0 +1,834 @@
+//! Probing MCP servers: start each one, `initialize`, list its tools,
+//! prompts and resources, and optionally audit how it reports tool errors.
+//!
+//! Every probe has its own deadline, and every child runs in its own process
+//! group that is killed (with all descendants) on every path out: success,
+//! failure, timeout and cancellation (dropping the future).
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::RoleClient;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ErrorCode, JsonObject, ProtocolVersion};
+use rmcp::service::{RunningService, ServiceError};
+use serde::Serialize;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+/// How many stderr lines of a failed server are kept for its report.
+const STDERR_LINES: usize = 3;
+
+/// More tools than this in one server is worth a warning: clients put every
+/// tool description into the model's context.
+pub const MANY_TOOLS: usize = 40;
+
+/// How to reach a server.
+#[derive(Debug)]
+pub enum Endpoint {
+    /// A child process speaking JSON-RPC lines on stdin/stdout: the command
+    /// with its arguments, environment and working directory set by the
+    /// caller (the only one that knows the process environment); the probe
+    /// sets its standard streams and process group.
+    Stdio(std::process::Command),
+    /// A streamable HTTP server (plain `http://` only: no TLS stack is
+    /// built in).
+    Http {
+        /// The URL, placeholders expanded.
+        url: String,
+        /// Header names and values, placeholders expanded.
+        headers: Vec<(String, String)>,
+    },
+    /// A server reached by URL over a transport probe does not speak.
+    Remote {
+        /// `http`, `sse` or `ws`.
+        transport: String,
+        /// The URL, placeholders expanded.
+        url: String,
+    },
+}
+
+/// One server to probe.
+#[derive(Debug)]
+pub struct ProbeTarget {
+    /// The server's name in the configuration.
+    pub name: String,
+    /// How to reach it.
+    pub endpoint: Endpoint,
+    /// Variables its entry references that are unset everywhere.
+    pub missing: Vec<String>,
+}
+
+/// How to probe.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeOptions {
+    /// Each server's own deadline, from spawn to the last listing.
+    pub timeout: Duration,
+    /// How many servers are probed at once (at least 1).
+    pub jobs: usize,
+    /// Whether to call tools to check error reporting.
+    pub audit: bool,
+}
+
+/// What a server that answered said about itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerFacts {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// The protocol version the server chose.
+    pub protocol_version: String,
+    /// Its tools.
+    pub tools: Vec<ToolFacts>,
+    /// How many prompts it lists (0 when it has no prompts capability).
+    pub prompts: usize,
+    /// How many resources it lists (0 when it has no resources capability).
+    pub resources: usize,
+    /// Time from spawn to the `initialize` answer.
+    pub ready: Duration,
+}
+
+/// What the audit needs to know about one tool.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolFacts {
+    /// Its name.
+    pub name: String,
+    /// Whether it has a non-empty description.
+    pub described: bool,
+    /// Whether its input schema is `"type": "object"`.
+    pub object_schema: bool,
+    /// Its required parameters.
+    pub required: Vec<String>,
+}
+
+/// One audit check of one server.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditCheck {
+    /// `unknown_tool`, `invalid_arguments`, `tool_descriptions`,
+    /// `input_schemas`, `name_collisions` or `tool_count`.
+    pub check: &'static str,
+    /// Whether the server passed.
+    pub ok: bool,
+    /// What the spec asks for.
+    pub expected: String,
+    /// What the server did.
+    pub got: String,
+    /// Where the rule is written.
+    pub spec: &'static str,
+}
+
+/// The result of probing one server.
+#[derive(Debug)]
+pub struct ProbeOutcome {
+    /// The server's name in the configuration.
+    pub name: String,
+    /// What it said, or why it could not be probed.
+    pub result: Result<ServerFacts, ProbeError>,
+    /// Time from the start of this probe to its end.
+    pub elapsed: Duration,
+    /// Audit checks (empty unless auditing a server that answered).
+    pub audit: Vec<AuditCheck>,
+}
+
+/// Why a server could not be probed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The program is not on `PATH` (or the path does not exist).
+    #[error("command `{program}` not found")]
+    NotFound {
+        /// The program.
+        program: String,
+    },
+    /// The program exists but could not be started.
+    #[error("cannot start `{program}`")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server exited before the probe finished.
+    #[error("exited with status {status}{}", stderr_suffix(.stderr))]
+    Exited {
+        /// The exit status, as the OS describes it.
+        status: String,
+        /// Its last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// The server did not finish answering within the deadline.
+    #[error("no answer within {} s{}", .timeout.as_secs_f64(), stderr_suffix(.stderr))]
+    Timeout {
+        /// The deadline.
+        timeout: Duration,
+        /// Its last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// The server wrote something that is not JSON-RPC on stdout.
+    #[error("wrote non-JSON to stdout (only MCP messages are allowed there): `{line}`")]
+    NotJson {
+        /// The first such line, shortened.
+        line: String,
+    },
+    /// The server and mcpenv share no protocol version.
+    #[error("protocol version mismatch: {detail}")]
+    Version {
+        /// What each side supports.
+        detail: String,
+    },
+    /// Any other protocol failure.
+    #[error("{detail}{}", stderr_suffix(.stderr))]
+    Protocol {
+        /// What went wrong.
+        detail: String,
+        /// Its last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// The server answered 401 or 403.
+    #[error("HTTP 401/403: the server wants credentials{}", if .challenge.is_empty() { String::new() } else { format!(" (`WWW-Authenticate: {}`)", .challenge) })]
+    Unauthorized {
+        /// The `WWW-Authenticate` challenge, if any.
+        challenge: String,
+    },
+    /// The transport is not supported by this version of probe.
+    #[error("probing `{transport}` servers is not supported yet")]
+    Unsupported {
+        /// The transport.
+        transport: String,
+    },
+}
+
+fn stderr_suffix(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {}", lines.join(" | "))
+    }
+}
+
+/// Probes every target, at most `options.jobs` at once, and hands each
+/// outcome to `on_done` as it finishes. Dropping the returned future kills
+/// every server still running.
+pub async fn probe_all(
+    targets: Vec<ProbeTarget>,
+    options: ProbeOptions,
+    mut on_done: impl FnMut(ProbeOutcome),
+) {
+    let semaphore = Arc::new(Semaphore::new(options.jobs.max(1)));
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    // A JoinSet aborts (drops) its tasks when dropped, so cancelling this
+    // future drops every probe, and each probe's guard kills its group.
+    let mut tasks = tokio::task::JoinSet::new();
+    for target in targets {
+        let semaphore = Arc::clone(&semaphore);
+        let sender = sender.clone();
+        tasks.spawn(async move {
+            // The semaphore is never closed, so acquiring cannot fail.
+            let Ok(_permit) = semaphore.acquire().await else {
+                return;
+            };
+            let outcome = probe_one(target, options).await;
+            let _ = sender.send(outcome);
+        });
+    }
+    drop(sender);
+    while let Some(outcome) = receiver.recv().await {
+        on_done(outcome);
+    }
+    while tasks.join_next().await.is_some() {}
+}
+
+/// Probes one target within its deadline.
+pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutcome {
+    let start = Instant::now();
+    let (result, audit) = match target.endpoint {
+        Endpoint::Stdio(command) => match probe_stdio(command, options, start).await {
+            Ok((facts, audit)) => (Ok(facts), audit),
+            Err(error) => (Err(error), Vec::new()),
+        },
+        Endpoint::Http { url, headers } => match probe_http(&url, &headers, options, start).await {
+            Ok((facts, audit)) => (Ok(facts), audit),
+            Err(error) => (Err(error), Vec::new()),
+        },
+        Endpoint::Remote { transport, .. } => {
+            (Err(ProbeError::Unsupported { transport }), Vec::new())
+        }
+    };
+    ProbeOutcome {
+        name: target.name,
+        result,
+        elapsed: start.elapsed(),
+        audit,
+    }
+}
+
+/// Kills a process group when dropped, whatever the path out.
+struct GroupGuard(nix::unistd::Pid);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        // ESRCH (already gone) is the common, harmless case.
+        let _ = nix::sys::signal::killpg(self.0, nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+type Stderr = Arc<Mutex<VecDeque<String>>>;
+
+fn last_lines(stderr: &Stderr) -> Vec<String> {
+    stderr
+        .lock()
+        .map(|lines| lines.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+async fn probe_stdio(
+    command: std::process::Command,
+    options: ProbeOptions,
+    start: Instant,
+) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let program = program.as_str();
+    let mut command = Command::from(command);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A group of its own, so the server and anything it starts can be
+        // killed together (and Ctrl-C in the terminal does not reach it
+        // before mcpenv has cleaned up).
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            ProbeError::NotFound {
+                program: program.to_string(),
+            }
+        } else {
+            ProbeError::Spawn {
+                program: program.to_string(),
+                source,
+            }
+        }
+    })?;
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .map(nix::unistd::Pid::from_raw);
+    let _guard = pid.map(GroupGuard);
+
+    let stderr: Stderr = Arc::default();
+    if let Some(pipe) = child.stderr.take() {
+        let stderr = Arc::clone(&stderr);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let line = line.trim();
+                if line.is_empty() {
+                    continue;
+                }
+                if let Ok(mut kept) = stderr.lock() {
+                    if kept.len() == STDERR_LINES {
+                        kept.pop_front();
+                    }
+                    kept.push_back(shorten(line));
+                }
+            }
+        });
+    }
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(protocol("the child has no stdin or stdout", &stderr));
+    };
+    // Relay stdout through a pipe of our own, to catch lines that are not
+    // JSON: the SDK would skip them silently and the probe would time out.
+    let (mut relay_in, relay_out) = tokio::io::duplex(1 << 16);
+    let (garbage_sender, garbage) = oneshot::channel::<String>();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stdout).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.trim().is_empty() {
+                continue;
+            }
+            if serde_json::from_str::<serde_json::Value>(&line).is_err() {
+                let _ = garbage_sender.send(shorten(line.trim()));
+                // Keep the relay open so the session does not see an end
+                // of stream first and report that instead.
+                std::future::pending::<()>().await;
+                return;
+            }
+            if relay_in.write_all(line.as_bytes()).await.is_err()
+                || relay_in.write_all(b"\n").await.is_err()
+            {
+                return;
+            }
+        }
+    });
+
+    let session = talk((relay_out, stdin), options.audit, start);
+    let outcome = tokio::select! {
+        biased;
+        Ok(line) = garbage => return Err(ProbeError::NotJson { line }),
+        outcome = tokio::time::timeout(options.timeout.saturating_sub(start.elapsed()), session) => outcome,
+    };
+    match outcome {
+        Err(_elapsed) => Err(ProbeError::Timeout {
+            timeout: options.timeout,
+            stderr: last_lines(&stderr),
+        }),
+        Ok(Ok(found)) => Ok(found),
+        Ok(Err(failure)) => Err(explain(failure, &mut child, &stderr).await),
+    }
+}
+
+async fn probe_http(
+    url: &str,
+    headers: &[(String, String)],
+    options: ProbeOptions,
+    start: Instant,
+) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    if !url.starts_with("http://") {
+        return Err(ProbeError::Unsupported {
+            transport: "https".to_string(),
+        });
+    }
+    let mut custom = std::collections::HashMap::new();
+    for (name, value) in headers {
+        let name =
+            http::HeaderName::try_from(name.as_str()).map_err(|error| ProbeError::Protocol {
+                detail: format!("invalid header name `{name}`: {error}"),
+                stderr: Vec::new(),
+            })?;
+        let value =
+            http::HeaderValue::try_from(value.as_str()).map_err(|_| ProbeError::Protocol {
+                detail: format!("invalid value for header `{name}`"),
+                stderr: Vec::new(),
+            })?;
+        custom.insert(name, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let stderr = Stderr::default();
+    match tokio::time::timeout(
+        options.timeout.saturating_sub(start.elapsed()),
+        talk(transport, options.audit, start),
+    )
+    .await
+    {
+        Err(_elapsed) => Err(ProbeError::Timeout {
+            timeout: options.timeout,
+            stderr: Vec::new(),
+        }),
+        Ok(Ok(found)) => Ok(found),
+        Ok(Err(failure)) => Err(session_error(failure, &stderr)),
+    }
+}
+
+/// A failure inside the MCP session, before it is explained.
+enum Failure {
+    Initialize(Box<rmcp::service::ClientInitializeError>),
+    Request(&'static str, ServiceError),
+    Version(String),
+}
+
+/// Turns a session failure into the most useful reason: the exit status
+/// when the server died, else the protocol error.
+async fn explain(failure: Failure, child: &mut Child, stderr: &Stderr) -> ProbeError {
+    if matches!(failure, Failure::Version(_)) {
+        // mcpenv hung up itself: the server's exit says nothing.
+        return session_error(failure, stderr);
+    }
+    // A server that closed its stdout is usually exiting: give it a moment
+    // so the report can say how it exited.
+    if let Ok(Ok(status)) = tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
+        // Let the stderr reader catch up with the last lines.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        return ProbeError::Exited {
+            status: status
+                .code()
+                .map_or_else(|| status.to_string(), |code| code.to_string()),
+            stderr: last_lines(stderr),
+        };
+    }
+    session_error(failure, stderr)
+}
+
+/// A session failure of a server that is still running (or remote).
+fn session_error(failure: Failure, stderr: &Stderr) -> ProbeError {
+    match failure {
+        Failure::Initialize(error) if error.auth_challenge().is_some() => {
+            ProbeError::Unauthorized {
+                challenge: error.auth_challenge().unwrap_or_default().to_string(),
+            }
+        }
+        Failure::Initialize(error) => match *error {
+            rmcp::service::ClientInitializeError::NoCompatibleProtocolVersion {
+                client_supported,
+                server_supported,
+            } => ProbeError::Version {
+                detail: format!(
+                    "mcpenv speaks {}, the server {}",
+                    versions(&client_supported),
+                    versions(&server_supported)
+                ),
+            },
+            other => protocol(&format!("initialize failed: {other}"), stderr),
+        },
+        Failure::Version(detail) => ProbeError::Version { detail },
+        Failure::Request(method, error) => protocol(&format!("{method} failed: {error}"), stderr),
+    }
+}
+
+fn versions(list: &[rmcp::model::ProtocolVersion]) -> String {
+    let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+    names.join(", ")
+}
+
+fn protocol(detail: &str, stderr: &Stderr) -> ProbeError {
+    ProbeError::Protocol {
+        detail: detail.to_string(),
+        stderr: last_lines(stderr),
+    }
+}
+
+fn shorten(line: &str) -> String {
+    const MAX: usize = 200;
+    if line.chars().count() <= MAX {
+        return line.to_string();
+    }
+    let mut short: String = line.chars().take(MAX).collect();
+    short.push('…');
+    short
+}
+
+async fn talk<T, E, A>(
+    transport: T,
+    audit: bool,
+    start: Instant,
+) -> Result<(ServerFacts, Vec<AuditCheck>), Failure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let client: RunningService<RoleClient, ()> = ()
+        .serve(transport)
+        .await
+        .map_err(|error| Failure::Initialize(Box::new(error)))?;
+    let ready = start.elapsed();
+    let info = client.peer_info();
+    let (name, version, protocol_version, capabilities) = match info.as_deref() {
+        Some(info) => (
+            info.server_info
+                .as_ref()
+                .map(|server| server.name.clone())
+                .unwrap_or_default(),
+            info.server_info
+                .as_ref()
+                .map(|server| server.version.clone())
+                .unwrap_or_default(),
+            info.protocol_version.to_string(),
+            info.capabilities.clone(),
+        ),
+        None => Default::default(),
+    };
+    // rmcp accepts any version string; a client must not go on with one it
+    // does not know (the spec: it "SHOULD disconnect").
+    let known = [
+        ProtocolVersion::V_2024_11_05,
+        ProtocolVersion::V_2025_03_26,
+        ProtocolVersion::V_2025_06_18,
+        ProtocolVersion::V_2025_11_25,
+        ProtocolVersion::V_2026_07_28,
+    ];
+    if !known
+        .iter()
+        .any(|version| version.to_string() == protocol_version)
+    {
+        let _ = client.cancel().await;
+        return Err(Failure::Version(format!(
+            "the server chose `{protocol_version}`, mcpenv speaks {}",
+            versions(&known)
+        )));
+    }
+    let tools = if capabilities.tools.is_some() {
+        client
+            .list_all_tools()
+            .await
+            .map_err(|error| Failure::Request("tools/list", error))?
+    } else {
+        Vec::new()
+    };
+    let prompts = if capabilities.prompts.is_some() {
+        client
+            .list_all_prompts()
+            .await
+            .map_err(|error| Failure::Request("prompts/list", error))?
+            .len()
+    } else {
+        0
+    };
+    let resources = if capabilities.resources.is_some() {
+        client
+            .list_all_resources()
+            .await
+            .map_err(|error| Failure::Request("resources/list", error))?
+            .len()
+    } else {
+        0
+    };
+    let tools: Vec<ToolFacts> = tools
+        .iter()
+        .map(|tool| ToolFacts {
+            name: tool.name.to_string(),
+            described: tool
+                .description
+                .as_deref()
+                .is_some_and(|text| !text.trim().is_empty()),
+            object_schema: tool.input_schema.get("type").and_then(|kind| kind.as_str())
+                == Some("object"),
+            required: tool
+                .input_schema
+                .get("required")
+                .and_then(|required| required.as_array())
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(|name| name.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect();
+    let facts = ServerFacts {
+        name,
+        version,
+        protocol_version,
+        tools,
+        prompts,
+        resources,
+        ready,
+    };
+    let checks = if audit {
+        audit_calls(&client, &facts).await
+    } else {
+        Vec::new()
+    };
+    let _ = client.cancel().await;
+    Ok((facts, checks))
+}
+
+/// Calls the tools the audit needs; never a tool without required
+/// parameters, so nothing real runs.
+async fn audit_calls(
+    client: &RunningService<RoleClient, ()>,
+    facts: &ServerFacts,
+) -> Vec<AuditCheck> {
+    const TOOLS_SPEC: &str =
+        "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling";
+    let mut checks = Vec::new();
+    let unknown = "mcpenv-probe-no-such-tool";
+    let answer = client.call_tool(CallToolRequestParams::new(unknown)).await;
+    let (ok, got) = match &answer {
+        Err(ServiceError::McpError(error))
+            if error.code == ErrorCode::INVALID_PARAMS
+                || error.code == ErrorCode::METHOD_NOT_FOUND =>
+        {
+            (true, format!("JSON-RPC error {}", error.code.0))
+        }
+        Err(error) => (false, describe_error(error)),
+        Ok(result) => (
+            false,
+            format!("a result (isError: {})", result.is_error.unwrap_or(false)),
+        ),
+    };
+    checks.push(AuditCheck {
+        check: "unknown_tool",
+        ok,
+        expected: "JSON-RPC error -32602 (or -32601)".to_string(),
+        got,
+        spec: TOOLS_SPEC,
+    });
+    if let Some(tool) = facts.tools.iter().find(|tool| !tool.required.is_empty()) {
+        let new_style = facts.protocol_version.as_str() >= "2025-11-25";
+        let answer = client
+            .call_tool(
+                CallToolRequestParams::new(tool.name.clone()).with_arguments(JsonObject::new()),
+            )
+            .await;
+        let got = match &answer {
+            Ok(result) => format!("a result (isError: {})", result.is_error.unwrap_or(false)),
+            Err(error) => describe_error(error),
+        };
+        let ok = match &answer {
+            Ok(result) => new_style && result.is_error == Some(true),
+            Err(ServiceError::McpError(error)) => {
+                !new_style && error.code == ErrorCode::INVALID_PARAMS
+            }
+            Err(_) => false,
+        };
+        let expected = if new_style {
+            format!(
+                "a result with isError: true (protocol {})",
+                facts.protocol_version
+            )
+        } else {
+            format!(
+                "JSON-RPC error -32602 (protocol {})",
+                facts.protocol_version
+            )
+        };
+        checks.push(AuditCheck {
+            check: "invalid_arguments",
+            ok,
+            expected,
+            got: format!("`{}` without `{}`: {got}", tool.name, tool.required[0]),
+            spec: TOOLS_SPEC,
+        });
+    }
+    checks.extend(static_checks(facts));
+    checks
+}
+
+fn describe_error(error: &ServiceError) -> String {
+    match error {
+        ServiceError::McpError(error) => {
+            format!("JSON-RPC error {}: {}", error.code.0, error.message)
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The audit checks that need only the tool list.
+pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
+    const LIST_SPEC: &str =
+        "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool";
+    let undescribed: Vec<&str> = facts
+        .tools
+        .iter()
+        .filter(|tool| !tool.described)
+        .map(|tool| tool.name.as_str())
+        .collect();
+    let not_objects: Vec<&str> = facts
+        .tools
+        .iter()
+        .filter(|tool| !tool.object_schema)
+        .map(|tool| tool.name.as_str())
+        .collect();
+    let listed = |names: &[&str]| {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    vec![
+        AuditCheck {
+            check: "tool_descriptions",
+            ok: undescribed.is_empty(),
+            expected: "every tool has a description".to_string(),
+            got: format!("without: {}", listed(&undescribed)),
+            spec: LIST_SPEC,
+        },
+        AuditCheck {
+            check: "input_schemas",
+            ok: not_objects.is_empty(),
+            expected: "every inputSchema has \"type\": \"object\"".to_string(),
+            got: format!("other schemas: {}", listed(&not_objects)),
+            spec: LIST_SPEC,
+        },
+        AuditCheck {
+            check: "tool_count",
+            ok: facts.tools.len() <= MANY_TOOLS,
+            expected: format!("at most {MANY_TOOLS} tools (a warning)"),
+            got: format!("{} tools", facts.tools.len()),
+            spec: LIST_SPEC,
+        },
+    ]
+}
+
+/// The `name_collisions` check for one server, given every server's tools.
+pub fn collision_check(name: &str, all: &[(String, Vec<String>)]) -> AuditCheck {
+    let own: Vec<&String> = all
+        .iter()
+        .filter(|(server, _)| server == name)
+        .flat_map(|(_, tools)| tools)
+        .collect();
+    let mut clashes: Vec<String> = Vec::new();
+    for (other, tools) in all.iter().filter(|(server, _)| server != name) {
+        for tool in tools.iter().filter(|tool| own.contains(tool)) {
+            clashes.push(format!("{tool} (also in {other})"));
+        }
+    }
+    AuditCheck {
+        check: "name_collisions",
+        ok: clashes.is_empty(),
+        expected: "tool names unique across servers".to_string(),
+        got: if clashes.is_empty() {
+            "none".to_string()
+        } else {
+            clashes.join(", ")
+        },
+        spec: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(tools: Vec<ToolFacts>) -> ServerFacts {
+        ServerFacts {
+            name: "s".to_string(),
+            version: "1".to_string(),
+            protocol_version: "2025-11-25".to_string(),
+            tools,
+            prompts: 0,
+            resources: 0,
+            ready: Duration::ZERO,
+        }
+    }
+
+    fn tool(name: &str, described: bool, object_schema: bool) -> ToolFacts {
+        ToolFacts {
+            name: name.to_string(),
+            described,
+            object_schema,
+            required: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn static_checks_flag_missing_descriptions_and_schemas() {
+        let checks = static_checks(&facts(vec![tool("a", true, true), tool("b", false, false)]));
+        let by_name = |name: &str| checks.iter().find(|check| check.check == name).unwrap();
+        assert!(!by_name("tool_descriptions").ok);
+        assert_eq!(by_name("tool_descriptions").got, "without: b");
+        assert!(!by_name("input_schemas").ok);
+        assert!(by_name("tool_count").ok);
+    }
+
+    #[test]
+    fn collisions_name_the_other_server() {
+        let all = vec![
+            ("one".to_string(), vec!["echo".to_string(), "a".to_string()]),
+            ("two".to_string(), vec!["echo".to_string()]),
+        ];
+        let check = collision_check("one", &all);
+        assert!(!check.ok);
+        assert_eq!(check.got, "echo (also in two)");
+        assert!(collision_check("three", &all).ok);
+    }
+
+    #[test]
+    fn errors_read_as_one_line() {
+        let error = ProbeError::Exited {
+            status: "3".to_string(),
+            stderr: vec!["a".to_string(), "b".to_string()],
+        };
+        assert_eq!(error.to_string(), "exited with status 3; stderr: a | b");
+    }
+}

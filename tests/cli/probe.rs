@@ -1,0 +1,421 @@
+//! `mcpenv probe` against the fake MCP server (`tests/support/fake_mcp_server.rs`).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::harness::TestEnv;
+
+const FAKE: &str = env!("CARGO_BIN_EXE_mcpenv-fake-server");
+
+/// A world whose `.mcp.json` holds `servers` (name, JSON entry), all
+/// approved in the project's local settings.
+fn world(servers: &[(&str, Value)]) -> TestEnv {
+    let env = TestEnv::new();
+    let map: serde_json::Map<String, Value> = servers
+        .iter()
+        .map(|(name, entry)| ((*name).to_string(), entry.clone()))
+        .collect();
+    env.write(
+        "project/.mcp.json",
+        &serde_json::json!({ "mcpServers": map }).to_string(),
+    );
+    let names: Vec<&str> = servers.iter().map(|(name, _)| *name).collect();
+    env.write(
+        "project/.claude/settings.local.json",
+        &serde_json::json!({ "enabledMcpjsonServers": names }).to_string(),
+    );
+    env
+}
+
+fn fake(mode: &str) -> Value {
+    serde_json::json!({ "command": FAKE, "args": [mode] })
+}
+
+/// A fake server started through `sh`, which writes the server's pid to `pidfile`.
+fn fake_with_pid(mode: &str, pidfile: &Path) -> Value {
+    serde_json::json!({
+        "command": "sh",
+        "args": ["-c", format!("echo $$ > '{}'; exec '{FAKE}' {mode}", pidfile.display())],
+    })
+}
+
+fn lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect()
+}
+
+fn by_name<'a>(lines: &'a [Value], name: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|line| line["name"] == name)
+        .unwrap_or_else(|| panic!("no line for {name}"))
+}
+
+fn read_pid(path: &Path) -> i32 {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Whether `pid` is gone (or a zombie: dead, waiting for a reaper).
+fn gone(pid: i32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit_once(") ")
+                    .and_then(|(_, rest)| rest.chars().next())
+            });
+        if matches!(state, None | Some('Z' | 'X')) {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn json_lines_report_each_server_and_a_summary() {
+    let env = world(&[
+        ("good", fake("ok")),
+        ("crashy", fake("crash")),
+        (
+            "missing",
+            serde_json::json!({ "command": "no-such-command-mcpenv" }),
+        ),
+        ("junk", fake("garbage")),
+        ("from-dotenv", fake("needs-env:TOKEN_A")),
+        (
+            "unset",
+            serde_json::json!({ "command": FAKE, "args": ["needs-env:TOKEN_B", "--token=${TOKEN_B}"] }),
+        ),
+    ]);
+    env.write("project/.env", "TOKEN_A=from-file\n");
+    let out = env
+        .run(&["probe", "--json", "--timeout", "5"])
+        .expect_code(1);
+    let lines = lines(&out.stdout);
+    assert_eq!(lines.len(), 7, "{out}");
+    assert_eq!(
+        lines[6],
+        serde_json::json!({"summary": {"ok": 2, "failed": 4, "ms": lines[6]["summary"]["ms"]}})
+    );
+    assert!(lines[6]["summary"]["ms"].is_u64());
+
+    let good = by_name(&lines, "good");
+    assert_eq!(good["ok"], true);
+    assert_eq!(good["error"], Value::Null);
+    assert_eq!(
+        good["server"],
+        serde_json::json!({"name": "fake-server", "version": "1.2.3"})
+    );
+    assert!(good["protocol_version"].is_string());
+    assert_eq!(
+        (
+            good["tools"].as_u64(),
+            good["prompts"].as_u64(),
+            good["resources"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
+    assert!(good["ms"].is_u64());
+    assert_eq!(by_name(&lines, "from-dotenv")["ok"], true);
+
+    let error = |name: &str| by_name(&lines, name)["error"].as_str().unwrap().to_string();
+    assert_eq!(
+        error("crashy"),
+        "exited with status 3; stderr: fake: starting | fake: cannot open the database"
+    );
+    assert_eq!(by_name(&lines, "crashy")["server"], Value::Null);
+    assert_eq!(
+        error("missing"),
+        "command `no-such-command-mcpenv` not found"
+    );
+    assert_eq!(
+        error("junk"),
+        "wrote non-JSON to stdout (only MCP messages are allowed there): `Server listening on stdio, hello!`"
+    );
+    assert_eq!(
+        error("unset"),
+        "exited with status 1; stderr: fake: TOKEN_B is not set (unset variables: TOKEN_B; set them in `.env` or the environment)"
+    );
+    // Progress goes to stderr, one line per server.
+    assert_eq!(out.stderr.lines().count(), 6, "{out}");
+}
+
+#[test]
+fn text_report_and_success_exit() {
+    let env = world(&[("good", fake("ok"))]);
+    let out = env.run(&["probe"]).expect_code(0);
+    assert!(
+        out.stdout
+            .starts_with("good  ok      fake-server 1.2.3, protocol "),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains(", 2 tools, 1 prompt, 1 resource, ready in "),
+        "{out}"
+    );
+    assert!(out.stdout.contains("1 ok, 0 failed in "), "{out}");
+    assert!(out.stderr.starts_with("ok      `good` in "), "{out}");
+}
+
+#[test]
+fn success_kills_the_servers_children() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("grandchild.pid");
+    let env = world(&[("kid", fake(&format!("spawn-child:{}", pidfile.display())))]);
+    env.run(&["probe"]).expect_code(0);
+    assert!(
+        gone(read_pid(&pidfile)),
+        "the grandchild `sleep 600` survived"
+    );
+}
+
+#[test]
+fn timeout_fails_fast_and_kills_the_server() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pidfile = scratch.path().join("hang.pid");
+    let env = world(&[
+        ("hangs", fake_with_pid("hang", &pidfile)),
+        ("good", fake("ok")),
+    ]);
+    let start = Instant::now();
+    let out = env
+        .run(&["probe", "--json", "--timeout", "0.5"])
+        .expect_code(1);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    let lines = lines(&out.stdout);
+    assert_eq!(by_name(&lines, "hangs")["error"], "no answer within 0.5 s");
+    assert_eq!(by_name(&lines, "good")["ok"], true);
+    assert!(gone(read_pid(&pidfile)), "the hanging server survived");
+}
+
+#[test]
+fn ctrl_c_kills_every_server() {
+    let scratch = tempfile::tempdir().unwrap();
+    let server_pid = scratch.path().join("server.pid");
+    let grandchild_pid = scratch.path().join("grandchild.pid");
+    let env = world(&[
+        ("hangs", fake_with_pid("hang", &server_pid)),
+        (
+            "kid",
+            serde_json::json!({ "command": "sh", "args": ["-c", format!("sleep 600 & echo $! > '{}'; exec '{FAKE}' hang", grandchild_pid.display())] }),
+        ),
+    ]);
+    let mut child = env
+        .command(&env.project, &["probe", "--timeout", "60"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !(server_pid.exists() && grandchild_pid.exists()) {
+        assert!(Instant::now() < deadline, "the servers did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The pid files are written before the servers exec; give them a moment.
+    std::thread::sleep(Duration::from_millis(100));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(gone(read_pid(&server_pid)), "the server survived Ctrl-C");
+    assert!(
+        gone(read_pid(&grandchild_pid)),
+        "the grandchild survived Ctrl-C"
+    );
+}
+
+#[test]
+fn unapproved_project_servers_need_trust() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &serde_json::json!({ "mcpServers": { "cloned": fake("ok") } }).to_string(),
+    );
+    let out = env.run(&["probe", "--json"]).expect_code(0);
+    assert_eq!(
+        lines(&out.stdout),
+        vec![
+            serde_json::json!({"summary": {"ok": 0, "failed": 0, "ms": lines(&out.stdout)[0]["summary"]["ms"]}})
+        ]
+    );
+    assert!(
+        out.stderr.contains("skipped `cloned`: project server not approved in Claude Code's settings; pass `--trust-project` to start it anyway"),
+        "{out}"
+    );
+    let out = env
+        .run(&["probe", "--json", "--trust-project"])
+        .expect_code(0);
+    assert_eq!(by_name(&lines(&out.stdout), "cloned")["ok"], true);
+}
+
+#[test]
+fn an_unknown_name_is_a_failure_with_hints() {
+    let env = world(&[("good", fake("ok"))]);
+    let out = env.run(&["probe", "godo"]).expect_code(1);
+    assert!(
+        out.stderr.contains("error: no MCP server named `godo`"),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: a server with a similar name exists: `good`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn audit_checks_both_error_channels() {
+    let env = world(&[
+        ("good", fake("ok")),
+        ("result", fake("mixed-result")),
+        ("error", fake("mixed-error")),
+    ]);
+    let out = env
+        .run(&["probe", "--json", "--audit", "good", "result", "error"])
+        .expect_code(1);
+    let lines = lines(&out.stdout);
+    let check = |server: &str, name: &str| -> Value {
+        by_name(&lines, server)["audit"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|check| check["check"] == name)
+            .unwrap_or_else(|| panic!("no {name} check for {server}"))
+            .clone()
+    };
+    assert_eq!(check("good", "unknown_tool")["ok"], true);
+    assert_eq!(check("good", "invalid_arguments")["ok"], true);
+    assert_eq!(check("result", "unknown_tool")["ok"], false);
+    assert_eq!(
+        check("result", "unknown_tool")["got"],
+        "a result (isError: false)"
+    );
+    assert_eq!(check("error", "invalid_arguments")["ok"], false);
+    assert_eq!(check("good", "tool_descriptions")["ok"], true);
+    assert_eq!(check("good", "input_schemas")["ok"], true);
+    assert_eq!(check("good", "tool_count")["ok"], true);
+    // The three fakes share their tool names.
+    assert_eq!(check("good", "name_collisions")["ok"], false);
+    let unknown = check("good", "unknown_tool");
+    let keys: Vec<&str> = unknown
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["check", "ok", "expected", "got", "spec"]);
+
+    let alone = env.run(&["probe", "--audit", "good"]).expect_code(0);
+    assert!(alone.stdout.contains("audit unknown_tool: ok"), "{alone}");
+}
+
+/// A background fake server, killed when dropped (also when a test fails).
+struct Background(std::process::Child);
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `mcpenv-fake-server http:PORTFILE:TOKEN` and returns it with its URL.
+fn http_server(dir: &Path, token: &str) -> (Background, String) {
+    let portfile = dir.join("port");
+    let child = Background(
+        std::process::Command::new(FAKE)
+            .arg(format!("http:{}:{token}", portfile.display()))
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok(port) = std::fs::read_to_string(&portfile)
+            && !port.is_empty()
+        {
+            return (child, format!("http://127.0.0.1:{port}/mcp"));
+        }
+        assert!(Instant::now() < deadline, "the HTTP fake did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn http_servers_over_loopback_with_a_401_hint() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (server, url) = http_server(scratch.path(), "s3cret");
+    let entry = |variable: &str| {
+        serde_json::json!({
+            "type": "http",
+            "url": url,
+            "headers": { "Authorization": format!("Bearer ${{{variable}}}") },
+        })
+    };
+    let env = world(&[
+        ("remote", entry("API_TOKEN")),
+        ("wrong", entry("WRONG_TOKEN")),
+    ]);
+    env.write("project/.env", "API_TOKEN=s3cret\nWRONG_TOKEN=nope\n");
+    let out = env.run(&["probe", "--json", "--timeout", "5"]);
+    drop(server);
+    let out = out.expect_code(1);
+    let lines = lines(&out.stdout);
+    let remote = by_name(&lines, "remote");
+    assert_eq!(remote["ok"], true, "{out}");
+    assert_eq!(remote["tools"], 2);
+    assert_eq!(
+        by_name(&lines, "wrong")["error"],
+        "HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); check the value of `WRONG_TOKEN` (header `Authorization`)"
+    );
+    out.assert_no_secret(&["s3cret"]);
+}
+
+#[test]
+fn an_unknown_protocol_version_is_a_mismatch() {
+    let env = world(&[("future", fake("version=1999-01-01"))]);
+    let out = env.run(&["probe", "--json"]).expect_code(1);
+    assert_eq!(
+        by_name(&lines(&out.stdout), "future")["error"],
+        "protocol version mismatch: the server chose `1999-01-01`, mcpenv speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
+    );
+}
+
+#[test]
+fn audit_expects_invalid_params_errors_before_2025_11_25() {
+    // The fake answers a missing argument with `isError: true`: right from
+    // 2025-11-25 on, wrong before.
+    let env = world(&[("old-result", fake("version=2025-06-18"))]);
+    let out = env
+        .run(&["probe", "--json", "--audit", "old-result"])
+        .expect_code(1);
+    let line = by_name(&lines(&out.stdout), "old-result").clone();
+    let check = line["audit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["check"] == "invalid_arguments")
+        .unwrap()
+        .clone();
+    assert_eq!(check["ok"], false);
+    assert_eq!(
+        check["expected"],
+        "JSON-RPC error -32602 (protocol 2025-06-18)"
+    );
+}

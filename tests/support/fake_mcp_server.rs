@@ -1,0 +1,188 @@
+//! A fake stdio MCP server for mcpenv's probe tests and benchmark. Test-only:
+//! it is a `[[bin]]` so integration tests can reach it through
+//! `CARGO_BIN_EXE_mcpenv-fake-server` under a plain `cargo test`.
+//!
+//! It speaks raw JSON-RPC lines rather than using an SDK, because its point
+//! is to misbehave in precise ways an SDK would not let it.
+//!
+//! Usage: `mcpenv-fake-server MODE`, MODE one of `ok`, `slow:MS`, `hang`,
+//! `crash`, `garbage`, `needs-env:VAR`, `spawn-child:PIDFILE`,
+//! `mixed-result`, `mixed-error`, `version=V` (answers `initialize` with
+//! protocol version V), `http:PORTFILE[:TOKEN]` (streamable HTTP on loopback).
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+fn main() -> ExitCode {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "ok".to_string());
+    let (kind, argument) = mode.split_once(':').unwrap_or((mode.as_str(), ""));
+    match kind {
+        "crash" => {
+            eprintln!("fake: starting");
+            eprintln!("fake: cannot open the database");
+            return ExitCode::from(3);
+        }
+        "needs-env" if std::env::var_os(argument).is_none() => {
+            eprintln!("fake: {argument} is not set");
+            return ExitCode::from(1);
+        }
+        "spawn-child" => {
+            // Never waited for on purpose: the grandchild must outlive this
+            // server unless the prober kills the whole process group.
+            #[allow(clippy::zombie_processes)]
+            let child = std::process::Command::new("sleep")
+                .arg("600")
+                .spawn()
+                .expect("sleep is on PATH in tests");
+            if !argument.is_empty() {
+                std::fs::write(argument, child.id().to_string()).expect("pid file is writable");
+            }
+        }
+        "http" => return serve_http(argument),
+        "slow" => {
+            let ms = argument.parse().unwrap_or(1000);
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+        _ => {}
+    }
+    serve(kind)
+}
+
+fn serve(kind: &str) -> ExitCode {
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else {
+            break;
+        };
+        if kind == "hang" {
+            continue;
+        }
+        if kind == "garbage" {
+            let _ = writeln!(stdout, "Server listening on stdio, hello!");
+            let _ = stdout.flush();
+            continue;
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(response) = respond(kind, &message) else {
+            continue; // A notification.
+        };
+        let _ = writeln!(stdout, "{response}");
+        let _ = stdout.flush();
+    }
+    ExitCode::SUCCESS
+}
+
+/// The JSON-RPC response to `message`, `None` for a notification.
+fn respond(kind: &str, message: &Value) -> Option<Value> {
+    let id = message.get("id").cloned()?;
+    let params = message.get("params").cloned().unwrap_or(Value::Null);
+    let reply = match message["method"].as_str().unwrap_or("") {
+        "initialize" => Ok(json!({
+            "protocolVersion": kind.strip_prefix("version=").unwrap_or_else(|| params["protocolVersion"].as_str().unwrap_or("2025-06-18")),
+            "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
+            "serverInfo": {"name": "fake-server", "version": "1.2.3"},
+        })),
+        "tools/list" => Ok(json!({"tools": [
+            {"name": "echo", "description": "Echo the text back",
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+            {"name": "now", "description": "The time",
+             "inputSchema": {"type": "object", "properties": {}}},
+        ]})),
+        "prompts/list" => Ok(json!({"prompts": [{"name": "greet"}]})),
+        "resources/list" => Ok(json!({"resources": [{"uri": "file:///readme", "name": "readme"}]})),
+        "tools/call" => call_tool(kind, &params),
+        "ping" => Ok(json!({})),
+        _ => Err(json!({"code": -32601, "message": "method not found"})),
+    };
+    Some(match reply {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+    })
+}
+
+/// `http:PORTFILE[:TOKEN]`: a streamable HTTP server on a loopback port
+/// (written to PORTFILE), answering 401 unless `Authorization: Bearer TOKEN`.
+fn serve_http(argument: &str) -> ExitCode {
+    use std::io::Read;
+    let (portfile, token) = argument.split_once(':').unwrap_or((argument, ""));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("loopback is available");
+    let port = listener.local_addr().expect("bound").port();
+    std::fs::write(portfile, port.to_string()).expect("port file is writable");
+    let expected = format!("bearer {token}");
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            continue;
+        };
+        let expected = expected.clone();
+        let token = token.to_string();
+        std::thread::spawn(move || {
+            let mut reader = std::io::BufReader::new(stream.try_clone().expect("clone"));
+            let mut request_line = String::new();
+            if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+                return;
+            }
+            let mut length = 0;
+            let mut authorized = token.is_empty();
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+                    break;
+                }
+                let lower = header.trim().to_ascii_lowercase();
+                if let Some(value) = lower.strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                if let Some(value) = lower.strip_prefix("authorization:") {
+                    authorized |= value.trim() == expected;
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let answer = |status: &str, extra: &str, body: &str| {
+                format!(
+                    "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            };
+            let response = if !authorized {
+                answer("401 Unauthorized", "WWW-Authenticate: Bearer\r\n", "")
+            } else if !request_line.starts_with("POST") {
+                answer("405 Method Not Allowed", "", "")
+            } else {
+                let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                match respond("ok", &message) {
+                    Some(reply) => answer(
+                        "200 OK",
+                        "Content-Type: application/json\r\nMcp-Session-Id: fake\r\n",
+                        &reply.to_string(),
+                    ),
+                    None => answer("202 Accepted", "", ""),
+                }
+            };
+            let _ = stream.write_all(response.as_bytes());
+        });
+    }
+    ExitCode::SUCCESS
+}
+
+fn call_tool(kind: &str, params: &Value) -> Result<Value, Value> {
+    let text = |text: String, is_error: bool| json!({"content": [{"type": "text", "text": text}], "isError": is_error});
+    match params["name"].as_str().unwrap_or("") {
+        "echo" => match params["arguments"]["text"].as_str() {
+            Some(value) => Ok(text(value.to_string(), false)),
+            None if kind == "mixed-error" => {
+                Err(json!({"code": -32602, "message": "missing argument `text`"}))
+            }
+            None => Ok(text("missing argument `text`".to_string(), true)),
+        },
+        "now" => Ok(text("noon".to_string(), false)),
+        other if kind == "mixed-result" => Ok(text(format!("no tool {other}"), false)),
+        other => Err(json!({"code": -32602, "message": format!("Unknown tool: {other}")})),
+    }
+}
