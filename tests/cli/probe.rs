@@ -419,3 +419,27 @@ fn audit_expects_invalid_params_errors_before_2025_11_25() {
         "JSON-RPC error -32602 (protocol 2025-06-18)"
     );
 }
+
+#[test]
+fn a_secret_a_server_echoes_on_stderr_is_masked() {
+    let env = TestEnv::new();
+    let token = "sk_live_51HxQ2bK9vR3mWq7ZpT4nLc8Yd";
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"leaky": {"command": "sh", "args": ["-c", "echo \"using token $API_TOKEN\" >&2; exit 3"], "env": {"API_TOKEN": "${API_TOKEN}"}}}}"#,
+    );
+    env.write("project/.env", &format!("API_TOKEN={token}\n"));
+    for json in [false, true] {
+        let mut args = vec!["probe", "--trust-project"];
+        if json {
+            args.push("--json");
+        }
+        let out = env.run(&args);
+        assert_eq!(out.code, 1, "{out}");
+        out.assert_no_secret(&[token]);
+        assert!(
+            out.stdout.contains("sk_l…c8Yd") || out.stderr.contains("sk_l…c8Yd"),
+            "{out}"
+        );
+    }
+}

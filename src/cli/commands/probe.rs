@@ -53,6 +53,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             .with_hint("check their permissions")
     })?;
     let targets = select(ctx, args, &inventory, &sources)?;
+    let secrets = secret_values(&targets, &sources);
     let options = ProbeOptions {
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs.map_or(targets.len(), |jobs| jobs as usize).max(1),
@@ -90,7 +91,8 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let interrupted = runtime.block_on(async {
         let probing = probe::probe_all(targets, options, |outcome| {
             let unset = missing.get(&outcome.name).map_or(&[][..], Vec::as_slice);
-            let mut error = error_text(&outcome, unset);
+            // A server's stderr may echo what it was given: mask it.
+            let mut error = error_text(&outcome, unset).map(|text| redact_values(&text, &secrets));
             if let (Some(text), Err(probe::ProbeError::Unauthorized { .. }), Some(hint)) = (
                 error.as_mut(),
                 &outcome.result,
@@ -206,6 +208,49 @@ fn skip_reason(server: &Sourced, trust_project: bool, named: bool) -> Option<Str
             transport => Some(format!("transport `{transport}` cannot be probed")),
         },
     }
+}
+
+/// The values handed to servers that may be secrets: every header value,
+/// and the environment variables with a secret-like name or from `.env`.
+fn secret_values(targets: &[ProbeTarget], sources: &EnvSources) -> Vec<String> {
+    let from_files = sources.file_values();
+    let mut values: Vec<String> = Vec::new();
+    for target in targets {
+        match &target.endpoint {
+            Endpoint::Stdio(command) => {
+                for (key, value) in command.get_envs() {
+                    let (Some(key), Some(Some(value))) =
+                        (key.to_str(), value.map(|value| value.to_str()))
+                    else {
+                        continue;
+                    };
+                    if crate::secrets::is_secret_name(key) || from_files.contains_key(key) {
+                        values.push(value.to_string());
+                    }
+                }
+            }
+            Endpoint::Http { headers, .. } => {
+                values.extend(headers.iter().map(|(_, value)| value.clone()))
+            }
+            Endpoint::Remote { .. } => {}
+        }
+    }
+    values.retain(|value| value.len() >= 8);
+    // Longest first, so a value containing another is masked whole.
+    values.sort_by_key(|value| std::cmp::Reverse(value.len()));
+    values.dedup();
+    values
+}
+
+/// `text` with every one of `values` masked.
+fn redact_values(text: &str, values: &[String]) -> String {
+    let mut text = text.to_string();
+    for value in values {
+        if text.contains(value.as_str()) {
+            text = text.replace(value.as_str(), &crate::redact::mask(value));
+        }
+    }
+    text
 }
 
 /// A server entry with its placeholders expanded.
