@@ -230,7 +230,7 @@ fn secret_values(targets: &[ProbeTarget], sources: &EnvSources) -> Vec<String> {
                 }
             }
             Endpoint::Http { headers, .. } => {
-                values.extend(headers.iter().map(|(_, value)| value.clone()))
+                values.extend(headers.iter().map(|(_, value)| value.clone()));
             }
             Endpoint::Remote { .. } => {}
         }
