@@ -80,7 +80,7 @@ pub enum ExportError {
     #[error("cannot export to {0}: its `.mcp.json` is the source of the export")]
     Unsupported(Client),
     /// The existing file is not valid in the client's format.
-    #[error("the existing {} config does not parse", title(*.client))]
+    #[error("the existing {} config does not parse", .client.title())]
     Parse {
         /// Whose file it is.
         client: Client,
@@ -89,7 +89,7 @@ pub enum ExportError {
         source: FormatError,
     },
     /// The existing file parses, but a value mcpenv must edit has another type.
-    #[error("{what} in the existing {} config is {found}, expected {expected}", title(*.client))]
+    #[error("{what} in the existing {} config is {found}, expected {expected}", .client.title())]
     Shape {
         /// Whose file it is.
         client: Client,
@@ -103,7 +103,7 @@ pub enum ExportError {
     /// A variable that a client which expands nothing needs is not set.
     #[error(
         "variable `{name}` is not set, and {} cannot read variables (server `{server}`, `{field}`)",
-        title(*.client)
+        .client.title()
     )]
     Unresolved {
         /// The target client.
@@ -116,7 +116,7 @@ pub enum ExportError {
         name: String,
     },
     /// The edited text does not parse (a bug in mcpenv).
-    #[error("the edited {} config would be invalid (a bug in mcpenv)", title(*.client))]
+    #[error("the edited {} config would be invalid (a bug in mcpenv)", .client.title())]
     Edit {
         /// Whose file it is.
         client: Client,
@@ -125,7 +125,7 @@ pub enum ExportError {
         source: FormatError,
     },
     /// The edited text parses but misses an exported server (a bug in mcpenv).
-    #[error("the edited {} config lost server `{server}` (a bug in mcpenv)", title(*.client))]
+    #[error("the edited {} config lost server `{server}` (a bug in mcpenv)", .client.title())]
     Lost {
         /// Whose file it is.
         client: Client,
@@ -181,20 +181,6 @@ pub fn in_sync(
     Ok(!export(client, Some(existing), servers, options)?.changed)
 }
 
-/// The client's name as people write it, for messages.
-fn title(client: Client) -> &'static str {
-    match client {
-        Client::ClaudeCode => "Claude Code",
-        Client::ClaudeDesktop => "Claude Desktop",
-        Client::Cursor => "Cursor",
-        Client::Vscode => "VS Code",
-        Client::Windsurf => "Windsurf",
-        Client::Gemini => "Gemini CLI",
-        Client::Codex => "Codex",
-        Client::Zed => "Zed",
-    }
-}
-
 /// Turns server entries into one client's shape, collecting warnings and
 /// VS Code inputs on the way.
 struct Builder<'a, 'o> {
@@ -232,7 +218,7 @@ impl Builder<'_, '_> {
                 "Claude Desktop reads only stdio servers from its file (remote ones are added as connectors in the app)"
                     .to_string()
             } else {
-                format!("{} has no `{transport}` servers", title(client))
+                format!("{} has no `{transport}` servers", client.title())
             };
             self.warn(name, format!("not exported: {why}"));
             return Ok(None);
@@ -256,7 +242,7 @@ impl Builder<'_, '_> {
             let message = format!(
                 "{} not exported: only the command, arguments, environment, URL and headers go to {}",
                 dropped.join(", "),
-                title(client)
+                client.title()
             );
             self.warn(name, message);
         }
@@ -318,7 +304,7 @@ impl Builder<'_, '_> {
             let what = if names.len() == 1 { "value" } else { "values" };
             let message = format!(
                 "{} cannot read environment variables, so the {what} of {} {} written into its file; keep that file private",
-                title(client),
+                client.title(),
                 names.join(", "),
                 if names.len() == 1 { "is" } else { "are" },
             );
@@ -395,7 +381,7 @@ impl Builder<'_, '_> {
         if text.contains("${") {
             let message = format!(
                 "{} may expand the `${{…}}` in `{field}`, which Claude Code passes on as it is",
-                title(self.client)
+                self.client.title()
             );
             self.warn(server, message);
         }
@@ -408,7 +394,7 @@ impl Builder<'_, '_> {
         if reference.default.is_some() {
             let message = format!(
                 "{} has no default values; `{field}` reads `{name}` without its default",
-                title(self.client)
+                self.client.title()
             );
             self.warn(server, message);
         }
@@ -1450,7 +1436,7 @@ env_http_headers = { X-Api-Key = "KEY" }
                 warnings(client),
                 [format!(
                     "`db`: {} has no default values; `args[2]` reads `DB_URL` without its default",
-                    title(client)
+                    client.title()
                 )]
             );
         }
@@ -1800,7 +1786,7 @@ env_http_headers = { X-Api-Key = "KEY" }
             let why = if client == Client::ClaudeDesktop {
                 "Claude Desktop reads only stdio servers from its file (remote ones are added as connectors in the app)".to_string()
             } else {
-                format!("{} has no `ws` servers", title(client))
+                format!("{} has no `ws` servers", client.title())
             };
             assert_eq!(exported.warnings, [format!("`live`: not exported: {why}")]);
         }

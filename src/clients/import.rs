@@ -41,7 +41,7 @@ pub struct Imported {
 /// returned; [`super::servers`] lists the per-project ones of `~/.claude.json`.
 pub fn import(client: Client, value: &Value) -> Vec<Imported> {
     let inputs = (client == Client::Vscode).then(|| vscode_inputs(value));
-    let raw = value.get(servers_key(client)).and_then(Value::as_object);
+    let raw = value.get(client.servers_key()).and_then(Value::as_object);
     servers(client, value.clone())
         .into_iter()
         .filter(|server| server.project.is_none())
@@ -74,31 +74,6 @@ pub fn translate(client: Client, text: &str) -> (String, Vec<String>) {
     };
     let text = source.text(text, &mut notes);
     (text, notes.0)
-}
-
-/// The member holding the servers; mirrors `Client::servers_key`, needed
-/// here to see an entry before its shape was mapped.
-fn servers_key(client: Client) -> &'static str {
-    match client {
-        Client::Vscode => "servers",
-        Client::Zed => "context_servers",
-        Client::Codex => "mcp_servers",
-        _ => "mcpServers",
-    }
-}
-
-/// The client's name in notes.
-fn label(client: Client) -> &'static str {
-    match client {
-        Client::ClaudeCode => "Claude Code",
-        Client::ClaudeDesktop => "Claude Desktop",
-        Client::Cursor => "Cursor",
-        Client::Vscode => "VS Code",
-        Client::Windsurf => "Windsurf",
-        Client::Gemini => "Gemini CLI",
-        Client::Codex => "Codex",
-        Client::Zed => "Zed",
-    }
 }
 
 /// Notes in order, each once (one input used twice is one note).
@@ -252,7 +227,7 @@ impl Source<'_> {
     fn now_expanded(self, whole: &str) -> String {
         format!(
             "`{whole}` was passed literally by {} but Claude Code expands it",
-            label(self.client)
+            self.client.title()
         )
     }
 
@@ -291,7 +266,7 @@ impl Source<'_> {
         };
         notes.push(format!(
             "{} variable `{whole}` left as is: Claude Code has no such variable{hint}",
-            label(self.client)
+            self.client.title()
         ));
         whole.to_owned()
     }
@@ -459,7 +434,7 @@ impl Source<'_> {
             fields.insert(claude.to_owned(), value.clone());
             notes.push(format!(
                 "`{claude}` dropped: {} uses `{own}` when both are set",
-                label(self.client)
+                self.client.title()
             ));
         }
     }
@@ -598,7 +573,7 @@ impl Source<'_> {
 
     /// The note for a key that was not carried over.
     fn dropped(self, key: &str, value: &Value, remote: bool) -> String {
-        let client = label(self.client);
+        let client = self.client.title();
         let codex = self.client == Client::Codex;
         let assign = if codex { " = " } else { ": " };
         match key {

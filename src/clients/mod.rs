@@ -50,8 +50,22 @@ impl Client {
         }
     }
 
+    /// The client's name as people write it, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "Claude Code",
+            Self::ClaudeDesktop => "Claude Desktop",
+            Self::Cursor => "Cursor",
+            Self::Vscode => "VS Code",
+            Self::Windsurf => "Windsurf",
+            Self::Gemini => "Gemini CLI",
+            Self::Codex => "Codex",
+            Self::Zed => "Zed",
+        }
+    }
+
     /// The member holding the servers.
-    fn servers_key(self) -> &'static str {
+    pub(crate) fn servers_key(self) -> &'static str {
         match self {
             Self::Vscode => "servers",
             Self::Zed => "context_servers",

@@ -54,13 +54,7 @@ impl Report for ImportReport {
         for note in &self.notes {
             warning(err, note)?;
         }
-        for moved in &self.moves {
-            writeln!(
-                err,
-                "Moved {} {} into `.env` as `{}` ({})",
-                moved.server, moved.field, moved.variable, moved.value
-            )?;
-        }
+        crate::cli::commands::write_moves(err, &self.moves)?;
         let names: Vec<String> = self
             .servers
             .iter()

@@ -45,6 +45,21 @@ pub fn shown_path(ctx: &Ctx, path: &Path) -> String {
     locations.display(path)
 }
 
+/// `Moved SERVER FIELD into .env as VAR (masked)` for each moved secret.
+pub fn write_moves(
+    err: &mut dyn std::io::Write,
+    moves: &[crate::extract::Move],
+) -> std::io::Result<()> {
+    for moved in moves {
+        writeln!(
+            err,
+            "Moved {} {} into `.env` as `{}` ({})",
+            moved.server, moved.field, moved.variable, moved.value
+        )?;
+    }
+    Ok(())
+}
+
 /// Hints for a name that is not defined where it was looked for: a close
 /// match, or the names that exist.
 pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<String> {

@@ -44,13 +44,7 @@ impl Report for ShareReport {
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
-        for moved in &self.moves {
-            writeln!(
-                err,
-                "Moved {} {} into `.env` as `{}` ({})",
-                moved.server, moved.field, moved.variable, moved.value
-            )?;
-        }
+        crate::cli::commands::write_moves(err, &self.moves)?;
         writeln!(
             err,
             "Shared MCP server `{}` in `{}`",
