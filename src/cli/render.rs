@@ -11,6 +11,8 @@ pub const BOLD: Style = Style::new().bold();
 pub const DIM: Style = Style::new().dimmed();
 /// Warnings.
 pub const YELLOW: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Yellow)));
+/// Failures.
+pub const RED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
 /// Success.
 pub const GREEN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
 

@@ -305,7 +305,7 @@ fn audit_checks_both_error_channels() {
     assert_eq!(check("result", "unknown_tool")["ok"], false);
     assert_eq!(
         check("result", "unknown_tool")["got"],
-        "a result (isError: false)"
+        "a result (isError: false): \"no tool mcpenv-probe-no-such-tool\""
     );
     assert_eq!(check("error", "invalid_arguments")["ok"], false);
     assert_eq!(check("good", "tool_descriptions")["ok"], true);
@@ -323,7 +323,44 @@ fn audit_checks_both_error_channels() {
     assert_eq!(keys, ["check", "ok", "expected", "got", "spec"]);
 
     let alone = env.run(&["probe", "--audit", "good"]).expect_code(0);
-    assert!(alone.stdout.contains("audit unknown_tool: ok"), "{alone}");
+    assert!(
+        alone
+            .stdout
+            .contains("audit ok       unknown_tool: JSON-RPC error -32602"),
+        "{alone}"
+    );
+
+    let text = env
+        .run(&["probe", "--audit", "good", "result"])
+        .expect_code(1);
+    insta::assert_snapshot!(without_timings(&text.stdout), @r#"
+    good    ok      fake-server 1.2.3, protocol 2026-07-28, 2 tools, 1 prompt, 1 resource, ready in [N] ms
+            audit ok       unknown_tool: JSON-RPC error -32602
+            audit ok       invalid_arguments: `echo` without `text`: a result (isError: true): "missing argument `text`"
+            audit ok       tool_descriptions: all described
+            audit ok       input_schemas: all objects
+            audit failed   name_collisions: got `echo`, `now` also in `result`; expected tool names unique across servers
+                           a client sees every server's tools at once; two tools of one name are renamed, hidden or confused by the model (MCP 2025-11-25, server/tools#tool-names)
+            audit ok       tool_count: 2 tools
+    result  ok      fake-server 1.2.3, protocol 2026-07-28, 2 tools, 1 prompt, 1 resource, ready in [N] ms
+            audit failed   unknown_tool: got a result (isError: false): "no tool mcpenv-probe-no-such-tool"; expected JSON-RPC error -32602 (or -32601)
+                           a call to an unknown tool is a protocol error, not a tool result: the client must be able to tell a wrong call from failed work (MCP 2025-11-25, server/tools#error-handling)
+            audit ok       invalid_arguments: `echo` without `text`: a result (isError: true): "missing argument `text`"
+            audit ok       tool_descriptions: all described
+            audit ok       input_schemas: all objects
+            audit failed   name_collisions: got `echo`, `now` also in `good`; expected tool names unique across servers
+                           a client sees every server's tools at once; two tools of one name are renamed, hidden or confused by the model (MCP 2025-11-25, server/tools#tool-names)
+            audit ok       tool_count: 2 tools
+    2 ok, 0 failed; audit: 3 failed checks on 2 servers in [N] s
+    "#);
+}
+
+/// `text` with its durations (which vary run to run) replaced.
+fn without_timings(text: &str) -> String {
+    let ms = regex::Regex::new(r"\d+ ms").unwrap();
+    let seconds = regex::Regex::new(r"in \d+\.\d s").unwrap();
+    let text = ms.replace_all(text, "[N] ms");
+    seconds.replace_all(&text, "in [N] s").into_owned()
 }
 
 /// A background fake server, killed when dropped (also when a test fails).
@@ -336,55 +373,123 @@ impl Drop for Background {
     }
 }
 
-/// Starts `mcpenv-fake-server http:PORTFILE:TOKEN` and returns it with its URL.
-fn http_server(dir: &Path, token: &str) -> (Background, String) {
-    let portfile = dir.join("port");
+/// Starts `mcpenv-fake-server MODE:PORTFILE:TOKEN` (MODE `http` or `sse`)
+/// and returns it with its URL.
+fn remote_server(dir: &Path, mode: &str, token: &str) -> (Background, String) {
+    let portfile = dir.join(format!("{mode}.port"));
     let child = Background(
         std::process::Command::new(FAKE)
-            .arg(format!("http:{}:{token}", portfile.display()))
+            .arg(format!("{mode}:{}:{token}", portfile.display()))
             .spawn()
             .unwrap(),
     );
+    let path = if mode == "sse" { "sse" } else { "mcp" };
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         if let Ok(port) = std::fs::read_to_string(&portfile)
             && !port.is_empty()
         {
-            return (child, format!("http://127.0.0.1:{port}/mcp"));
+            return (child, format!("http://127.0.0.1:{port}/{path}"));
         }
-        assert!(Instant::now() < deadline, "the HTTP fake did not start");
+        assert!(Instant::now() < deadline, "the {mode} fake did not start");
         std::thread::sleep(Duration::from_millis(10));
     }
 }
 
 #[test]
-fn http_servers_over_loopback_with_a_401_hint() {
+fn remote_servers_over_loopback_with_a_401_hint() {
+    for mode in ["http", "sse"] {
+        let scratch = tempfile::tempdir().unwrap();
+        let (server, url) = remote_server(scratch.path(), mode, "s3cret");
+        let entry = |variable: &str| {
+            serde_json::json!({
+                "type": mode,
+                "url": url,
+                "headers": { "Authorization": format!("Bearer ${{{variable}}}") },
+            })
+        };
+        let env = world(&[
+            ("remote", entry("API_TOKEN")),
+            ("wrong", entry("WRONG_TOKEN")),
+        ]);
+        env.write("project/.env", "API_TOKEN=s3cret\nWRONG_TOKEN=nope\n");
+        let out = env.run(&["probe", "--json", "--audit", "--timeout", "5"]);
+        drop(server);
+        let out = out.expect_code(1);
+        let lines = lines(&out.stdout);
+        let remote = by_name(&lines, "remote");
+        assert_eq!(remote["ok"], true, "{mode}: {out}");
+        assert_eq!(remote["tools"], 2, "{mode}");
+        assert_eq!(remote["server"]["name"], "fake-server", "{mode}");
+        // The audit's calls went through the transport too.
+        assert_eq!(remote["audit"][0]["check"], "unknown_tool", "{mode}");
+        assert_eq!(remote["audit"][0]["ok"], true, "{mode}");
+        assert_eq!(
+            by_name(&lines, "wrong")["error"],
+            "HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); check the value of `WRONG_TOKEN` (header `Authorization`)",
+            "{mode}"
+        );
+        out.assert_no_secret(&["s3cret"]);
+    }
+}
+
+#[test]
+fn remote_failures_read_as_one_line_with_a_next_step() {
     let scratch = tempfile::tempdir().unwrap();
-    let (server, url) = http_server(scratch.path(), "s3cret");
-    let entry = |variable: &str| {
-        serde_json::json!({
-            "type": "http",
-            "url": url,
-            "headers": { "Authorization": format!("Bearer ${{{variable}}}") },
-        })
-    };
+    let (http, http_url) = remote_server(scratch.path(), "http", "");
+    let (sse, sse_url) = remote_server(scratch.path(), "sse", "");
+    // A port that was just free: nothing listens there.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let env = world(&[
-        ("remote", entry("API_TOKEN")),
-        ("wrong", entry("WRONG_TOKEN")),
+        (
+            "sse-at-http",
+            serde_json::json!({"type": "sse", "url": http_url}),
+        ),
+        (
+            "http-at-sse",
+            serde_json::json!({"type": "http", "url": sse_url.replace("/sse", "/messages")}),
+        ),
+        (
+            "refused",
+            serde_json::json!({"type": "http", "url": format!("http://127.0.0.1:{closed}/mcp")}),
+        ),
+        (
+            "refused-sse",
+            serde_json::json!({"type": "sse", "url": format!("http://127.0.0.1:{closed}/sse")}),
+        ),
+        (
+            "plain-as-tls",
+            serde_json::json!({"type": "http", "url": http_url.replace("http:", "https:")}),
+        ),
     ]);
-    env.write("project/.env", "API_TOKEN=s3cret\nWRONG_TOKEN=nope\n");
     let out = env.run(&["probe", "--json", "--timeout", "5"]);
-    drop(server);
+    drop((http, sse));
     let out = out.expect_code(1);
     let lines = lines(&out.stdout);
-    let remote = by_name(&lines, "remote");
-    assert_eq!(remote["ok"], true, "{out}");
-    assert_eq!(remote["tools"], 2);
+    let error = |name: &str| by_name(&lines, name)["error"].as_str().unwrap().to_string();
     assert_eq!(
-        by_name(&lines, "wrong")["error"],
-        "HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); check the value of `WRONG_TOKEN` (header `Authorization`)"
+        error("sse-at-http"),
+        "GET answered HTTP 405 Method Not Allowed; is the URL right? SSE servers usually stream at `/sse`; a streamable HTTP server needs `\"type\": \"http\"`"
     );
-    out.assert_no_secret(&["s3cret"]);
+    assert_eq!(
+        error("http-at-sse"),
+        "unexpected server response: HTTP 404 Not Found; is the URL right? Streamable HTTP servers usually answer at `/mcp`; an SSE server needs `\"type\": \"sse\"`"
+    );
+    assert_eq!(
+        error("refused"),
+        "cannot connect: tcp connect error: Connection refused (os error 111)"
+    );
+    assert_eq!(error("refused-sse"), error("refused"));
+    assert!(
+        error("plain-as-tls").starts_with("cannot connect: "),
+        "{}",
+        error("plain-as-tls")
+    );
+    assert_eq!(lines.last().unwrap()["summary"]["failed"], 5);
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! Usage: `mcpenv-fake-server MODE`, MODE one of `ok`, `slow:MS`, `hang`,
 //! `crash`, `garbage`, `needs-env:VAR`, `spawn-child:PIDFILE`,
 //! `mixed-result`, `mixed-error`, `version=V` (answers `initialize` with
-//! protocol version V), `http:PORTFILE[:TOKEN]` (streamable HTTP on loopback).
+//! protocol version V), `http:PORTFILE[:TOKEN]` (streamable HTTP on loopback),
+//! `sse:PORTFILE[:TOKEN]` (the 2024-11-05 HTTP+SSE transport on loopback).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
             }
         }
         "http" => return serve_http(argument),
+        "sse" => return serve_sse(argument),
         "slow" => {
             let ms = argument.parse().unwrap_or(1000);
             std::thread::sleep(Duration::from_millis(ms));
@@ -106,56 +108,82 @@ fn respond(kind: &str, message: &Value) -> Option<Value> {
     })
 }
 
-/// `http:PORTFILE[:TOKEN]`: a streamable HTTP server on a loopback port
-/// (written to PORTFILE), answering 401 unless `Authorization: Bearer TOKEN`.
-fn serve_http(argument: &str) -> ExitCode {
+/// One HTTP request, read as far as the fake needs.
+struct Request {
+    line: String,
+    authorized: bool,
+    body: Vec<u8>,
+}
+
+/// Reads one request; `token` empty means any request is authorized.
+fn read_request(stream: &std::net::TcpStream, token: &str) -> Option<Request> {
     use std::io::Read;
-    let (portfile, token) = argument.split_once(':').unwrap_or((argument, ""));
+    let mut reader = std::io::BufReader::new(stream.try_clone().ok()?);
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return None;
+    }
+    let expected = format!("bearer {token}");
+    let mut length = 0;
+    let mut authorized = token.is_empty();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+            break;
+        }
+        let lower = header.trim().to_ascii_lowercase();
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        if let Some(value) = lower.strip_prefix("authorization:") {
+            authorized |= value.trim() == expected;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request {
+        line,
+        authorized,
+        body,
+    })
+}
+
+/// A whole HTTP/1.1 response that closes the connection.
+fn answer(status: &str, extra: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// Listens on a loopback port and writes the port to `portfile`.
+fn listen(portfile: &str) -> std::net::TcpListener {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("loopback is available");
     let port = listener.local_addr().expect("bound").port();
     std::fs::write(portfile, port.to_string()).expect("port file is writable");
-    let expected = format!("bearer {token}");
+    listener
+}
+
+/// `http:PORTFILE[:TOKEN]`: a streamable HTTP server on a loopback port
+/// (written to PORTFILE), answering 401 unless `Authorization: Bearer TOKEN`.
+fn serve_http(argument: &str) -> ExitCode {
+    let (portfile, token) = argument.split_once(':').unwrap_or((argument, ""));
+    let listener = listen(portfile);
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else {
             continue;
         };
-        let expected = expected.clone();
         let token = token.to_string();
         std::thread::spawn(move || {
-            let mut reader = std::io::BufReader::new(stream.try_clone().expect("clone"));
-            let mut request_line = String::new();
-            if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            let Some(request) = read_request(&stream, &token) else {
                 return;
-            }
-            let mut length = 0;
-            let mut authorized = token.is_empty();
-            loop {
-                let mut header = String::new();
-                if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
-                    break;
-                }
-                let lower = header.trim().to_ascii_lowercase();
-                if let Some(value) = lower.strip_prefix("content-length:") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-                if let Some(value) = lower.strip_prefix("authorization:") {
-                    authorized |= value.trim() == expected;
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let answer = |status: &str, extra: &str, body: &str| {
-                format!(
-                    "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                )
             };
-            let response = if !authorized {
+            let response = if !request.authorized {
                 answer("401 Unauthorized", "WWW-Authenticate: Bearer\r\n", "")
-            } else if !request_line.starts_with("POST") {
+            } else if !request.line.starts_with("POST") {
                 answer("405 Method Not Allowed", "", "")
             } else {
-                let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let message: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
                 match respond("ok", &message) {
                     Some(reply) => answer(
                         "200 OK",
@@ -166,6 +194,52 @@ fn serve_http(argument: &str) -> ExitCode {
                 }
             };
             let _ = stream.write_all(response.as_bytes());
+        });
+    }
+    ExitCode::SUCCESS
+}
+
+/// `sse:PORTFILE[:TOKEN]`: the HTTP+SSE transport of 2024-11-05. A GET opens
+/// the event stream and names `/messages` (relative) as the POST endpoint;
+/// answers to POSTed requests arrive on the stream. 401 unless
+/// `Authorization: Bearer TOKEN`.
+fn serve_sse(argument: &str) -> ExitCode {
+    use std::sync::{Arc, Mutex};
+    let (portfile, token) = argument.split_once(':').unwrap_or((argument, ""));
+    let listener = listen(portfile);
+    let events: Arc<Mutex<Option<std::net::TcpStream>>> = Arc::default();
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            continue;
+        };
+        let token = token.to_string();
+        let events = Arc::clone(&events);
+        std::thread::spawn(move || {
+            let Some(request) = read_request(&stream, &token) else {
+                return;
+            };
+            if !request.authorized {
+                let _ = stream.write_all(
+                    answer("401 Unauthorized", "WWW-Authenticate: Bearer\r\n", "").as_bytes(),
+                );
+            } else if request.line.starts_with("GET /sse ") {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(b": a comment the client must skip\n\nevent: endpoint\ndata: messages?session=fake\n\n");
+                let _ = stream.flush();
+                *events.lock().expect("not poisoned") = Some(stream);
+            } else if request.line.starts_with("POST /messages?session=fake ") {
+                let _ = stream.write_all(answer("202 Accepted", "", "Accepted").as_bytes());
+                let message: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+                if let Some(reply) = respond("ok", &message)
+                    && let Some(events) = events.lock().expect("not poisoned").as_mut()
+                {
+                    let _ = write!(events, "event: message\ndata: {reply}\n\n");
+                    let _ = events.flush();
+                }
+            } else {
+                let _ = stream.write_all(answer("404 Not Found", "", "").as_bytes());
+            }
         });
     }
     ExitCode::SUCCESS

@@ -10,7 +10,7 @@ use crate::check::{self, CheckReport, EnvSources, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
-use crate::cli::render::{BOLD, DIM, GREEN, Report, YELLOW};
+use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW};
 use crate::cli::resolve::Ctx;
 use crate::layered::Inventory;
 
@@ -32,7 +32,6 @@ pub struct CheckOutput {
 
 impl Report for CheckOutput {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
         let width = self
             .report
             .variables
@@ -72,7 +71,7 @@ impl Report for CheckOutput {
                 let variable = &self.report.variables[index];
                 let shown = self.sources[index].as_deref();
                 let (style, text) = match (variable.state, variable.seen_by_claude) {
-                    (State::Missing, _) => (red, "missing".to_string()),
+                    (State::Missing, _) => (RED, "missing".to_string()),
                     (State::Empty, _) => (YELLOW, format!("set but empty ({})", source(shown))),
                     (State::Set, false) => (
                         YELLOW,
@@ -88,7 +87,7 @@ impl Report for CheckOutput {
                 let (style, text) = if command.found {
                     (GREEN, "found")
                 } else {
-                    (red, "not found on PATH")
+                    (RED, "not found on PATH")
                 };
                 writeln!(out, "  {label:width$}  {style}{text}{style:#}")?;
             }
@@ -101,7 +100,7 @@ impl Report for CheckOutput {
         }
         for (finding, file) in self.report.findings.iter().zip(&self.files) {
             let (style, label) = match finding.severity {
-                Severity::Error => (red.bold(), "error"),
+                Severity::Error => (RED.bold(), "error"),
                 Severity::Warning => (YELLOW.bold(), "warning"),
             };
             let file = file

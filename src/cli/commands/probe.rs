@@ -16,7 +16,7 @@ use crate::check::EnvSources;
 use crate::cli::args::ProbeArgs;
 use crate::cli::commands::unknown_name_hints;
 use crate::cli::error::CliError;
-use crate::cli::render::{DIM, GREEN, warning};
+use crate::cli::render::{DIM, GREEN, RED, YELLOW, warning};
 use crate::cli::resolve::Ctx;
 use crate::layered::{Inventory, Sourced};
 use crate::model::Transport;
@@ -80,6 +80,17 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
         .map(|target| (target.name.clone(), target.missing.clone()))
         .collect();
     let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
+    let url_hints: BTreeMap<String, &str> = targets
+        .iter()
+        .filter_map(|target| {
+            let hint = match target.endpoint {
+                Endpoint::Http { .. } => "is the URL right? Streamable HTTP servers usually answer at `/mcp`; an SSE server needs `\"type\": \"sse\"`",
+                Endpoint::Sse { .. } => "is the URL right? SSE servers usually stream at `/sse`; a streamable HTTP server needs `\"type\": \"http\"`",
+                _ => return None,
+            };
+            Some((target.name.clone(), hint))
+        })
+        .collect();
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -99,6 +110,19 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
                 auth_hints.get(&outcome.name),
             ) {
                 text.push_str(&format!("; check the value of {hint}"));
+            }
+            // The statuses a wrong path or transport gets; rmcp reports them
+            // only as text.
+            if let (Some(text), Some(hint)) = (error.as_mut(), url_hints.get(&outcome.name))
+                && ["HTTP 400", "HTTP 404", "HTTP 405"]
+                    .iter()
+                    .any(|status| text.contains(status))
+            {
+                text.push_str(&format!("; {hint}"));
+            }
+            let mut outcome = outcome;
+            for check in &mut outcome.audit {
+                check.got = redact_values(&check.got, &secrets);
             }
             let done = Done { error, outcome };
             if !ctx.quiet {
@@ -198,12 +222,9 @@ fn skip_reason(server: &Sourced, trust_project: bool, named: bool) -> Option<Str
             "project server rejected in Claude Code's settings; name it with `--trust-project` to start it anyway".to_string(),
         ),
         _ => match server.entry.transport() {
-            Transport::Http if server.entry.url().is_some_and(|url| url.starts_with("https:")) => {
-                Some("probing `https` servers is not supported by this build (plain `http://` only)".to_string())
-            }
-            Transport::Stdio | Transport::Http => None,
+            Transport::Stdio | Transport::Http | Transport::Sse => None,
             transport if transport.is_remote() => Some(format!(
-                "probing `{transport}` servers is not supported yet (stdio and http only)"
+                "probing `{transport}` servers is not supported (stdio, http and sse are)"
             )),
             transport => Some(format!("transport `{transport}` cannot be probed")),
         },
@@ -229,7 +250,7 @@ fn secret_values(targets: &[ProbeTarget], sources: &EnvSources) -> Vec<String> {
                     }
                 }
             }
-            Endpoint::Http { headers, .. } => {
+            Endpoint::Http { headers, .. } | Endpoint::Sse { headers, .. } => {
                 values.extend(headers.iter().map(|(_, value)| value.clone()));
             }
             Endpoint::Remote { .. } => {}
@@ -266,16 +287,22 @@ fn target(ctx: &Ctx, server: &Sourced, env: &BTreeMap<String, String>) -> ProbeT
         expansion.text
     };
     let entry = &server.entry;
-    if entry.transport() == Transport::Http {
+    let transport = entry.transport();
+    if matches!(transport, Transport::Http | Transport::Sse) {
         let url = expand(entry.url().unwrap_or_default());
         let headers = entry
             .headers()
             .into_iter()
             .map(|(name, value)| (name.to_string(), expand(value)))
             .collect();
+        let endpoint = if transport == Transport::Sse {
+            Endpoint::Sse { url, headers }
+        } else {
+            Endpoint::Http { url, headers }
+        };
         return ProbeTarget {
             name: server.name.clone(),
-            endpoint: Endpoint::Http { url, headers },
+            endpoint,
             missing,
         };
     }
@@ -326,11 +353,10 @@ fn progress(done: &Done) -> io::Result<()> {
     match &outcome.result {
         Ok(_) => writeln!(err, "{GREEN}ok{GREEN:#}      `{}` in {ms} ms", outcome.name),
         Err(_) => {
-            let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
             let error = done.error.as_deref().unwrap_or_default();
             writeln!(
                 err,
-                "{red}failed{red:#}  `{}` after {ms} ms: {error}",
+                "{RED}failed{RED:#}  `{}` after {ms} ms: {error}",
                 outcome.name
             )
         }
@@ -394,14 +420,9 @@ fn add_collisions(outcomes: &mut [Done]) {
     }
 }
 
-/// Whether an outcome counts as a failure: the probe failed, or an audit
-/// check other than the `tool_count` warning did.
-fn failed(outcome: &ProbeOutcome) -> bool {
-    outcome.result.is_err()
-        || outcome
-            .audit
-            .iter()
-            .any(|check| !check.ok && check.check != "tool_count")
+/// Whether an audit check failed (the `tool_count` warning does not).
+fn check_failed(check: &AuditCheck) -> bool {
+    !check.ok && check.check != "tool_count"
 }
 
 fn finish(
@@ -410,9 +431,21 @@ fn finish(
     order: &[String],
     elapsed: Duration,
 ) -> io::Result<bool> {
-    let failures = outcomes.iter().filter(|done| failed(&done.outcome)).count();
-    let ok = outcomes.len() - failures;
-    let any_failed = failures > 0;
+    let failed = outcomes
+        .iter()
+        .filter(|done| done.outcome.result.is_err())
+        .count();
+    let ok = outcomes.len() - failed;
+    let checks = || outcomes.iter().flat_map(|done| &done.outcome.audit);
+    let failed_checks = checks().filter(|check| check_failed(check)).count();
+    let warnings = checks()
+        .filter(|check| !check.ok && !check_failed(check))
+        .count();
+    let audit_failed = outcomes
+        .iter()
+        .filter(|done| done.outcome.audit.iter().any(check_failed))
+        .count();
+    let any_failed = failed > 0 || failed_checks > 0;
     if args.json {
         let mut out = io::stdout().lock();
         if args.audit {
@@ -422,8 +455,11 @@ fn finish(
                 writeln!(out)?;
             }
         }
-        let summary = json!({"summary": {"ok": ok, "failed": failures, "ms": elapsed.as_millis()}});
-        writeln!(out, "{summary}")?;
+        let mut summary = json!({"ok": ok, "failed": failed, "ms": elapsed.as_millis()});
+        if args.audit {
+            summary["audit_failed"] = json!(audit_failed);
+        }
+        writeln!(out, "{}", json!({ "summary": summary }))?;
         out.flush()?;
         return Ok(any_failed);
     }
@@ -435,7 +471,6 @@ fn finish(
         .max()
         .unwrap_or(0);
     let mut out = anstream::stdout().lock();
-    let red = anstyle::Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
     for done in outcomes.iter() {
         let outcome = &done.outcome;
         let name = &outcome.name;
@@ -453,30 +488,61 @@ fn finish(
             )?,
             Err(_) => writeln!(
                 out,
-                "{name:width$}  {red}failed{red:#}  {}",
+                "{name:width$}  {RED}failed{RED:#}  {}",
                 done.error.as_deref().unwrap_or_default()
             )?,
         }
+        let indent = " ".repeat(width + 2);
         for check in &outcome.audit {
-            let (style, word) = match (check.ok, check.check) {
-                (true, _) => (GREEN, "ok"),
-                (false, "tool_count") => (crate::cli::render::YELLOW, "warning"),
-                (false, _) => (red, "failed"),
-            };
-            writeln!(
-                out,
-                "{:width$}    {DIM}audit{DIM:#} {}: {style}{word}{style:#} (expected {}; got {})",
-                "", check.check, check.expected, check.got
-            )?;
+            write_check(&mut out, &indent, check)?;
         }
+    }
+    let mut summary = format!("{ok} ok, {failed} failed");
+    if args.audit {
+        summary.push_str(&format!(
+            "; audit: {} on {}",
+            plural(failed_checks, "failed check"),
+            plural(audit_failed, "server")
+        ));
+        if warnings > 0 {
+            summary.push_str(&format!(", {}", plural(warnings, "warning")));
+        }
+    }
+    writeln!(out, "{summary} in {:.1} s", elapsed.as_secs_f64())?;
+    out.flush()?;
+    Ok(any_failed)
+}
+
+/// One audit check: what the server did, and for a finding also what was
+/// expected, the rule and where the spec says so.
+fn write_check(out: &mut impl Write, indent: &str, check: &AuditCheck) -> io::Result<()> {
+    let (style, word) = match (check.ok, check_failed(check)) {
+        (true, _) => (GREEN, "ok"),
+        (false, true) => (RED, "failed"),
+        (false, false) => (YELLOW, "warning"),
+    };
+    let label = format!("{word:7}");
+    if check.ok {
+        return writeln!(
+            out,
+            "{indent}{DIM}audit{DIM:#} {style}{label}{style:#}  {}: {}",
+            check.check, check.got
+        );
     }
     writeln!(
         out,
-        "{ok} ok, {failures} failed in {:.1} s",
-        elapsed.as_secs_f64()
+        "{indent}{DIM}audit{DIM:#} {style}{label}{style:#}  {}: got {}; expected {}",
+        check.check, check.got, check.expected
     )?;
-    out.flush()?;
-    Ok(any_failed)
+    let spec = check
+        .spec
+        .strip_prefix("https://modelcontextprotocol.io/specification/")
+        .and_then(|rest| rest.split_once('/'))
+        .map_or_else(
+            || check.spec.to_string(),
+            |(version, page)| format!("MCP {version}, {page}"),
+        );
+    writeln!(out, "{indent}{:15}{DIM}{} ({spec}){DIM:#}", "", check.rule)
 }
 
 fn plural(count: usize, noun: &str) -> String {

@@ -19,6 +19,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+mod sse;
+
 /// How many stderr lines of a failed server are kept for its report.
 const STDERR_LINES: usize = 3;
 
@@ -34,17 +36,23 @@ pub enum Endpoint {
     /// caller (the only one that knows the process environment); the probe
     /// sets its standard streams and process group.
     Stdio(std::process::Command),
-    /// A streamable HTTP server (plain `http://` only: no TLS stack is
-    /// built in).
+    /// A streamable HTTP server (`http://` or `https://`).
     Http {
         /// The URL, placeholders expanded.
         url: String,
         /// Header names and values, placeholders expanded.
         headers: Vec<(String, String)>,
     },
+    /// A server on the HTTP+SSE transport of protocol 2024-11-05.
+    Sse {
+        /// The event stream's URL, placeholders expanded.
+        url: String,
+        /// Header names and values, placeholders expanded.
+        headers: Vec<(String, String)>,
+    },
     /// A server reached by URL over a transport probe does not speak.
     Remote {
-        /// `http`, `sse` or `ws`.
+        /// The transport, such as `ws`.
         transport: String,
         /// The URL, placeholders expanded.
         url: String,
@@ -117,8 +125,11 @@ pub struct AuditCheck {
     pub expected: String,
     /// What the server did.
     pub got: String,
-    /// Where the rule is written.
+    /// Where the rule is written (a spec page of one protocol version).
     pub spec: &'static str,
+    /// The rule in one line, and why it matters.
+    #[serde(skip)]
+    pub rule: &'static str,
 }
 
 /// The result of probing one server.
@@ -251,6 +262,10 @@ pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutco
             Err(error) => (Err(error), Vec::new()),
         },
         Endpoint::Http { url, headers } => match probe_http(&url, &headers, options, start).await {
+            Ok((facts, audit)) => (Ok(facts), audit),
+            Err(error) => (Err(error), Vec::new()),
+        },
+        Endpoint::Sse { url, headers } => match probe_sse(&url, &headers, options, start).await {
             Ok((facts, audit)) => (Ok(facts), audit),
             Err(error) => (Err(error), Vec::new()),
         },
@@ -391,28 +406,12 @@ async fn probe_http(
 ) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-    if !url.starts_with("http://") {
-        return Err(ProbeError::Unsupported {
-            transport: "https".to_string(),
-        });
-    }
-    let mut custom = std::collections::HashMap::new();
-    for (name, value) in headers {
-        let name =
-            http::HeaderName::try_from(name.as_str()).map_err(|error| ProbeError::Protocol {
-                detail: format!("invalid header name `{name}`: {error}"),
-                stderr: Vec::new(),
-            })?;
-        let value =
-            http::HeaderValue::try_from(value.as_str()).map_err(|_| ProbeError::Protocol {
-                detail: format!("invalid value for header `{name}`"),
-                stderr: Vec::new(),
-            })?;
-        custom.insert(name, value);
-    }
+    let custom = header_map(headers)?
+        .into_iter()
+        .filter_map(|(name, value)| Some((name?, value)))
+        .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let transport = StreamableHttpClientTransport::from_config(config);
-    let stderr = Stderr::default();
     match tokio::time::timeout(
         options.timeout.saturating_sub(start.elapsed()),
         talk(transport, options.audit, start),
@@ -424,12 +423,56 @@ async fn probe_http(
             stderr: Vec::new(),
         }),
         Ok(Ok(found)) => Ok(found),
-        Ok(Err(failure)) => Err(session_error(failure, &stderr)),
+        Ok(Err(failure)) => Err(session_error(failure, &Stderr::default())),
     }
+}
+
+async fn probe_sse(
+    url: &str,
+    headers: &[(String, String)],
+    options: ProbeOptions,
+    start: Instant,
+) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
+    let headers = header_map(headers)?;
+    let session = async {
+        let transport = sse::SseTransport::connect(url, headers)
+            .await
+            .map_err(Failure::Connect)?;
+        talk(transport, options.audit, start).await
+    };
+    match tokio::time::timeout(options.timeout.saturating_sub(start.elapsed()), session).await {
+        Err(_elapsed) => Err(ProbeError::Timeout {
+            timeout: options.timeout,
+            stderr: Vec::new(),
+        }),
+        Ok(Ok(found)) => Ok(found),
+        Ok(Err(failure)) => Err(session_error(failure, &Stderr::default())),
+    }
+}
+
+/// Checks header names and values as HTTP requires them.
+fn header_map(headers: &[(String, String)]) -> Result<http::HeaderMap, ProbeError> {
+    let mut map = http::HeaderMap::new();
+    for (name, value) in headers {
+        let name =
+            http::HeaderName::try_from(name.as_str()).map_err(|error| ProbeError::Protocol {
+                detail: format!("invalid header name `{name}`: {error}"),
+                stderr: Vec::new(),
+            })?;
+        // The value is never shown: it is usually a secret.
+        let value =
+            http::HeaderValue::try_from(value.as_str()).map_err(|_| ProbeError::Protocol {
+                detail: format!("invalid value for header `{name}`"),
+                stderr: Vec::new(),
+            })?;
+        map.insert(name, value);
+    }
+    Ok(map)
 }
 
 /// A failure inside the MCP session, before it is explained.
 enum Failure {
+    Connect(sse::SseError),
     Initialize(Box<rmcp::service::ClientInitializeError>),
     Request(&'static str, ServiceError),
     Version(String),
@@ -460,6 +503,12 @@ async fn explain(failure: Failure, child: &mut Child, stderr: &Stderr) -> ProbeE
 /// A session failure of a server that is still running (or remote).
 fn session_error(failure: Failure, stderr: &Stderr) -> ProbeError {
     match failure {
+        Failure::Connect(error) => match error.auth_challenge() {
+            Some(challenge) => ProbeError::Unauthorized {
+                challenge: challenge.to_string(),
+            },
+            None => protocol(&error.to_string(), stderr),
+        },
         Failure::Initialize(error) if error.auth_challenge().is_some() => {
             ProbeError::Unauthorized {
                 challenge: error.auth_challenge().unwrap_or_default().to_string(),
@@ -476,11 +525,41 @@ fn session_error(failure: Failure, stderr: &Stderr) -> ProbeError {
                     versions(&server_supported)
                 ),
             },
+            rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+                protocol(&wire_detail(error.error.as_ref()), stderr)
+            }
             other => protocol(&format!("initialize failed: {other}"), stderr),
         },
         Failure::Version(detail) => ProbeError::Version { detail },
+        Failure::Request(method, ServiceError::TransportSend(error)) => protocol(
+            &format!("{method} failed: {}", wire_detail(error.error.as_ref())),
+            stderr,
+        ),
         Failure::Request(method, error) => protocol(&format!("{method} failed: {error}"), stderr),
     }
+}
+
+/// What went wrong on the wire, in words. rmcp's own messages name its
+/// internal types ("Transport [rmcp::transport::worker::...] error").
+fn wire_detail(error: &(dyn std::error::Error + 'static)) -> String {
+    type HttpError = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
+    let mut current = Some(error);
+    while let Some(cause) = current {
+        if let Some(error) = cause.downcast_ref::<reqwest::Error>() {
+            return sse::describe_request_error(error);
+        }
+        match cause.downcast_ref::<HttpError>() {
+            Some(HttpError::Client(error)) => return sse::describe_request_error(error),
+            Some(HttpError::HttpStatus(status)) => return format!("HTTP {}", status.status),
+            Some(other) => return other.to_string(),
+            None => {}
+        }
+        if let Some(error) = cause.downcast_ref::<sse::SseError>() {
+            return error.to_string();
+        }
+        current = cause.source();
+    }
+    error.to_string()
 }
 
 fn versions(list: &[rmcp::model::ProtocolVersion]) -> String {
@@ -490,9 +569,21 @@ fn versions(list: &[rmcp::model::ProtocolVersion]) -> String {
 
 fn protocol(detail: &str, stderr: &Stderr) -> ProbeError {
     ProbeError::Protocol {
-        detail: detail.to_string(),
+        detail: one_line(detail),
         stderr: last_lines(stderr),
     }
+}
+
+/// `text` as one short line: whitespace runs collapsed, and an HTML error
+/// page some servers answer with (after "HTTP 404 Not Found: ") left out.
+fn one_line(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = match text.find(": <") {
+        Some(at) => &text[..at],
+        None => &text,
+    };
+    // An empty body leaves "HTTP 404 Not Found:" behind.
+    shorten(text.trim_end_matches([':', ' ']))
 }
 
 fn shorten(line: &str) -> String {
@@ -621,14 +712,19 @@ where
     Ok((facts, checks))
 }
 
+/// The error-handling rules of tool calls, as of 2025-11-25 (SEP-1303).
+const TOOLS_ERRORS_2025_11_25: &str =
+    "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling";
+/// The same section before SEP-1303 (identical in 2024-11-05 and 2025-03-26).
+const TOOLS_ERRORS_2025_06_18: &str =
+    "https://modelcontextprotocol.io/specification/2025-06-18/server/tools#error-handling";
+
 /// Calls the tools the audit needs; never a tool without required
 /// parameters, so nothing real runs.
 async fn audit_calls(
     client: &RunningService<RoleClient, ()>,
     facts: &ServerFacts,
 ) -> Vec<AuditCheck> {
-    const TOOLS_SPEC: &str =
-        "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling";
     let mut checks = Vec::new();
     let unknown = "mcpenv-probe-no-such-tool";
     let answer = client.call_tool(CallToolRequestParams::new(unknown)).await;
@@ -640,17 +736,15 @@ async fn audit_calls(
             (true, format!("JSON-RPC error {}", error.code.0))
         }
         Err(error) => (false, describe_error(error)),
-        Ok(result) => (
-            false,
-            format!("a result (isError: {})", result.is_error.unwrap_or(false)),
-        ),
+        Ok(result) => (false, describe_result(result)),
     };
     checks.push(AuditCheck {
         check: "unknown_tool",
         ok,
         expected: "JSON-RPC error -32602 (or -32601)".to_string(),
         got,
-        spec: TOOLS_SPEC,
+        spec: TOOLS_ERRORS_2025_11_25,
+        rule: "a call to an unknown tool is a protocol error, not a tool result: the client must be able to tell a wrong call from failed work",
     });
     if let Some(tool) = facts.tools.iter().find(|tool| !tool.required.is_empty()) {
         let new_style = facts.protocol_version.as_str() >= "2025-11-25";
@@ -660,7 +754,7 @@ async fn audit_calls(
             )
             .await;
         let got = match &answer {
-            Ok(result) => format!("a result (isError: {})", result.is_error.unwrap_or(false)),
+            Ok(result) => describe_result(result),
             Err(error) => describe_error(error),
         };
         let ok = match &answer {
@@ -681,16 +775,43 @@ async fn audit_calls(
                 facts.protocol_version
             )
         };
+        let (spec, rule) = if new_style {
+            (
+                TOOLS_ERRORS_2025_11_25,
+                "from 2025-11-25 on, invalid arguments are a tool execution error (isError: true) that the model can read and correct",
+            )
+        } else {
+            (
+                TOOLS_ERRORS_2025_06_18,
+                "before 2025-11-25, invalid arguments are a protocol error (-32602), like an unknown tool",
+            )
+        };
         checks.push(AuditCheck {
             check: "invalid_arguments",
             ok,
             expected,
             got: format!("`{}` without `{}`: {got}", tool.name, tool.required[0]),
-            spec: TOOLS_SPEC,
+            spec,
+            rule,
         });
     }
     checks.extend(static_checks(facts));
     checks
+}
+
+/// A tool result in words, with the start of its first text.
+fn describe_result(result: &rmcp::model::CallToolResult) -> String {
+    const SHOWN: usize = 80;
+    let mut text = format!("a result (isError: {})", result.is_error.unwrap_or(false));
+    if let Some(first) = result.content.iter().find_map(|block| block.as_text()) {
+        let first = first.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut shown: String = first.chars().take(SHOWN).collect();
+        if first.chars().count() > SHOWN {
+            shown.push('…');
+        }
+        text.push_str(&format!(": \"{shown}\""));
+    }
+    text
 }
 
 fn describe_error(error: &ServiceError) -> String {
@@ -718,27 +839,30 @@ pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
         .filter(|tool| !tool.object_schema)
         .map(|tool| tool.name.as_str())
         .collect();
-    let listed = |names: &[&str]| {
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
-    };
     vec![
         AuditCheck {
             check: "tool_descriptions",
             ok: undescribed.is_empty(),
             expected: "every tool has a description".to_string(),
-            got: format!("without: {}", listed(&undescribed)),
+            got: if undescribed.is_empty() {
+                "all described".to_string()
+            } else {
+                format!("no description: {}", some_names(&undescribed))
+            },
             spec: LIST_SPEC,
+            rule: "a model picks tools by their descriptions; a tool without one is guessed at or never used",
         },
         AuditCheck {
             check: "input_schemas",
             ok: not_objects.is_empty(),
             expected: "every inputSchema has \"type\": \"object\"".to_string(),
-            got: format!("other schemas: {}", listed(&not_objects)),
+            got: if not_objects.is_empty() {
+                "all objects".to_string()
+            } else {
+                format!("other schemas: {}", some_names(&not_objects))
+            },
             spec: LIST_SPEC,
+            rule: "a tool's inputSchema must be a JSON Schema object (\"type\": \"object\"); clients reject or mangle anything else",
         },
         AuditCheck {
             check: "tool_count",
@@ -746,8 +870,24 @@ pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
             expected: format!("at most {MANY_TOOLS} tools (a warning)"),
             got: format!("{} tools", facts.tools.len()),
             spec: LIST_SPEC,
+            rule: "every tool's name, description and schema take room in the model's context; many thin tools crowd it and blur the choice",
         },
     ]
+}
+
+/// Up to five names, quoted, then how many more.
+fn some_names<S: AsRef<str>>(names: &[S]) -> String {
+    const SHOWN: usize = 5;
+    let shown: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|name| format!("`{}`", name.as_ref()))
+        .collect();
+    let mut text = shown.join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
 }
 
 /// The `name_collisions` check for one server, given every server's tools.
@@ -759,8 +899,9 @@ pub fn collision_check(name: &str, all: &[(String, Vec<String>)]) -> AuditCheck 
         .collect();
     let mut clashes: Vec<String> = Vec::new();
     for (other, tools) in all.iter().filter(|(server, _)| server != name) {
-        for tool in tools.iter().filter(|tool| own.contains(tool)) {
-            clashes.push(format!("{tool} (also in {other})"));
+        let shared: Vec<&String> = tools.iter().filter(|tool| own.contains(tool)).collect();
+        if !shared.is_empty() {
+            clashes.push(format!("{} also in `{other}`", some_names(&shared)));
         }
     }
     AuditCheck {
@@ -768,11 +909,12 @@ pub fn collision_check(name: &str, all: &[(String, Vec<String>)]) -> AuditCheck 
         ok: clashes.is_empty(),
         expected: "tool names unique across servers".to_string(),
         got: if clashes.is_empty() {
-            "none".to_string()
+            "none shared".to_string()
         } else {
-            clashes.join(", ")
+            clashes.join("; ")
         },
         spec: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names",
+        rule: "a client sees every server's tools at once; two tools of one name are renamed, hidden or confused by the model",
     }
 }
 
@@ -806,9 +948,25 @@ mod tests {
         let checks = static_checks(&facts(vec![tool("a", true, true), tool("b", false, false)]));
         let by_name = |name: &str| checks.iter().find(|check| check.check == name).unwrap();
         assert!(!by_name("tool_descriptions").ok);
-        assert_eq!(by_name("tool_descriptions").got, "without: b");
+        assert_eq!(by_name("tool_descriptions").got, "no description: `b`");
         assert!(!by_name("input_schemas").ok);
         assert!(by_name("tool_count").ok);
+    }
+
+    #[test]
+    fn long_lists_and_html_pages_stay_short() {
+        let names: Vec<String> = (1..=8).map(|n| format!("t{n}")).collect();
+        assert_eq!(
+            some_names(&names),
+            "`t1`, `t2`, `t3`, `t4`, `t5` and 3 more"
+        );
+        assert_eq!(
+            one_line(
+                "unexpected server response: HTTP 404 Not Found: <!DOCTYPE html>\n<html>\n</html>"
+            ),
+            "unexpected server response: HTTP 404 Not Found"
+        );
+        assert_eq!(one_line("a\n  b\tc"), "a b c");
     }
 
     #[test]
@@ -819,7 +977,7 @@ mod tests {
         ];
         let check = collision_check("one", &all);
         assert!(!check.ok);
-        assert_eq!(check.got, "echo (also in two)");
+        assert_eq!(check.got, "`echo` also in `two`");
         assert!(collision_check("three", &all).ok);
     }
 
