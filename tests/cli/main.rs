@@ -14,6 +14,7 @@ mod layout;
 mod list;
 mod onboard;
 mod probe;
+mod probe_everything;
 mod remove;
 mod run;
 mod scan;

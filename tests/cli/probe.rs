@@ -548,3 +548,106 @@ fn a_secret_a_server_echoes_on_stderr_is_masked() {
         );
     }
 }
+
+/// A TLS front for a plain-HTTP fake on `upstream`: a CA of its own (its
+/// certificate written to `dir/ca.pem`), a certificate for 127.0.0.1 signed
+/// by it, and a thread relaying each connection. Returns the port and the
+/// CA file.
+fn tls_front(dir: &Path, upstream: u16) -> (u16, std::path::PathBuf) {
+    use std::sync::Arc;
+    use tokio_rustls::rustls;
+
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "mcpenv test CA");
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap())
+        .unwrap();
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca.pem()).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let certificate = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .unwrap()
+        .signed_by(&key, &ca)
+        .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![certificate.der().clone()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+    )
+    .unwrap();
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Lives until the test binary exits.
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+            while let Ok((stream, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(stream).await else {
+                        return;
+                    };
+                    let Ok(mut plain) =
+                        tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                    else {
+                        return;
+                    };
+                    let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+                });
+            }
+        });
+    });
+    (port, ca_file)
+}
+
+#[test]
+fn https_certificates_are_verified_and_ssl_cert_file_adds_a_ca() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (server, url) = remote_server(scratch.path(), "http", "");
+    let upstream: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let (port, ca_file) = tls_front(scratch.path(), upstream);
+    let mut env = world(&[(
+        "secure",
+        serde_json::json!({"type": "http", "url": format!("https://127.0.0.1:{port}/mcp")}),
+    )]);
+
+    // A certificate from an unknown CA is refused...
+    let out = env
+        .run(&["probe", "--json", "--timeout", "5"])
+        .expect_code(1);
+    let error = by_name(&lines(&out.stdout), "secure")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        error,
+        "cannot connect: invalid peer certificate: UnknownIssuer; if the server's certificate comes from your organisation's own CA, point `SSL_CERT_FILE` at that CA's certificate"
+    );
+
+    // ...and accepted once SSL_CERT_FILE names that CA, as for curl.
+    env.set_env("SSL_CERT_FILE", &ca_file);
+    let out = env.run(&["probe", "--json", "--timeout", "5"]);
+    drop(server);
+    let out = out.expect_code(0);
+    let secure = by_name(&lines(&out.stdout), "secure").clone();
+    assert_eq!(secure["ok"], true, "{out}");
+    assert_eq!(secure["tools"], 2);
+}

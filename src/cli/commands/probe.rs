@@ -120,6 +120,11 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             {
                 text.push_str(&format!("; {hint}"));
             }
+            if let Some(text) = error.as_mut()
+                && text.contains("invalid peer certificate")
+            {
+                text.push_str("; if the server's certificate comes from your organisation's own CA, point `SSL_CERT_FILE` at that CA's certificate");
+            }
             let mut outcome = outcome;
             for check in &mut outcome.audit {
                 check.got = redact_values(&check.got, &secrets);
