@@ -1,7 +1,9 @@
 //! Benchmark of `mcpenv probe`: `cargo bench --bench probe` probes 20 fake
 //! servers that each take 1 s to become ready (all at once, so the wall time
 //! should stay close to 1 s; target under 2 s), then one server that never
-//! answers with `--timeout 1` (should cost about 1 s).
+//! answers with `--timeout 1` (should cost about 1 s). When Claude Code is
+//! installed, `claude mcp list` checks the same servers (as user-scope
+//! servers) for comparison, with its defaults: 3 at a time, 30 s timeout.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -10,18 +12,9 @@ use std::time::{Duration, Instant};
 const FAKE: &str = env!("CARGO_BIN_EXE_mcpenv-fake-server");
 
 fn probe(home: &Path, project: &Path, servers: &[(String, &str)], extra: &[&str]) -> Duration {
-    let map: serde_json::Map<String, serde_json::Value> = servers
-        .iter()
-        .map(|(name, mode)| {
-            (
-                name.clone(),
-                serde_json::json!({"command": FAKE, "args": [mode]}),
-            )
-        })
-        .collect();
     std::fs::write(
         project.join(".mcp.json"),
-        serde_json::json!({ "mcpServers": map }).to_string(),
+        serde_json::json!({ "mcpServers": entries(servers) }).to_string(),
     )
     .unwrap();
     let started = Instant::now();
@@ -39,6 +32,54 @@ fn probe(home: &Path, project: &Path, servers: &[(String, &str)], extra: &[&str]
     let elapsed = started.elapsed();
     assert!(status.code().is_some(), "probe was killed");
     elapsed
+}
+
+fn entries(servers: &[(String, &str)]) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = servers
+        .iter()
+        .map(|(name, mode)| {
+            (
+                name.clone(),
+                serde_json::json!({"command": FAKE, "args": [mode]}),
+            )
+        })
+        .collect();
+    serde_json::Value::Object(map)
+}
+
+fn claude() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("claude"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// `claude mcp list` over `servers` put in a fresh HOME's user scope.
+fn claude_list(claude: &Path, root: &Path, servers: &[(String, &str)]) -> Duration {
+    let home = root.join("claude-home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join(".claude.json"),
+        serde_json::json!({ "mcpServers": entries(servers) }).to_string(),
+    )
+    .unwrap();
+    let started = Instant::now();
+    let status = Command::new(claude)
+        .args(["mcp", "list"])
+        .current_dir(&home)
+        .env_clear()
+        .env("HOME", &home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "claude mcp list failed");
+    started.elapsed()
 }
 
 fn main() {
@@ -60,6 +101,21 @@ fn main() {
     let wall = probe(&home, &project, &hang, &["--timeout", "1"]);
     println!(
         "probe: 1 server that never answers, --timeout 1: {:.2} s wall (expected about 1 s)",
+        wall.as_secs_f64()
+    );
+
+    let Some(claude) = claude() else {
+        println!("claude mcp list: skipped, Claude Code is not installed");
+        return;
+    };
+    let wall = claude_list(&claude, temp.path(), &slow);
+    println!(
+        "claude mcp list: 20 servers ready after 1 s each: {:.2} s wall",
+        wall.as_secs_f64()
+    );
+    let wall = claude_list(&claude, temp.path(), &hang);
+    println!(
+        "claude mcp list: 1 server that never answers (default timeout): {:.2} s wall",
         wall.as_secs_f64()
     );
 }
