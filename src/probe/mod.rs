@@ -526,7 +526,17 @@ fn session_error(failure: Failure, stderr: &Stderr) -> ProbeError {
                 ),
             },
             rmcp::service::ClientInitializeError::TransportError { error, .. } => {
-                protocol(&wire_detail(error.error.as_ref()), stderr)
+                // An SSE server may take the stream but refuse the POST.
+                match error
+                    .error
+                    .downcast_ref::<sse::SseError>()
+                    .and_then(sse::SseError::auth_challenge)
+                {
+                    Some(challenge) => ProbeError::Unauthorized {
+                        challenge: challenge.to_string(),
+                    },
+                    None => protocol(&wire_detail(error.error.as_ref()), stderr),
+                }
             }
             other => protocol(&format!("initialize failed: {other}"), stderr),
         },

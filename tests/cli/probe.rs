@@ -383,7 +383,11 @@ fn remote_server(dir: &Path, mode: &str, token: &str) -> (Background, String) {
             .spawn()
             .unwrap(),
     );
-    let path = if mode == "sse" { "sse" } else { "mcp" };
+    let path = if mode.starts_with("sse") {
+        "sse"
+    } else {
+        "mcp"
+    };
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         if let Ok(port) = std::fs::read_to_string(&portfile)
@@ -398,12 +402,14 @@ fn remote_server(dir: &Path, mode: &str, token: &str) -> (Background, String) {
 
 #[test]
 fn remote_servers_over_loopback_with_a_401_hint() {
-    for mode in ["http", "sse"] {
+    // `sse-post-auth` opens its event stream for anyone and refuses the
+    // POSTs: the 401 comes in the middle of the session.
+    for mode in ["http", "sse", "sse-post-auth"] {
         let scratch = tempfile::tempdir().unwrap();
         let (server, url) = remote_server(scratch.path(), mode, "s3cret");
         let entry = |variable: &str| {
             serde_json::json!({
-                "type": mode,
+                "type": if mode == "http" { "http" } else { "sse" },
                 "url": url,
                 "headers": { "Authorization": format!("Bearer ${{{variable}}}") },
             })

@@ -9,7 +9,8 @@
 //! `crash`, `garbage`, `needs-env:VAR`, `spawn-child:PIDFILE`,
 //! `mixed-result`, `mixed-error`, `version=V` (answers `initialize` with
 //! protocol version V), `http:PORTFILE[:TOKEN]` (streamable HTTP on loopback),
-//! `sse:PORTFILE[:TOKEN]` (the 2024-11-05 HTTP+SSE transport on loopback).
+//! `sse:PORTFILE[:TOKEN]` (the 2024-11-05 HTTP+SSE transport on loopback),
+//! `sse-post-auth:PORTFILE[:TOKEN]` (the same, but the stream opens for anyone).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -43,7 +44,8 @@ fn main() -> ExitCode {
             }
         }
         "http" => return serve_http(argument),
-        "sse" => return serve_sse(argument),
+        "sse" => return serve_sse(argument, true),
+        "sse-post-auth" => return serve_sse(argument, false),
         "slow" => {
             let ms = argument.parse().unwrap_or(1000);
             std::thread::sleep(Duration::from_millis(ms));
@@ -202,37 +204,52 @@ fn serve_http(argument: &str) -> ExitCode {
 /// `sse:PORTFILE[:TOKEN]`: the HTTP+SSE transport of 2024-11-05. A GET opens
 /// the event stream and names `/messages` (relative) as the POST endpoint;
 /// answers to POSTed requests arrive on the stream. 401 unless
-/// `Authorization: Bearer TOKEN`.
-fn serve_sse(argument: &str) -> ExitCode {
+/// `Authorization: Bearer TOKEN`; with `guard_get` false, the stream opens
+/// for anyone and only the POSTs are refused.
+fn serve_sse(argument: &str, guard_get: bool) -> ExitCode {
+    use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
     let (portfile, token) = argument.split_once(':').unwrap_or((argument, ""));
     let listener = listen(portfile);
-    let events: Arc<Mutex<Option<std::net::TcpStream>>> = Arc::default();
-    for stream in listener.incoming() {
+    // Each open event stream, by the session number its endpoint names.
+    let sessions: Arc<Mutex<HashMap<String, std::net::TcpStream>>> = Arc::default();
+    for (number, stream) in listener.incoming().enumerate() {
         let Ok(mut stream) = stream else {
             continue;
         };
         let token = token.to_string();
-        let events = Arc::clone(&events);
+        let sessions = Arc::clone(&sessions);
         std::thread::spawn(move || {
             let Some(request) = read_request(&stream, &token) else {
                 return;
             };
-            if !request.authorized {
+            let open_stream = request.line.starts_with("GET /sse ");
+            let session = request
+                .line
+                .strip_prefix("POST /messages?session=")
+                .and_then(|rest| rest.split_once(' '))
+                .map(|(session, _)| session.to_string());
+            if !request.authorized && (guard_get || !open_stream) {
                 let _ = stream.write_all(
                     answer("401 Unauthorized", "WWW-Authenticate: Bearer\r\n", "").as_bytes(),
                 );
-            } else if request.line.starts_with("GET /sse ") {
+            } else if open_stream {
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\r\n";
                 let _ = stream.write_all(head.as_bytes());
-                let _ = stream.write_all(b": a comment the client must skip\n\nevent: endpoint\ndata: messages?session=fake\n\n");
+                let _ = write!(
+                    stream,
+                    ": a comment the client must skip\n\nevent: endpoint\ndata: messages?session={number}\n\n"
+                );
                 let _ = stream.flush();
-                *events.lock().expect("not poisoned") = Some(stream);
-            } else if request.line.starts_with("POST /messages?session=fake ") {
+                sessions
+                    .lock()
+                    .expect("not poisoned")
+                    .insert(number.to_string(), stream);
+            } else if let Some(session) = session {
                 let _ = stream.write_all(answer("202 Accepted", "", "Accepted").as_bytes());
                 let message: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
                 if let Some(reply) = respond("ok", &message)
-                    && let Some(events) = events.lock().expect("not poisoned").as_mut()
+                    && let Some(events) = sessions.lock().expect("not poisoned").get_mut(&session)
                 {
                     let _ = write!(events, "event: message\ndata: {reply}\n\n");
                     let _ = events.flush();
