@@ -657,3 +657,24 @@ fn https_certificates_are_verified_and_ssl_cert_file_adds_a_ca() {
     assert_eq!(secure["ok"], true, "{out}");
     assert_eq!(secure["tools"], 2);
 }
+
+#[test]
+fn a_terminal_shows_a_live_line_per_server_then_the_report() {
+    use rexpect::session::{Options, spawn_with_options};
+    let env = world(&[("quick", fake("ok")), ("slow", fake("slow:1500"))]);
+    let mut command = env.command(&env.project, &["probe"]);
+    command.env("TERM", "xterm");
+    let options = Options::new()
+        .timeout_ms(Some(10_000))
+        .strip_ansi_escape_codes(true);
+    let mut session = spawn_with_options(command, options).unwrap();
+    // While `slow` starts, its line says so and `quick`'s line is done.
+    let before = session.exp_string("slow   starting").unwrap();
+    let rest = session.exp_eof().unwrap();
+    let shown = format!("{before}slow   starting{rest}").replace('\r', "");
+    assert!(shown.contains("quick  ok"), "{shown}");
+    assert!(shown.contains("2 ok, 0 failed in "), "{shown}");
+    // The report comes after the live lines, in configuration order.
+    let report = &shown[shown.find("quick  ok      fake-server").expect("a report")..];
+    assert!(report.contains("\nslow   ok      fake-server"), "{shown}");
+}

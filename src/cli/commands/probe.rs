@@ -5,7 +5,7 @@
 //! a server fails (or, with `--audit`, fails a check).
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -53,44 +53,14 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             .with_hint("check their permissions")
     })?;
     let targets = select(ctx, args, &inventory, &sources)?;
-    let secrets = secret_values(&targets, &sources);
+    let reasons = Reasons::new(&targets, &inventory, &sources);
     let options = ProbeOptions {
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs.map_or(targets.len(), |jobs| jobs as usize).max(1),
         audit: args.audit,
     };
-    let auth_hints: BTreeMap<String, String> = targets
-        .iter()
-        .filter_map(|target| {
-            let entry = &inventory.winner(&target.name)?.entry;
-            let used: Vec<String> = entry
-                .headers()
-                .into_iter()
-                .flat_map(|(header, value)| {
-                    placeholder::references(value)
-                        .into_iter()
-                        .map(move |reference| format!("`{}` (header `{header}`)", reference.name))
-                })
-                .collect();
-            (!used.is_empty()).then(|| (target.name.clone(), used.join(", ")))
-        })
-        .collect();
-    let missing: BTreeMap<String, Vec<String>> = targets
-        .iter()
-        .map(|target| (target.name.clone(), target.missing.clone()))
-        .collect();
     let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
-    let url_hints: BTreeMap<String, &str> = targets
-        .iter()
-        .filter_map(|target| {
-            let hint = match target.endpoint {
-                Endpoint::Http { .. } => "is the URL right? Streamable HTTP servers usually answer at `/mcp`; an SSE server needs `\"type\": \"sse\"`",
-                Endpoint::Sse { .. } => "is the URL right? SSE servers usually stream at `/sse`; a streamable HTTP server needs `\"type\": \"http\"`",
-                _ => return None,
-            };
-            Some((target.name.clone(), hint))
-        })
-        .collect();
+    let progress = Progress::new(ctx, args, &order);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -101,38 +71,8 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let mut written: io::Result<()> = Ok(());
     let interrupted = runtime.block_on(async {
         let probing = probe::probe_all(targets, options, |outcome| {
-            let unset = missing.get(&outcome.name).map_or(&[][..], Vec::as_slice);
-            // A server's stderr may echo what it was given: mask it.
-            let mut error = error_text(&outcome, unset).map(|text| redact_values(&text, &secrets));
-            if let (Some(text), Err(probe::ProbeError::Unauthorized { .. }), Some(hint)) = (
-                error.as_mut(),
-                &outcome.result,
-                auth_hints.get(&outcome.name),
-            ) {
-                text.push_str(&format!("; check the value of {hint}"));
-            }
-            // The statuses a wrong path or transport gets; rmcp reports them
-            // only as text.
-            if let (Some(text), Some(hint)) = (error.as_mut(), url_hints.get(&outcome.name))
-                && ["HTTP 400", "HTTP 404", "HTTP 405"]
-                    .iter()
-                    .any(|status| text.contains(status))
-            {
-                text.push_str(&format!("; {hint}"));
-            }
-            if let Some(text) = error.as_mut()
-                && text.contains("invalid peer certificate")
-            {
-                text.push_str("; if the server's certificate comes from your organisation's own CA, point `SSL_CERT_FILE` at that CA's certificate");
-            }
-            let mut outcome = outcome;
-            for check in &mut outcome.audit {
-                check.got = redact_values(&check.got, &secrets);
-            }
-            let done = Done { error, outcome };
-            if !ctx.quiet {
-                let _ = progress(&done);
-            }
+            let done = reasons.explain(outcome);
+            progress.finished(&done);
             // With --audit, name collisions need every server's tools, so
             // lines wait for the last server.
             if args.json && !args.audit && written.is_ok() {
@@ -157,6 +97,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             () = terminated => true,
         }
     });
+    progress.clear();
     // Dropping the runtime drops every probe still running, and with it
     // the guard that kills its process group.
     runtime.shutdown_timeout(Duration::from_secs(2));
@@ -170,6 +111,175 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     }
     let elapsed = start.elapsed();
     Ok(written.and_then(|()| finish(args, &mut outcomes, &order, elapsed)))
+}
+
+/// What turns a probe's outcome into a reason a user can act on: the unset
+/// variables, the variables behind headers, URL hints, and the values to
+/// mask.
+struct Reasons {
+    missing: BTreeMap<String, Vec<String>>,
+    auth_hints: BTreeMap<String, String>,
+    url_hints: BTreeMap<String, &'static str>,
+    secrets: Vec<String>,
+}
+
+impl Reasons {
+    fn new(targets: &[ProbeTarget], inventory: &Inventory, sources: &EnvSources) -> Self {
+        let auth_hints = targets
+            .iter()
+            .filter_map(|target| {
+                let entry = &inventory.winner(&target.name)?.entry;
+                let used: Vec<String> = entry
+                    .headers()
+                    .into_iter()
+                    .flat_map(|(header, value)| {
+                        placeholder::references(value)
+                            .into_iter()
+                            .map(move |reference| {
+                                format!("`{}` (header `{header}`)", reference.name)
+                            })
+                    })
+                    .collect();
+                (!used.is_empty()).then(|| (target.name.clone(), used.join(", ")))
+            })
+            .collect();
+        let url_hints = targets
+            .iter()
+            .filter_map(|target| {
+                let hint = match target.endpoint {
+                    Endpoint::Http { .. } => "is the URL right? Streamable HTTP servers usually answer at `/mcp`; an SSE server needs `\"type\": \"sse\"`",
+                    Endpoint::Sse { .. } => "is the URL right? SSE servers usually stream at `/sse`; a streamable HTTP server needs `\"type\": \"http\"`",
+                    _ => return None,
+                };
+                Some((target.name.clone(), hint))
+            })
+            .collect();
+        Self {
+            missing: targets
+                .iter()
+                .map(|target| (target.name.clone(), target.missing.clone()))
+                .collect(),
+            auth_hints,
+            url_hints,
+            secrets: secret_values(targets, sources),
+        }
+    }
+
+    /// The outcome with its reason in words, secrets masked.
+    fn explain(&self, mut outcome: ProbeOutcome) -> Done {
+        let unset = self
+            .missing
+            .get(&outcome.name)
+            .map_or(&[][..], Vec::as_slice);
+        // A server's stderr may echo what it was given: mask it.
+        let mut error = error_text(&outcome, unset).map(|text| redact_values(&text, &self.secrets));
+        if let Some(text) = error.as_mut() {
+            if let (Err(probe::ProbeError::Unauthorized { .. }), Some(hint)) =
+                (&outcome.result, self.auth_hints.get(&outcome.name))
+            {
+                text.push_str(&format!("; check the value of {hint}"));
+            }
+            // The statuses a wrong path or transport gets; rmcp reports
+            // them only as text.
+            if let Some(hint) = self.url_hints.get(&outcome.name)
+                && ["HTTP 400", "HTTP 404", "HTTP 405"]
+                    .iter()
+                    .any(|status| text.contains(status))
+            {
+                text.push_str(&format!("; {hint}"));
+            }
+            if text.contains("invalid peer certificate") {
+                text.push_str("; if the server's certificate comes from your organisation's own CA, point `SSL_CERT_FILE` at that CA's certificate");
+            }
+        }
+        for check in &mut outcome.audit {
+            check.got = redact_values(&check.got, &self.secrets);
+        }
+        Done { error, outcome }
+    }
+}
+
+/// Progress on stderr while servers run: on a terminal a live line per
+/// server (cleared once the report is printed); otherwise a plain line per
+/// server as it finishes; nothing with `--quiet`.
+enum Progress {
+    Live {
+        lines: indicatif::MultiProgress,
+        by_name: BTreeMap<String, indicatif::ProgressBar>,
+        done_style: indicatif::ProgressStyle,
+    },
+    Lines,
+    Quiet,
+}
+
+impl Progress {
+    fn new(ctx: &Ctx, args: &ProbeArgs, names: &[String]) -> Self {
+        if ctx.quiet {
+            return Self::Quiet;
+        }
+        // JSON Lines on a terminal would be torn by redrawn lines.
+        if args.json || !io::stderr().is_terminal() {
+            return Self::Lines;
+        }
+        let width = names.iter().map(String::len).max().unwrap_or(0);
+        // The templates are fixed text, so they parse; the fallback only
+        // keeps this free of a panic path.
+        let template = |text: &str| {
+            indicatif::ProgressStyle::with_template(text)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+        };
+        let style = template(&format!(
+            "{{spinner}} {{prefix:{width}}}  {{msg}} {{elapsed:.dim}}"
+        ));
+        let done_style = template(&format!("  {{prefix:{width}}}  {{msg}}"));
+        let lines = indicatif::MultiProgress::new();
+        let by_name = names
+            .iter()
+            .map(|name| {
+                let line = lines.add(indicatif::ProgressBar::new_spinner());
+                line.set_style(style.clone());
+                line.set_prefix(name.clone());
+                line.set_message("starting");
+                line.enable_steady_tick(Duration::from_millis(100));
+                (name.clone(), line)
+            })
+            .collect();
+        Self::Live {
+            lines,
+            by_name,
+            done_style,
+        }
+    }
+
+    fn finished(&self, done: &Done) {
+        match self {
+            Self::Live {
+                by_name,
+                done_style,
+                ..
+            } => {
+                if let Some(line) = by_name.get(&done.outcome.name) {
+                    line.set_style(done_style.clone());
+                    let message = match &done.error {
+                        None => "ok".to_string(),
+                        Some(error) => format!("failed: {error}"),
+                    };
+                    line.finish_with_message(message);
+                }
+            }
+            Self::Lines => {
+                let _ = progress_line(done);
+            }
+            Self::Quiet => {}
+        }
+    }
+
+    /// Takes the live lines off the terminal before the report.
+    fn clear(&self) {
+        if let Self::Live { lines, .. } = self {
+            let _ = lines.clear();
+        }
+    }
 }
 
 /// The servers to probe, with notes on stderr for those skipped.
@@ -351,7 +461,7 @@ fn error_text(outcome: &ProbeOutcome, missing: &[String]) -> Option<String> {
     Some(text)
 }
 
-fn progress(done: &Done) -> io::Result<()> {
+fn progress_line(done: &Done) -> io::Result<()> {
     let outcome = &done.outcome;
     let mut err = anstream::stderr().lock();
     let ms = outcome.elapsed.as_millis();
