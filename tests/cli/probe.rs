@@ -417,6 +417,14 @@ fn remote_servers_over_loopback_with_a_401_hint() {
         let env = world(&[
             ("remote", entry("API_TOKEN")),
             ("wrong", entry("WRONG_TOKEN")),
+            (
+                "oauth",
+                serde_json::json!({"type": if mode == "http" { "http" } else { "sse" }, "url": url}),
+            ),
+            (
+                "helper",
+                serde_json::json!({"type": if mode == "http" { "http" } else { "sse" }, "url": url, "headersHelper": "./get-token.sh"}),
+            ),
         ]);
         env.write("project/.env", "API_TOKEN=s3cret\nWRONG_TOKEN=nope\n");
         let out = env.run(&["probe", "--json", "--audit", "--timeout", "5"]);
@@ -433,6 +441,16 @@ fn remote_servers_over_loopback_with_a_401_hint() {
         assert_eq!(
             by_name(&lines, "wrong")["error"],
             "HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); check the value of `WRONG_TOKEN` (header `Authorization`)",
+            "{mode}"
+        );
+        assert_eq!(
+            by_name(&lines, "oauth")["error"],
+            "HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); the entry sends no credentials, so the server likely signs in with OAuth: authenticate in Claude Code with `/mcp` (probe does not sign in)",
+            "{mode}"
+        );
+        assert_eq!(
+            by_name(&lines, "helper")["error"],
+            "HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); check the value of the headers the entry's `headersHelper` makes (probe does not run it; Claude Code does)",
             "{mode}"
         );
         out.assert_no_secret(&["s3cret"]);

@@ -140,6 +140,12 @@ impl Reasons {
                             })
                     })
                     .collect();
+                if entry.fields().contains_key("headersHelper") {
+                    return Some((
+                        target.name.clone(),
+                        "the headers the entry's `headersHelper` makes (probe does not run it; Claude Code does)".to_string(),
+                    ));
+                }
                 (!used.is_empty()).then(|| (target.name.clone(), used.join(", ")))
             })
             .collect();
@@ -174,10 +180,13 @@ impl Reasons {
         // A server's stderr may echo what it was given: mask it.
         let mut error = error_text(&outcome, unset).map(|text| redact_values(&text, &self.secrets));
         if let Some(text) = error.as_mut() {
-            if let (Err(probe::ProbeError::Unauthorized { .. }), Some(hint)) =
-                (&outcome.result, self.auth_hints.get(&outcome.name))
-            {
-                text.push_str(&format!("; check the value of {hint}"));
+            if let Err(probe::ProbeError::Unauthorized { .. }) = &outcome.result {
+                match self.auth_hints.get(&outcome.name) {
+                    Some(hint) => text.push_str(&format!("; check the value of {hint}")),
+                    None => text.push_str(
+                        "; the entry sends no credentials, so the server likely signs in with OAuth: authenticate in Claude Code with `/mcp` (probe does not sign in)",
+                    ),
+                }
             }
             // The statuses a wrong path or transport gets; rmcp reports
             // them only as text.
