@@ -70,6 +70,7 @@ pub enum Command {
     /// Write the servers of a scope into another client's config, in its syntax.
     Export(ExportArgs),
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
+    #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
 }
 
@@ -233,6 +234,16 @@ Examples:
   mcpenv add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
   mcpenv add -s project -t http sentry https://mcp.sentry.dev/mcp
   mcpenv add -t http api https://api.example.com/mcp -H 'Authorization: Bearer ${API_TOKEN}'";
+
+const PROBE_EXAMPLES: &str = "\
+Servers are started as Claude Code would: stdio commands, and `http` (streamable
+HTTP, also https) and `sse` URLs, with placeholders expanded from the environment
+and `.env`. Every process started is stopped when probe returns.
+
+Examples:
+  mcpenv probe
+  mcpenv probe github --timeout 30
+  mcpenv probe --audit --json";
 
 /// A scope on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -103,7 +103,10 @@ impl SseTransport {
     /// Opens the event stream at `url` and waits for its `endpoint` event.
     pub async fn connect(url: &str, headers: HeaderMap) -> Result<Self, SseError> {
         let base = Url::parse(url).map_err(|_| SseError::BadEndpoint(url.to_string()))?;
-        let http = reqwest::Client::new();
+        // `Client::new` would panic where the TLS set-up fails.
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(SseError::Request)?;
         let response = http
             .get(base.clone())
             .headers(headers.clone())
