@@ -9,7 +9,21 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const FAKE: &str = env!("CARGO_BIN_EXE_mcpenv-fake-server");
+/// The fake MCP server (`tests/support/fake_mcp_server.rs`, an example),
+/// built in release mode on first use.
+fn fake_bin() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        escargot::CargoBuild::new()
+            .example("mcpenv-fake-server")
+            .release()
+            .run()
+            .expect("the fake MCP server builds")
+            .path()
+            .display()
+            .to_string()
+    })
+}
 
 fn probe(home: &Path, project: &Path, servers: &[(String, &str)], extra: &[&str]) -> Duration {
     std::fs::write(
@@ -40,7 +54,7 @@ fn entries(servers: &[(String, &str)]) -> serde_json::Value {
         .map(|(name, mode)| {
             (
                 name.clone(),
-                serde_json::json!({"command": FAKE, "args": [mode]}),
+                serde_json::json!({"command": fake_bin(), "args": [mode]}),
             )
         })
         .collect();

@@ -105,7 +105,7 @@ pub struct ProbeArgs {
 fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
-        _ => Err("expected a number of seconds above 0".to_string()),
+        _ => Err("expected a number of seconds above 0, at most 86400 (a day)".to_string()),
     }
 }
 

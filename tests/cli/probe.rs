@@ -7,7 +7,21 @@ use serde_json::Value;
 
 use crate::harness::TestEnv;
 
-const FAKE: &str = env!("CARGO_BIN_EXE_mcpenv-fake-server");
+/// The fake MCP server (`tests/support/fake_mcp_server.rs`): an example, so
+/// `cargo install` leaves it out, built on first use.
+fn fake_bin() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        escargot::CargoBuild::new()
+            .example("mcpenv-fake-server")
+            .current_release()
+            .run()
+            .expect("the fake MCP server builds")
+            .path()
+            .display()
+            .to_string()
+    })
+}
 
 /// A world whose `.mcp.json` holds `servers` (name, JSON entry), all
 /// approved in the project's local settings.
@@ -30,14 +44,14 @@ fn world(servers: &[(&str, Value)]) -> TestEnv {
 }
 
 fn fake(mode: &str) -> Value {
-    serde_json::json!({ "command": FAKE, "args": [mode] })
+    serde_json::json!({ "command": fake_bin(), "args": [mode] })
 }
 
 /// A fake server started through `sh`, which writes the server's pid to `pidfile`.
 fn fake_with_pid(mode: &str, pidfile: &Path) -> Value {
     serde_json::json!({
         "command": "sh",
-        "args": ["-c", format!("echo $$ > '{}'; exec '{FAKE}' {mode}", pidfile.display())],
+        "args": ["-c", format!("echo $$ > '{}'; exec '{}' {mode}", pidfile.display(), fake_bin())],
     })
 }
 
@@ -96,7 +110,7 @@ fn json_lines_report_each_server_and_a_summary() {
         ("from-dotenv", fake("needs-env:TOKEN_A")),
         (
             "unset",
-            serde_json::json!({ "command": FAKE, "args": ["needs-env:TOKEN_B", "--token=${TOKEN_B}"] }),
+            serde_json::json!({ "command": fake_bin(), "args": ["needs-env:TOKEN_B", "--token=${TOKEN_B}"] }),
         ),
     ]);
     env.write("project/.env", "TOKEN_A=from-file\n");
@@ -214,7 +228,7 @@ fn ctrl_c_kills_every_server() {
         ("hangs", fake_with_pid("hang", &server_pid)),
         (
             "kid",
-            serde_json::json!({ "command": "sh", "args": ["-c", format!("sleep 600 & echo $! > '{}'; exec '{FAKE}' hang", grandchild_pid.display())] }),
+            serde_json::json!({ "command": "sh", "args": ["-c", format!("sleep 600 & echo $! > '{}'; exec '{}' hang", grandchild_pid.display(), fake_bin())] }),
         ),
     ]);
     let mut child = env
@@ -378,7 +392,7 @@ impl Drop for Background {
 fn remote_server(dir: &Path, mode: &str, token: &str) -> (Background, String) {
     let portfile = dir.join(format!("{mode}.port"));
     let child = Background(
-        std::process::Command::new(FAKE)
+        std::process::Command::new(fake_bin())
             .arg(format!("{mode}:{}:{token}", portfile.display()))
             .spawn()
             .unwrap(),

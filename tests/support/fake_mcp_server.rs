@@ -1,6 +1,6 @@
 //! A fake stdio MCP server for mcpenv's probe tests and benchmark. Test-only:
-//! it is a `[[bin]]` so integration tests can reach it through
-//! `CARGO_BIN_EXE_mcpenv-fake-server` under a plain `cargo test`.
+//! an `[[example]]`, so `cargo install` leaves it out; the tests build it
+//! with escargot.
 //!
 //! It speaks raw JSON-RPC lines rather than using an SDK, because its point
 //! is to misbehave in precise ways an SDK would not let it.
