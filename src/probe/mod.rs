@@ -406,6 +406,7 @@ async fn probe_http(
 ) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    check_url(url)?;
     let custom = header_map(headers)?
         .into_iter()
         .filter_map(|(name, value)| Some((name?, value)))
@@ -433,6 +434,7 @@ async fn probe_sse(
     options: ProbeOptions,
     start: Instant,
 ) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
+    check_url(url)?;
     let headers = header_map(headers)?;
     let session = async {
         let transport = sse::SseTransport::connect(url, headers)
@@ -447,6 +449,26 @@ async fn probe_sse(
         }),
         Ok(Ok(found)) => Ok(found),
         Ok(Err(failure)) => Err(session_error(failure, &Stderr::default())),
+    }
+}
+
+/// Checks the URL before any request, so the reason names it plainly (the
+/// URL itself is not shown: it may hold a key).
+fn check_url(url: &str) -> Result<(), ProbeError> {
+    let invalid = |detail: String| ProbeError::Protocol {
+        detail,
+        stderr: Vec::new(),
+    };
+    if url.trim().is_empty() {
+        return Err(invalid("the entry has no `url`".to_string()));
+    }
+    let parsed =
+        url::Url::parse(url).map_err(|error| invalid(format!("the URL is not valid: {error}")))?;
+    match parsed.scheme() {
+        "http" | "https" => Ok(()),
+        scheme => Err(invalid(format!(
+            "the URL must start with `http://` or `https://`, not `{scheme}:`"
+        ))),
     }
 }
 
@@ -977,6 +999,20 @@ mod tests {
             "unexpected server response: HTTP 404 Not Found"
         );
         assert_eq!(one_line("a\n  b\tc"), "a b c");
+    }
+
+    #[test]
+    fn urls_are_checked_without_showing_them() {
+        assert!(check_url("https://mcp.example.com/mcp").is_ok());
+        assert!(check_url("http://127.0.0.1:8080/sse").is_ok());
+        let error = check_url("not a url sk_live_abcdef")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(error, "the URL is not valid: relative URL without a base");
+        assert_eq!(
+            check_url("  ").unwrap_err().to_string(),
+            "the entry has no `url`"
+        );
     }
 
     #[test]

@@ -40,6 +40,9 @@ pub enum SseError {
         /// The Content-Type it answered with.
         content_type: String,
     },
+    /// The configured URL does not parse (not shown: it may hold a key).
+    #[error("the URL is not valid: {0}")]
+    BadUrl(#[source] url::ParseError),
     /// The stream ended or broke before naming where to POST.
     #[error("the event stream ended before its `endpoint` event")]
     NoEndpoint,
@@ -102,7 +105,7 @@ pub struct SseTransport {
 impl SseTransport {
     /// Opens the event stream at `url` and waits for its `endpoint` event.
     pub async fn connect(url: &str, headers: HeaderMap) -> Result<Self, SseError> {
-        let base = Url::parse(url).map_err(|_| SseError::BadEndpoint(url.to_string()))?;
+        let base = Url::parse(url).map_err(SseError::BadUrl)?;
         // `Client::new` would panic where the TLS set-up fails.
         let http = reqwest::Client::builder()
             .build()

@@ -503,6 +503,11 @@ fn remote_failures_read_as_one_line_with_a_next_step() {
             "plain-as-tls",
             serde_json::json!({"type": "http", "url": http_url.replace("http:", "https:")}),
         ),
+        ("no-url", serde_json::json!({"type": "http"})),
+        (
+            "ftp",
+            serde_json::json!({"type": "sse", "url": "ftp://example.com/sse"}),
+        ),
     ]);
     let out = env.run(&["probe", "--json", "--timeout", "5"]);
     drop((http, sse));
@@ -527,7 +532,12 @@ fn remote_failures_read_as_one_line_with_a_next_step() {
         "{}",
         error("plain-as-tls")
     );
-    assert_eq!(lines.last().unwrap()["summary"]["failed"], 5);
+    assert_eq!(error("no-url"), "the entry has no `url`");
+    assert_eq!(
+        error("ftp"),
+        "the URL must start with `http://` or `https://`, not `ftp:`"
+    );
+    assert_eq!(lines.last().unwrap()["summary"]["failed"], 7);
 }
 
 #[test]
