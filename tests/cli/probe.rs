@@ -11,16 +11,24 @@ use crate::harness::TestEnv;
 /// `cargo install` leaves it out, built on first use.
 fn fake_bin() -> &'static str {
     static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PATH.get_or_init(|| {
-        escargot::CargoBuild::new()
-            .example("mcpenv-fake-server")
-            .current_release()
-            .run()
-            .expect("the fake MCP server builds")
-            .path()
-            .display()
-            .to_string()
-    })
+    PATH.get_or_init(|| example("mcpenv-fake-server"))
+}
+
+/// The server built with rmcp's server side (`tests/support/rmcp_server.rs`).
+fn rmcp_server_bin() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| example("mcpenv-rmcp-server"))
+}
+
+fn example(name: &str) -> String {
+    escargot::CargoBuild::new()
+        .example(name)
+        .current_release()
+        .run()
+        .unwrap_or_else(|error| panic!("the example {name} does not build: {error}"))
+        .path()
+        .display()
+        .to_string()
 }
 
 /// A world whose `.mcp.json` holds `servers` (name, JSON entry), all
@@ -719,4 +727,62 @@ fn a_terminal_shows_a_live_line_per_server_then_the_report() {
     // The report comes after the live lines, in configuration order.
     let report = &shown[shown.find("quick  ok      fake-server").expect("a report")..];
     assert!(report.contains("\nslow   ok      fake-server"), "{shown}");
+}
+
+#[test]
+fn a_correct_server_built_with_rmcp_passes_the_audit() {
+    let env = world(&[("rusty", serde_json::json!({ "command": rmcp_server_bin() }))]);
+    let out = env.run(&["probe", "--json", "--audit"]).expect_code(0);
+    let lines = lines(&out.stdout);
+    let rusty = by_name(&lines, "rusty");
+    assert_eq!(rusty["ok"], true, "{out}");
+    assert_eq!(rusty["server"]["name"], "rmcp", "{out}");
+    assert_eq!(rusty["tools"], 2);
+    let checks: Vec<(&str, bool, &str)> = rusty["audit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| {
+            (
+                check["check"].as_str().unwrap(),
+                check["ok"].as_bool().unwrap(),
+                check["got"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    insta::assert_debug_snapshot!(checks, @r#"
+    [
+        (
+            "unknown_tool",
+            true,
+            "JSON-RPC error -32602",
+        ),
+        (
+            "invalid_arguments",
+            true,
+            "`add` without `a`: a result (isError: true): \"failed to deserialize parameters: missing field `a`\"",
+        ),
+        (
+            "tool_descriptions",
+            true,
+            "all described",
+        ),
+        (
+            "input_schemas",
+            true,
+            "all objects",
+        ),
+        (
+            "name_collisions",
+            true,
+            "none shared",
+        ),
+        (
+            "tool_count",
+            true,
+            "2 tools",
+        ),
+    ]
+    "#);
+    assert_eq!(lines[1]["summary"]["audit_failed"], 0);
 }
