@@ -216,8 +216,11 @@ fn timeout_fails_fast_and_kills_the_server() {
     let out = env
         .run(&["probe", "--json", "--timeout", "0.5"])
         .expect_code(1);
+    // The hung server costs its 0.5 s, not Claude Code's 30 s; the bound
+    // leaves room for a loaded CI machine (the benchmark measures 1.01 s
+    // for a 1 s timeout).
     assert!(
-        start.elapsed() < Duration::from_secs(3),
+        start.elapsed() < Duration::from_secs(5),
         "{:?}",
         start.elapsed()
     );
