@@ -72,6 +72,9 @@ pub enum Command {
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
     #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
+    /// Internal: kills the process groups `probe` lists once `probe` is gone.
+    #[command(name = "__reap", hide = true)]
+    Reap,
 }
 
 /// `mcpenv probe`.

@@ -57,6 +57,10 @@ enum Outcome {
 }
 
 fn run(cli: &Cli) -> Result<Outcome, CliError> {
+    if let Command::Reap = cli.command {
+        commands::reap::run();
+        return Ok(Outcome::Success);
+    }
     let ctx = resolve::resolve(cli)?;
     let quiet = ctx.quiet;
     let printed = match &cli.command {
@@ -80,6 +84,7 @@ fn run(cli: &Cli) -> Result<Outcome, CliError> {
         Command::Import(args) => emit(&commands::import::run(&ctx, args)?, args.json, quiet),
         Command::Export(args) => emit(&commands::export::run(&ctx, args)?, args.json, quiet),
         Command::Probe(args) => commands::probe::run(&ctx, args)?,
+        Command::Reap => unreachable!("handled before resolving"),
         Command::Env(args) => {
             let (report, json) = commands::env::run(&ctx, args)?;
             emit(&report, json, quiet)

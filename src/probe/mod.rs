@@ -70,8 +70,18 @@ pub struct ProbeTarget {
     pub missing: Vec<String>,
 }
 
+/// Told about every process group a probe starts and kills, so that a
+/// process outside this one can kill the groups left should this one die
+/// without cleaning up (SIGKILL).
+pub trait GroupWatch: Send + Sync {
+    /// A server's process group exists.
+    fn started(&self, group: i32);
+    /// That group has been killed.
+    fn stopped(&self, group: i32);
+}
+
 /// How to probe.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct ProbeOptions {
     /// Each server's own deadline, from spawn to the last listing.
     pub timeout: Duration,
@@ -79,6 +89,8 @@ pub struct ProbeOptions {
     pub jobs: usize,
     /// Whether to call tools to check error reporting.
     pub audit: bool,
+    /// Who hears of each process group started and killed.
+    pub watch: Option<Arc<dyn GroupWatch>>,
 }
 
 /// What a server that answered said about itself.
@@ -237,6 +249,7 @@ pub async fn probe_all(
     for target in targets {
         let semaphore = Arc::clone(&semaphore);
         let sender = sender.clone();
+        let options = options.clone();
         tasks.spawn(async move {
             // The semaphore is never closed, so acquiring cannot fail.
             let Ok(_permit) = semaphore.acquire().await else {
@@ -282,12 +295,27 @@ pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutco
 }
 
 /// Kills a process group when dropped, whatever the path out.
-struct GroupGuard(nix::unistd::Pid);
+struct GroupGuard {
+    group: nix::unistd::Pid,
+    watch: Option<Arc<dyn GroupWatch>>,
+}
+
+impl GroupGuard {
+    fn new(group: nix::unistd::Pid, watch: Option<Arc<dyn GroupWatch>>) -> Self {
+        if let Some(watch) = &watch {
+            watch.started(group.as_raw());
+        }
+        Self { group, watch }
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         // ESRCH (already gone) is the common, harmless case.
-        let _ = nix::sys::signal::killpg(self.0, nix::sys::signal::Signal::SIGKILL);
+        let _ = nix::sys::signal::killpg(self.group, nix::sys::signal::Signal::SIGKILL);
+        if let Some(watch) = &self.watch {
+            watch.stopped(self.group.as_raw());
+        }
     }
 }
 
@@ -333,7 +361,7 @@ async fn probe_stdio(
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .map(nix::unistd::Pid::from_raw);
-    let _guard = pid.map(GroupGuard);
+    let _guard = pid.map(|pid| GroupGuard::new(pid, options.watch.clone()));
 
     let stderr: Stderr = Arc::default();
     if let Some(pipe) = child.stderr.take() {

@@ -230,8 +230,10 @@ fn timeout_fails_fast_and_kills_the_server() {
     assert!(gone(read_pid(&pidfile)), "the hanging server survived");
 }
 
-#[test]
-fn ctrl_c_kills_every_server() {
+/// Ends a running `probe` of a hanging server and one whose shell left a
+/// grandchild behind with `signal`, and checks both are gone after; returns
+/// the exit code.
+fn end_a_hanging_probe(signal: nix::sys::signal::Signal) -> Option<i32> {
     let scratch = tempfile::tempdir().unwrap();
     let server_pid = scratch.path().join("server.pid");
     let grandchild_pid = scratch.path().join("grandchild.pid");
@@ -245,7 +247,7 @@ fn ctrl_c_kills_every_server() {
     let mut child = env
         .command(&env.project, &["probe", "--timeout", "60"])
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -256,14 +258,27 @@ fn ctrl_c_kills_every_server() {
     // The pid files are written before the servers exec; give them a moment.
     std::thread::sleep(Duration::from_millis(100));
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(pid, signal).unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1));
-    assert!(gone(read_pid(&server_pid)), "the server survived Ctrl-C");
+    assert!(gone(read_pid(&server_pid)), "the server survived {signal}");
     assert!(
         gone(read_pid(&grandchild_pid)),
-        "the grandchild survived Ctrl-C"
+        "the grandchild survived {signal}"
     );
+    status.code()
+}
+
+#[test]
+fn ctrl_c_kills_every_server() {
+    let code = end_a_hanging_probe(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn sigkill_of_probe_still_kills_every_server() {
+    // No handler of probe's runs on SIGKILL: its reaper does the work.
+    let code = end_a_hanging_probe(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(code, None);
 }
 
 #[test]

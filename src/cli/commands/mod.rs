@@ -11,6 +11,7 @@ pub mod import;
 pub mod list;
 pub mod onboard;
 pub mod probe;
+pub mod reap;
 pub mod remove;
 pub mod run;
 pub mod scan;

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use serde_json::json;
 use crate::approval::Approval;
 use crate::check::EnvSources;
 use crate::cli::args::ProbeArgs;
+use crate::cli::commands::reap::Reaper;
 use crate::cli::commands::unknown_name_hints;
 use crate::cli::error::CliError;
 use crate::cli::render::{DIM, GREEN, RED, YELLOW, warning};
@@ -54,10 +56,20 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     })?;
     let targets = select(ctx, args, &inventory, &sources)?;
     let reasons = Reasons::new(&targets, &inventory, &sources);
+    // Only stdio servers start processes.
+    let reaper = targets
+        .iter()
+        .any(|target| matches!(target.endpoint, Endpoint::Stdio(_)))
+        .then(Reaper::start)
+        .flatten()
+        .map(Arc::new);
     let options = ProbeOptions {
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs.map_or(targets.len(), |jobs| jobs as usize).max(1),
         audit: args.audit,
+        watch: reaper
+            .clone()
+            .map(|reaper| reaper as Arc<dyn probe::GroupWatch>),
     };
     let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
     let progress = Progress::new(ctx, args, &order);
@@ -101,6 +113,9 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     // Dropping the runtime drops every probe still running, and with it
     // the guard that kills its process group.
     runtime.shutdown_timeout(Duration::from_secs(2));
+    if let Some(reaper) = reaper.and_then(Arc::into_inner) {
+        reaper.finish();
+    }
     if interrupted {
         return Err(CliError::failure(
             "interrupted; every server started was stopped",
