@@ -804,3 +804,17 @@ fn a_correct_server_built_with_rmcp_passes_the_audit() {
     "#);
     assert_eq!(lines[1]["summary"]["audit_failed"], 0);
 }
+
+#[test]
+fn no_servers_says_how_to_add_one() {
+    let env = TestEnv::new();
+    let out = env.run(&["probe"]).expect_code(0);
+    insta::assert_snapshot!(out, @"
+    ----- stderr -----
+    No MCP servers configured
+    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
+    [exit status: 0]
+    ");
+    let out = env.run(&["probe", "--json"]).expect_code(0);
+    assert_eq!(lines(&out.stdout)[0]["summary"]["ok"], 0);
+}

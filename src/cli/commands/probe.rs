@@ -55,6 +55,20 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             .with_hint("check their permissions")
     })?;
     let targets = select(ctx, args, &inventory, &sources)?;
+    if inventory.names().is_empty() && !args.json {
+        if !ctx.quiet {
+            let mut err = anstream::stderr().lock();
+            writeln!(err, "No MCP servers configured")
+                .and_then(|()| {
+                    writeln!(
+                        err,
+                        "hint: add one with `mcpenv add NAME -- COMMAND ARGS...`"
+                    )
+                })
+                .map_err(|error| CliError::failure_from("cannot write the output", error))?;
+        }
+        return Ok(Ok(false));
+    }
     let reasons = Reasons::new(&targets, &inventory, &sources);
     // Only stdio servers start processes.
     let reaper = targets
