@@ -335,6 +335,12 @@ fn ask(variable: &Variable, to: OnboardTarget) -> Result<Option<String>, CliErro
             CliError::failure("the input ended before the last answer; nothing was written")
                 .with_hint("run it again in a terminal"),
         ),
+        // Ctrl-C read as a key while SIGINT is ignored (a background job
+        // of a non-interactive shell): the terminal reader cannot end the
+        // process itself.
+        Err(dialoguer::Error::IO(error)) if error.kind() == io::ErrorKind::Interrupted => {
+            Err(CliError::failure("interrupted; nothing was written"))
+        }
         Err(dialoguer::Error::IO(error)) => Err(CliError::failure_from(
             "cannot read the answer; nothing was written",
             error,
