@@ -531,10 +531,15 @@ fn remote_failures_read_as_one_line_with_a_next_step() {
         ),
         ("no-url", serde_json::json!({"type": "http"})),
         (
+            "key-in-url",
+            serde_json::json!({"type": "http", "url": http_url.replace("/mcp", "/v1?api_key=${API_KEY}")}),
+        ),
+        (
             "ftp",
             serde_json::json!({"type": "sse", "url": "ftp://example.com/sse"}),
         ),
     ]);
+    env.write("project/.env", "API_KEY=sk_live_4eC39HqLyjWDarjtT1zdK9z\n");
     let out = env.run(&["probe", "--json", "--timeout", "5"]);
     drop((http, sse));
     let out = out.expect_code(1);
@@ -559,11 +564,17 @@ fn remote_failures_read_as_one_line_with_a_next_step() {
         error("plain-as-tls")
     );
     assert_eq!(error("no-url"), "the entry has no `url`");
+    // The server echoed the path with its key; the key is masked.
+    assert_eq!(
+        error("key-in-url"),
+        "unexpected server response: HTTP 404 Not Found: Cannot POST /v1?api_key=sk_l…dK9z; is the URL right? Streamable HTTP servers usually answer at `/mcp`; an SSE server needs `\"type\": \"sse\"`"
+    );
+    out.assert_no_secret(&["sk_live_4eC39HqLyjWDarjtT1zdK9z"]);
     assert_eq!(
         error("ftp"),
         "the URL must start with `http://` or `https://`, not `ftp:`"
     );
-    assert_eq!(lines.last().unwrap()["summary"]["failed"], 7);
+    assert_eq!(lines.last().unwrap()["summary"]["failed"], 8);
 }
 
 #[test]

@@ -166,8 +166,9 @@ fn listen(portfile: &str) -> std::net::TcpListener {
     listener
 }
 
-/// `http:PORTFILE[:TOKEN]`: a streamable HTTP server on a loopback port
-/// (written to PORTFILE), answering 401 unless `Authorization: Bearer TOKEN`.
+/// `http:PORTFILE[:TOKEN]`: a streamable HTTP server at `/mcp` on a loopback
+/// port (written to PORTFILE), answering 401 unless `Authorization: Bearer
+/// TOKEN`, and 404 with the path echoed elsewhere.
 fn serve_http(argument: &str) -> ExitCode {
     let (portfile, token) = argument.split_once(':').unwrap_or((argument, ""));
     let listener = listen(portfile);
@@ -184,6 +185,10 @@ fn serve_http(argument: &str) -> ExitCode {
                 answer("401 Unauthorized", "WWW-Authenticate: Bearer\r\n", "")
             } else if !request.line.starts_with("POST") {
                 answer("405 Method Not Allowed", "", "")
+            } else if !request.line.starts_with("POST /mcp ") {
+                // As express does: the path, query and all, echoed back.
+                let path = request.line.split(' ').nth(1).unwrap_or_default();
+                answer("404 Not Found", "", &format!("Cannot POST {path}"))
             } else {
                 let message: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
                 match respond("ok", &message) {

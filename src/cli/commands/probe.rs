@@ -403,8 +403,13 @@ fn secret_values(targets: &[ProbeTarget], sources: &EnvSources) -> Vec<String> {
                     }
                 }
             }
-            Endpoint::Http { headers, .. } | Endpoint::Sse { headers, .. } => {
+            Endpoint::Http { url, headers } | Endpoint::Sse { url, headers } => {
                 values.extend(headers.iter().map(|(_, value)| value.clone()));
+                // Keys also travel in URLs: `?api_key=…`, `user:token@`.
+                if let Ok(url) = url::Url::parse(url) {
+                    values.extend(url.query_pairs().map(|(_, value)| value.into_owned()));
+                    values.extend(url.password().map(str::to_string));
+                }
             }
             Endpoint::Remote { .. } => {}
         }
