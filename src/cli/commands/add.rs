@@ -7,11 +7,11 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
-use crate::cli::commands::extract::{env_error, known_values};
+use crate::cli::commands::extract::known_values;
+use crate::cli::commands::save_project_env;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
-use crate::envfiles::{self, EnvFiles};
 use crate::extract::{self, Candidate, Move};
 use crate::model::ServerEntry;
 use crate::model::{self, Transport};
@@ -250,16 +250,7 @@ pub fn write_entry(
                     .collect();
                 let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
                 let example = extract::example_variables([(name, &placeholders)]);
-                let files = EnvFiles::at(&ctx.locations.project_root());
-                let saved = envfiles::save(
-                    &files,
-                    &ctx.locations.state_dir,
-                    &plan.new_variables,
-                    &example,
-                    options.force,
-                )
-                .map_err(env_error)?;
-                written = saved.written;
+                written = save_project_env(ctx, &plan.new_variables, &example, options.force)?;
                 entry = placeholders.to_value();
                 moves = plan.moves;
             }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::ExtractArgs;
+use crate::cli::commands::save_project_env;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
@@ -215,21 +216,12 @@ pub fn apply(
     documented: &[(String, crate::model::ServerEntry)],
     force: bool,
 ) -> Result<Vec<PathBuf>, CliError> {
-    let files = EnvFiles::at(&ctx.locations.project_root());
     let example = extract::example_variables(
         documented
             .iter()
             .map(|(name, entry)| (name.as_str(), entry)),
     );
-    let saved = envfiles::save(
-        &files,
-        &ctx.locations.state_dir,
-        &plan.new_variables,
-        &example,
-        force,
-    )
-    .map_err(env_error)?;
-    let mut written = saved.written;
+    let mut written = save_project_env(ctx, &plan.new_variables, &example, force)?;
     for (target, changes) in &plan.changes {
         let done = store::replace_fields(&ctx.locations, target, changes)?;
         if done.changed && !written.contains(&done.path) {

@@ -12,12 +12,12 @@ use serde::Serialize;
 use crate::cli::args::ImportArgs;
 use crate::cli::commands::add::check_name;
 use crate::cli::commands::export::{client_files, client_of};
-use crate::cli::commands::extract::{env_error, known_values};
+use crate::cli::commands::extract::known_values;
+use crate::cli::commands::save_project_env;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{self, Client, import};
-use crate::envfiles::{self, EnvFiles};
 use crate::extract::{self, Candidate, Move};
 use crate::layered::Inventory;
 use crate::model::ServerEntry;
@@ -254,16 +254,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         Vec::new()
     };
     if !plan.new_variables.is_empty() || !example.is_empty() {
-        let files = EnvFiles::at(&ctx.locations.project_root());
-        report.written = envfiles::save(
-            &files,
-            &ctx.locations.state_dir,
-            &plan.new_variables,
-            &example,
-            args.force,
-        )
-        .map_err(env_error)?
-        .written;
+        report.written = save_project_env(ctx, &plan.new_variables, &example, args.force)?;
     }
     for (name, entry) in &servers {
         let if_exists = if replacing.contains(name) {

@@ -18,9 +18,11 @@ pub mod scan;
 pub mod share;
 pub mod templates;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
+use crate::envfiles::{self, EnvFiles};
 use crate::layered::Inventory;
 use crate::scope::Scope;
 
@@ -97,4 +99,18 @@ pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<S
             vec![format!("configured servers: {}{more}", shown.join(", "))]
         }
     }
+}
+
+/// Saves `values` into the project's `.env` and documents `example` in its
+/// `.env.example` (see [`envfiles::save`]); returns the files written.
+pub fn save_project_env(
+    ctx: &Ctx,
+    values: &[(String, String)],
+    example: &[(String, String)],
+    force: bool,
+) -> Result<Vec<PathBuf>, CliError> {
+    let files = EnvFiles::at(&ctx.locations.project_root());
+    envfiles::save(&files, &ctx.locations.state_dir, values, example, force)
+        .map(|saved| saved.written)
+        .map_err(extract::env_error)
 }

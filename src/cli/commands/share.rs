@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::{PrivateScope, ShareArgs};
-use crate::cli::commands::extract::{env_error, known_values, target_of};
+use crate::cli::commands::extract::{known_values, target_of};
+use crate::cli::commands::save_project_env;
 use crate::cli::commands::{scope_file, unknown_name_hints};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
-use crate::envfiles::{self, EnvFiles};
 use crate::extract::{self, Candidate, Move};
 use crate::layered::Inventory;
 use crate::scope::Scope;
@@ -141,16 +141,7 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         .chain(std::iter::once((source.name.as_str(), &shared)))
         .collect();
     let example = extract::example_variables(documented);
-    let files = EnvFiles::at(&ctx.locations.project_root());
-    let saved = envfiles::save(
-        &files,
-        &ctx.locations.state_dir,
-        &plan.new_variables,
-        &example,
-        args.force,
-    )
-    .map_err(env_error)?;
-    let mut written = saved.written;
+    let mut written = save_project_env(ctx, &plan.new_variables, &example, args.force)?;
     let added = store::add_server(
         &ctx.locations,
         &project,

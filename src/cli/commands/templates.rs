@@ -10,11 +10,10 @@ use serde_json::Value;
 use crate::check::EnvSources;
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
 use crate::cli::commands::add::{AddReport, already_exists_hint};
-use crate::cli::commands::extract::env_error;
+use crate::cli::commands::save_project_env;
 use crate::cli::error::{CliError, Kind};
 use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::envfiles::{self, EnvFiles};
 use crate::model::ServerEntry;
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target};
@@ -329,16 +328,7 @@ pub fn add_from_template(
     };
     let mut env_written = Vec::new();
     if !secrets.is_empty() || !example.is_empty() {
-        let files = EnvFiles::at(&ctx.locations.project_root());
-        env_written = envfiles::save(
-            &files,
-            &ctx.locations.state_dir,
-            &secrets,
-            &example,
-            args.force,
-        )
-        .map_err(env_error)?
-        .written;
+        env_written = save_project_env(ctx, &secrets, &example, args.force)?;
     }
     let if_exists = if args.replace {
         IfExists::Replace
