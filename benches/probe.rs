@@ -62,10 +62,7 @@ fn entries(servers: &[(String, &str)]) -> serde_json::Value {
 }
 
 fn claude() -> Option<std::path::PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("claude"))
-        .find(|candidate| candidate.is_file())
+    which::which("claude").ok()
 }
 
 /// `claude mcp list` over `servers` put in a fresh HOME's user scope.

@@ -212,7 +212,5 @@ fn report(label: &str, measurement: &Measurement) {
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|path| path.is_file())
+    which::which(name).ok()
 }

@@ -8,10 +8,7 @@ use std::process::{Command, Stdio};
 use crate::harness::TestEnv;
 
 fn claude() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("claude"))
-        .find(|candidate| candidate.is_file())
+    which::which("claude").ok()
 }
 
 /// Runs `claude ARGS` hermetically in `dir`; `None` (and a note) when Claude

@@ -18,10 +18,7 @@ use crate::harness::TestEnv;
 const PACKAGE: &str = "@modelcontextprotocol/server-everything@2026.8.31";
 
 fn npx() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("npx"))
-        .find(|candidate| candidate.is_file())
+    which::which("npx").ok()
 }
 
 /// npm's cache for these tests, kept under `target/` so only the first run
