@@ -269,22 +269,15 @@ pub async fn probe_all(
 /// Probes one target within its deadline.
 pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutcome {
     let start = Instant::now();
-    let (result, audit) = match target.endpoint {
-        Endpoint::Stdio(command) => match probe_stdio(command, options, start).await {
-            Ok((facts, audit)) => (Ok(facts), audit),
-            Err(error) => (Err(error), Vec::new()),
-        },
-        Endpoint::Http { url, headers } => match probe_http(&url, &headers, options, start).await {
-            Ok((facts, audit)) => (Ok(facts), audit),
-            Err(error) => (Err(error), Vec::new()),
-        },
-        Endpoint::Sse { url, headers } => match probe_sse(&url, &headers, options, start).await {
-            Ok((facts, audit)) => (Ok(facts), audit),
-            Err(error) => (Err(error), Vec::new()),
-        },
-        Endpoint::Remote { transport, .. } => {
-            (Err(ProbeError::Unsupported { transport }), Vec::new())
-        }
+    let found = match target.endpoint {
+        Endpoint::Stdio(command) => probe_stdio(command, options, start).await,
+        Endpoint::Http { url, headers } => probe_http(&url, &headers, options, start).await,
+        Endpoint::Sse { url, headers } => probe_sse(&url, &headers, options, start).await,
+        Endpoint::Remote { transport, .. } => Err(ProbeError::Unsupported { transport }),
+    };
+    let (result, audit) = match found {
+        Ok((facts, audit)) => (Ok(facts), audit),
+        Err(error) => (Err(error), Vec::new()),
     };
     ProbeOutcome {
         name: target.name,
@@ -441,19 +434,7 @@ async fn probe_http(
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let transport = StreamableHttpClientTransport::from_config(config);
-    match tokio::time::timeout(
-        options.timeout.saturating_sub(start.elapsed()),
-        talk(transport, options.audit, start),
-    )
-    .await
-    {
-        Err(_elapsed) => Err(ProbeError::Timeout {
-            timeout: options.timeout,
-            stderr: Vec::new(),
-        }),
-        Ok(Ok(found)) => Ok(found),
-        Ok(Err(failure)) => Err(session_error(failure, &Stderr::default())),
-    }
+    remote_session(talk(transport, options.audit, start), &options, start).await
 }
 
 async fn probe_sse(
@@ -470,6 +451,16 @@ async fn probe_sse(
             .map_err(Failure::Connect)?;
         talk(transport, options.audit, start).await
     };
+    remote_session(session, &options, start).await
+}
+
+/// A remote server's session within the probe's deadline (no stderr to
+/// quote: the server is not our child).
+async fn remote_session(
+    session: impl Future<Output = Result<(ServerFacts, Vec<AuditCheck>), Failure>>,
+    options: &ProbeOptions,
+    start: Instant,
+) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
     match tokio::time::timeout(options.timeout.saturating_sub(start.elapsed()), session).await {
         Err(_elapsed) => Err(ProbeError::Timeout {
             timeout: options.timeout,
