@@ -7,8 +7,44 @@ use std::process::{Command, Stdio};
 
 use crate::harness::TestEnv;
 
-fn claude() -> Option<PathBuf> {
-    which::which("claude").ok()
+/// The Claude Code release these cross-checks are written against
+/// (`scripts/test` installs exactly this one into `target/tools`).
+pub const PINNED_CLAUDE_CODE: &str = "2.1.332";
+
+/// The pinned Claude Code: `MCPENV_TEST_CLAUDE` (set by `scripts/test`), else
+/// `target/tools`. Another `claude` on PATH is never used, and a copy of
+/// another version is refused, so a new release cannot change a verdict.
+pub fn claude() -> Option<PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let path = std::env::var_os("MCPENV_TEST_CLAUDE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| {
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/node_modules/.bin/claude")
+                });
+            if !path.is_file() {
+                return None;
+            }
+            let output = Command::new(&path)
+                .arg("--version")
+                .env("DISABLE_AUTOUPDATER", "1")
+                .stdin(Stdio::null())
+                .output()
+                .ok()?;
+            let version = String::from_utf8_lossy(&output.stdout);
+            if version.split_whitespace().next() == Some(PINNED_CLAUDE_CODE) {
+                Some(path)
+            } else {
+                eprintln!(
+                    "note: `{}` is Claude Code {}, not the pinned {PINNED_CLAUDE_CODE}; not used",
+                    path.display(),
+                    version.trim()
+                );
+                None
+            }
+        })
+        .clone()
 }
 
 /// Runs `claude ARGS` hermetically in `dir`; `None` (and a note) when Claude
@@ -16,7 +52,7 @@ fn claude() -> Option<PathBuf> {
 fn run_claude(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<(i32, String)> {
     let Some(claude) = claude() else {
         eprintln!(
-            "skipping: `claude` (Claude Code) is not installed; `npm install -g @anthropic-ai/claude-code` enables this check"
+            "skipping: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
         );
         return None;
     };
