@@ -1,6 +1,8 @@
 //! Writing the project's `.env`, `.env.example` and `.gitignore`: each an
-//! atomic, locked, line-preserving edit. `.env` is written first by every
-//! caller, so a config never holds a placeholder whose value was not saved.
+//! atomic, locked, line-preserving edit. `.gitignore` gets its `.env` rule
+//! before `.env` is created, and every caller writes these files before
+//! any config, so a config never holds a placeholder whose value was not
+//! saved.
 
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -114,8 +116,9 @@ pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
 }
 
 /// Adds `values` to `.env` (new files are 0600), documents `example`
-/// variables in `.env.example`, and makes sure `.gitignore` ignores `.env`.
-/// `.env` is written first.
+/// variables in `.env.example`, and makes sure `.gitignore` ignores `.env`,
+/// which it does first: a `.env` never exists, even for a moment, that git
+/// would add.
 pub fn save(
     files: &EnvFiles,
     state_dir: &Path,
@@ -126,6 +129,24 @@ pub fn save(
     let mut saved = Saved::default();
     if !values.is_empty() {
         check_private(&files.env, force)?;
+    }
+    // Git knows best (global excludes, `.git/info/exclude`); the root
+    // `.gitignore` is read when git cannot say.
+    let ignored_by_git = files
+        .env
+        .parent()
+        .and_then(|root| git_ignores(root, &files.env));
+    let changed = ignored_by_git != Some(true)
+        && edit_text(
+            state_dir,
+            &files.gitignore,
+            NewMode::Umasked(0o644),
+            |old| Ok(dotenv::gitignore_with_dotenv(old)),
+        )?;
+    if changed {
+        saved.written.push(files.gitignore.clone());
+    }
+    if !values.is_empty() {
         let changed = edit_text(state_dir, &files.env, NewMode::Exact(0o600), |old| {
             dotenv::with_values(old.unwrap_or_default(), values)
                 .map(Some)
@@ -144,22 +165,6 @@ pub fn save(
         if changed {
             saved.written.push(files.example.clone());
         }
-    }
-    // Git knows best (global excludes, `.git/info/exclude`); the root
-    // `.gitignore` is read when git cannot say.
-    let ignored_by_git = files
-        .env
-        .parent()
-        .and_then(|root| git_ignores(root, &files.env));
-    let changed = ignored_by_git != Some(true)
-        && edit_text(
-            state_dir,
-            &files.gitignore,
-            NewMode::Umasked(0o644),
-            |old| Ok(dotenv::gitignore_with_dotenv(old)),
-        )?;
-    if changed {
-        saved.written.push(files.gitignore.clone());
     }
     Ok(saved)
 }

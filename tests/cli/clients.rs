@@ -39,9 +39,9 @@ fn import_from_cursor_translates_placeholders_and_extracts_literal_secrets() {
     ----- stderr -----
     Moved github env.GITHUB_TOKEN into `.env` as `GITHUB_TOKEN` (ghp_…E2uO)
     Imported 2 servers from cursor (`[ROOT]/project/.cursor/mcp.json`) into project scope: `github`, `linear`
+    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
-    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.mcp.json`
     [exit status: 0]
     ");

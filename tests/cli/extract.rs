@@ -62,9 +62,9 @@ fn extract_moves_each_placement_and_keeps_everything_else() {
     .mcp.json  sentry  headers.Authorization             SENTRY_AUTH_TOKEN             sntr…4d8d
     ----- stderr -----
     Moved 4 secrets into `.env`
+    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
-    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.mcp.json`
     Claude Code takes `${VAR}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)
     [exit status: 0]
@@ -243,9 +243,9 @@ fn extract_from_local_and_user_scopes() {
     ~/.claude.json  stripe  headers.Authorization  STRIPE_AUTH_TOKEN  sk_l…c8Yd
     ----- stderr -----
     Moved 2 secrets into `.env`
+    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
-    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/home/.claude.json`
     Claude Code takes `${VAR}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)
     [exit status: 0]
@@ -334,9 +334,9 @@ fn share_moves_a_private_server_to_the_project() {
     Moved gh env.GITHUB_TOKEN into `.env` as `GITHUB_TOKEN` (ghp_…3s12)
     Shared MCP server `gh` in `[ROOT]/project/.mcp.json`
     Removed it from local scope: `[ROOT]/home/.claude.json` (project `[ROOT]/project`)
+    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
-    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.mcp.json`
     Wrote `[ROOT]/home/.claude.json`
     Teammates set the variables listed in `.env.example` in their own `.env`
@@ -402,9 +402,9 @@ fn add_to_project_moves_literal_secrets_unless_allowed() {
     assert_snapshot!(out, @"
     ----- stderr -----
     Moved env.GITHUB_TOKEN into `.env` as `GITHUB_TOKEN` (ghp_…3s12), leaving `${GITHUB_TOKEN}` in the entry
+    Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
-    Wrote `[ROOT]/project/.gitignore`
     Added stdio MCP server `gh` in project scope
     Created `[ROOT]/project/.mcp.json`
     Claude Code asks each teammate to approve project servers before it starts them

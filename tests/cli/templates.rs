@@ -58,8 +58,8 @@ fn add_from_a_template_in_project_scope_documents_every_variable() {
     let out = env.run(&["add", "ledger", "--template", "ledger", "-s", "project"]);
     assert_snapshot!(out, @"
     ----- stderr -----
-    Wrote `[ROOT]/project/.env.example`
     Wrote `[ROOT]/project/.gitignore`
+    Wrote `[ROOT]/project/.env.example`
     Added stdio MCP server `ledger` in project scope
     Created `[ROOT]/project/.mcp.json`
     From template `ledger`
