@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 
 use crate::dotenv::{self, QuoteError};
 use crate::fsx::{self, NewMode, TextEditError};
+use crate::store::Progress;
 
 /// Why the `.env` files could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -115,10 +116,27 @@ pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
     }
 }
 
+/// The files [`save_with`] may write for these arguments, in the order it
+/// writes them: `.gitignore`, `.env`, `.env.example`.
+pub fn planned(
+    files: &EnvFiles,
+    values: &[(String, String)],
+    example: &[(String, String)],
+) -> Vec<PathBuf> {
+    let mut planned = vec![files.gitignore.clone()];
+    if !values.is_empty() {
+        planned.push(files.env.clone());
+    }
+    if !example.is_empty() {
+        planned.push(files.example.clone());
+    }
+    planned
+}
+
 /// Adds `values` to `.env` (new files are 0600), documents `example`
 /// variables in `.env.example`, and makes sure `.gitignore` ignores `.env`,
 /// which it does first: a `.env` never exists, even for a moment, that git
-/// would add.
+/// would add. See [`save_with`].
 pub fn save(
     files: &EnvFiles,
     state_dir: &Path,
@@ -126,7 +144,23 @@ pub fn save(
     example: &[(String, String)],
     force: bool,
 ) -> Result<Saved, EnvFilesError> {
-    let mut saved = Saved::default();
+    let mut progress = Progress::default();
+    save_with(files, state_dir, values, example, force, &mut progress)?;
+    Ok(Saved {
+        written: progress.into_written(),
+    })
+}
+
+/// [`save`], recording each file in `progress` as it is done, so a failure
+/// part way leaves `progress` saying which files were written.
+pub fn save_with(
+    files: &EnvFiles,
+    state_dir: &Path,
+    values: &[(String, String)],
+    example: &[(String, String)],
+    force: bool,
+    progress: &mut Progress,
+) -> Result<(), EnvFilesError> {
     if !values.is_empty() {
         check_private(&files.env, force)?;
     }
@@ -143,18 +177,14 @@ pub fn save(
             NewMode::Umasked(0o644),
             |old| Ok(dotenv::gitignore_with_dotenv(old)),
         )?;
-    if changed {
-        saved.written.push(files.gitignore.clone());
-    }
+    progress.record(&files.gitignore, changed);
     if !values.is_empty() {
         let changed = edit_text(state_dir, &files.env, NewMode::Exact(0o600), |old| {
             dotenv::with_values(old.unwrap_or_default(), values)
                 .map(Some)
                 .map_err(|source| quote_error(&files.env, values, source))
         })?;
-        if changed {
-            saved.written.push(files.env.clone());
-        }
+        progress.record(&files.env, changed);
     }
     if !example.is_empty() {
         let changed = edit_text(state_dir, &files.example, NewMode::Umasked(0o644), |old| {
@@ -162,11 +192,9 @@ pub fn save(
             let new = dotenv::example_with(old, example);
             Ok((new != old).then_some(new))
         })?;
-        if changed {
-            saved.written.push(files.example.clone());
-        }
+        progress.record(&files.example, changed);
     }
-    Ok(saved)
+    Ok(())
 }
 
 fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> EnvFilesError {

@@ -82,6 +82,39 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
     },
+    /// A `.mcp.json` that Claude Code would skip for its size.
+    #[error("{}", too_large(path, *size, *after_edit))]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size in bytes, or the size the edit would give it.
+        size: u64,
+        /// Whether the file is small enough now and only the edit would
+        /// make it too large.
+        after_edit: bool,
+    },
+    /// Right after the write, the file no longer held the edit: another
+    /// program replaced it with a copy made before it.
+    #[error("`{}` was replaced by another program right after mcpenv wrote it, and mcpenv's change is not in it", path.display())]
+    Overwritten {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+fn too_large(path: &std::path::Path, size: u64, after_edit: bool) -> String {
+    let limit = crate::locate::MAX_PROJECT_FILE_BYTES;
+    if after_edit {
+        format!(
+            "the edit would make `{}` {size} bytes, more than the {limit} bytes (2 MiB) Claude Code reads; nothing was written",
+            path.display()
+        )
+    } else {
+        format!(
+            "`{}` is {size} bytes, more than the {limit} bytes (2 MiB) Claude Code reads: Claude Code skips it, so mcpenv does not write to it",
+            path.display()
+        )
+    }
 }
 
 impl ConfigError {
@@ -101,7 +134,9 @@ impl ConfigError {
             | Self::Shape { path, .. }
             | Self::Write { path, .. }
             | Self::LockTimeout { path, .. }
-            | Self::Contended { path } => path,
+            | Self::Contended { path }
+            | Self::TooLarge { path, .. }
+            | Self::Overwritten { path } => path,
         }
     }
 }

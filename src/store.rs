@@ -1,7 +1,12 @@
-//! Adding and removing servers: each edit is one splice of one member, made
-//! under the locks, written atomically, and redone if another program
-//! changed the file while we were editing it.
+//! Adding and removing servers: each edit changes only the members it is
+//! about, is made under the locks, written atomically, redone if another
+//! program changed the file while we were editing it, and checked once
+//! more after the rename, so an edit another program threw away is
+//! reported instead of claimed. Commands that write several files keep
+//! their [`Progress`], so a failure names what was already written.
 
+use std::fs::{self, File};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -9,8 +14,8 @@ use serde_json::{Map, Value, json};
 use crate::document::{JsonDocument, Splice, Step};
 use crate::error::{ConfigError, StoreError};
 use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
-use crate::layered::{CLAUDE_JSON_EXPAND, document_error, parse_document};
-use crate::locate::Locations;
+use crate::layered::{CLAUDE_JSON_EXPAND, document_error, load_document, parse_document};
+use crate::locate::{Locations, MAX_PROJECT_FILE_BYTES};
 use crate::model::Field;
 use crate::scope::Scope;
 
@@ -67,6 +72,10 @@ impl Target {
 pub enum IfExists {
     /// Refuse, naming the scope and file.
     Fail,
+    /// Leave an entry that is already exactly this one alone (nothing is
+    /// written), refuse a different one: how a second run finishes an
+    /// interrupted one.
+    KeepSame,
     /// Replace the entry in place.
     Replace,
 }
@@ -84,6 +93,102 @@ pub struct Written {
     pub changed: bool,
 }
 
+/// How far a command that writes several files got: the files it still
+/// means to write, in order, and those it wrote. The one place such a
+/// command records its writes, so a failure can say exactly what happened.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    planned: Vec<PathBuf>,
+    written: Vec<PathBuf>,
+}
+
+impl Progress {
+    /// Adds `path` to the files still to be written (once).
+    pub fn plan(&mut self, path: impl Into<PathBuf>) {
+        let path = path.into();
+        if !self.planned.contains(&path) {
+            self.planned.push(path);
+        }
+    }
+
+    /// Records that the step for `path` finished; `changed` when it wrote.
+    pub fn record(&mut self, path: &Path, changed: bool) {
+        if let Some(index) = self.planned.iter().position(|planned| planned == path) {
+            self.planned.remove(index);
+        }
+        if changed && !self.written.iter().any(|written| written == path) {
+            self.written.push(path.to_path_buf());
+        }
+    }
+
+    /// The files written so far, in order.
+    pub fn written(&self) -> &[PathBuf] {
+        &self.written
+    }
+
+    /// The planned files not finished yet, in order: after a failure, the
+    /// file that failed first, then those never reached.
+    pub fn left(&self) -> &[PathBuf] {
+        &self.planned
+    }
+
+    /// The files written, in order.
+    pub fn into_written(self) -> Vec<PathBuf> {
+        self.written
+    }
+
+    /// The error of a step that failed, with what was already written.
+    pub fn interrupted(&self, source: Box<dyn std::error::Error + Send + Sync>) -> Interrupted {
+        Interrupted {
+            written: self.written.clone(),
+            left: self.planned.clone(),
+            source,
+        }
+    }
+}
+
+/// A command that writes several files stopped part way: the files it had
+/// written, and those it left as they were.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", interrupted_message(written, left))]
+pub struct Interrupted {
+    /// The files written before the failure, in order.
+    pub written: Vec<PathBuf>,
+    /// The files left as they were: the one that failed, then the rest.
+    pub left: Vec<PathBuf>,
+    /// Why the step failed.
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+fn interrupted_message(written: &[PathBuf], left: &[PathBuf]) -> String {
+    let list = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| format!("`{}`", path.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut message = format!("stopped part way: already wrote {}", list(written));
+    match left.len() {
+        0 => {}
+        1 => message.push_str(&format!("; left {} as it was", list(left))),
+        _ => message.push_str(&format!("; left {} as they were", list(left))),
+    }
+    message
+}
+
+/// One server for [`add_servers`].
+#[derive(Debug, Clone, Copy)]
+pub struct NewServer<'a> {
+    /// Its name.
+    pub name: &'a str,
+    /// Its entry.
+    pub entry: &'a Value,
+    /// What to do when the name is taken.
+    pub if_exists: IfExists,
+}
+
 /// Adds server `name` with `entry` to `target`.
 pub fn add_server(
     locations: &Locations,
@@ -92,32 +197,95 @@ pub fn add_server(
     entry: &Value,
     if_exists: IfExists,
 ) -> Result<Written, StoreError> {
+    add_servers(
+        locations,
+        target,
+        &[NewServer {
+            name,
+            entry,
+            if_exists,
+        }],
+    )
+}
+
+/// Adds every server of `servers` to `target` in one write: all of them or
+/// none. With [`IfExists::KeepSame`], servers already there exactly as
+/// given are left alone, and nothing is written if that is all of them.
+pub fn add_servers(
+    locations: &Locations,
+    target: &Target,
+    servers: &[NewServer<'_>],
+) -> Result<Written, StoreError> {
     let object_path = target.object_path();
     let mut replaced = false;
     let written = edit(locations, target, |document| {
-        let existing = document
-            .object_at(&object_path)
-            .map_err(|shape| shape_error(&target.path, &shape))?
-            .and_then(|object| document.find_member(&object, name));
-        if existing.is_some() {
-            if if_exists == IfExists::Fail {
-                return Err(StoreError::AlreadyExists {
-                    name: name.to_string(),
-                    scope: target.scope,
-                    path: target.path.clone(),
-                });
+        replaced = false;
+        // One splice is written around the original text; a second one is
+        // planned on the text with the first applied.
+        let mut single: Option<Splice> = None;
+        let mut applied: Option<JsonDocument> = None;
+        for server in servers {
+            if let Some(splice) = single.take() {
+                applied = Some(apply(document, &splice, &target.path)?);
             }
-            replaced = true;
+            let current = applied.as_ref().unwrap_or(document);
+            let existing = current
+                .object_at(&object_path)
+                .map_err(|shape| shape_error(&target.path, &shape))?
+                .and_then(|object| current.find_member(&object, server.name));
+            if let Some(member) = existing {
+                let same = current.value_at(&member.value_span) == *server.entry;
+                match server.if_exists {
+                    IfExists::KeepSame if same => continue,
+                    IfExists::Fail | IfExists::KeepSame => {
+                        return Err(StoreError::AlreadyExists {
+                            name: server.name.to_string(),
+                            scope: target.scope,
+                            path: target.path.clone(),
+                        });
+                    }
+                    IfExists::Replace => replaced = true,
+                }
+            }
+            let splice = current
+                .plan_set(&object_path, server.name, server.entry, &claude_skeleton)
+                .map_err(|shape| shape_error(&target.path, &shape))?;
+            match applied.take() {
+                Some(current) => applied = Some(apply(&current, &splice, &target.path)?),
+                None => single = Some(splice),
+            }
         }
-        document
-            .plan_set(&object_path, name, entry, &claude_skeleton)
-            .map(|splice| vec![splice])
-            .map_err(|shape| shape_error(&target.path, &shape))
+        let change = match (applied, single) {
+            (Some(document), _) => Change::Whole(document),
+            (None, Some(splice)) => Change::Splices(vec![splice]),
+            (None, None) => Change::Nothing,
+        };
+        Ok(Plan {
+            change,
+            expect: servers
+                .iter()
+                .map(|server| Expect::Member {
+                    object_path: target.object_path.clone(),
+                    name: server.name.to_string(),
+                    value: server.entry.clone(),
+                })
+                .collect(),
+        })
     })?;
     Ok(Written {
         replaced,
         ..written
     })
+}
+
+fn apply(
+    document: &JsonDocument,
+    splice: &Splice,
+    path: &Path,
+) -> Result<JsonDocument, StoreError> {
+    document
+        .apply(splice)
+        .map_err(|error| document_error(path, error).into())
 }
 
 /// Removes server `name` from `target`; the containers stay, even empty.
@@ -128,15 +296,21 @@ pub fn remove_server(
 ) -> Result<Written, StoreError> {
     let object_path = target.object_path();
     edit(locations, target, |document| {
-        document
+        let splice = document
             .plan_remove(&object_path, name)
             .map_err(|shape| shape_error(&target.path, &shape))?
-            .map(|splice| vec![splice])
             .ok_or_else(|| StoreError::NotFound {
                 name: name.to_string(),
                 scope: target.scope,
                 path: target.path.clone(),
-            })
+            })?;
+        Ok(Plan {
+            change: Change::Splices(vec![splice]),
+            expect: vec![Expect::NoMember {
+                object_path: target.object_path.clone(),
+                name: name.to_string(),
+            }],
+        })
     })
 }
 
@@ -182,7 +356,13 @@ pub fn remove_server_anywhere(
                 let splice = document
                     .plan_remove(&target.object_path(), name)
                     .map_err(|shape| Anywhere::Store(shape_error(&target.path, &shape)))?;
-                Ok(vec![splice.expect("the member was just found")])
+                Ok(Plan {
+                    change: Change::Splices(vec![splice.expect("the member was just found")]),
+                    expect: vec![Expect::NoMember {
+                        object_path: target.object_path.clone(),
+                        name: name.to_string(),
+                    }],
+                })
             }
             several => Err(Anywhere::Store(StoreError::Ambiguous {
                 name: name.to_string(),
@@ -239,37 +419,55 @@ pub struct FieldChange {
     pub new: String,
 }
 
-/// Replaces strings of server entries in `target`, each only if it still
-/// holds its expected old value; every other byte of the file is kept.
+/// Replaces strings of server entries, each only if it still holds its
+/// expected old value; every other byte of the file is kept. Every target
+/// of `changes` must be in the same file (local and user scope are both in
+/// `~/.claude.json`): the file is written once.
 pub fn replace_fields(
     locations: &Locations,
-    target: &Target,
-    changes: &[FieldChange],
+    changes: &[(Target, Vec<FieldChange>)],
 ) -> Result<Written, StoreError> {
-    let object_path = target.object_path();
-    edit(locations, target, |document| {
+    let Some((first, _)) = changes.first() else {
+        return Ok(Written {
+            path: PathBuf::new(),
+            created: false,
+            replaced: false,
+            changed: false,
+        });
+    };
+    debug_assert!(changes.iter().all(|(target, _)| target.path == first.path));
+    edit(locations, first, |document| {
         let stale = || StoreError::Stale {
-            path: target.path.clone(),
+            path: first.path.clone(),
         };
-        let object = document
-            .object_at(&object_path)
-            .map_err(|shape| shape_error(&target.path, &shape))?
-            .ok_or_else(stale)?;
         let mut splices = Vec::new();
-        for change in changes {
-            let entry = document
-                .find_member(&object, &change.server)
+        let mut expect = Vec::new();
+        for (target, changes) in changes {
+            let object = document
+                .object_at(&target.object_path())
+                .map_err(|shape| shape_error(&target.path, &shape))?
                 .ok_or_else(stale)?;
-            let steps = field_steps(&change.field);
-            let span = document
-                .value_at_path(&entry.value_span, &steps)
-                .ok_or_else(stale)?;
-            if document.value_at(&span).as_str() != Some(change.old.as_str()) {
-                return Err(stale());
+            for change in changes {
+                let entry = document
+                    .find_member(&object, &change.server)
+                    .ok_or_else(stale)?;
+                let span = document
+                    .value_at_path(&entry.value_span, &field_steps(&change.field))
+                    .ok_or_else(stale)?;
+                if document.value_at(&span).as_str() != Some(change.old.as_str()) {
+                    return Err(stale());
+                }
+                splices.push(document.plan_replace(&span, &Value::String(change.new.clone())));
+                expect.push(Expect::Field {
+                    object_path: target.object_path.clone(),
+                    change: change.clone(),
+                });
             }
-            splices.push(document.plan_replace(&span, &Value::String(change.new.clone())));
         }
-        Ok(splices)
+        Ok(Plan {
+            change: Change::Splices(splices),
+            expect,
+        })
     })
 }
 
@@ -281,6 +479,34 @@ fn field_steps(field: &Field) -> Vec<Step<'_>> {
         Field::Env(key) => vec![Step::Key("env"), Step::Key(key)],
         Field::Url | Field::UrlPassword | Field::UrlQuery(_) => vec![Step::Key("url")],
         Field::Header(name) => vec![Step::Key("headers"), Step::Key(name)],
+    }
+}
+
+/// Fails, before anything is written, when `target` is a file mcpenv will
+/// not write: a `.mcp.json` larger than Claude Code reads. Commands that
+/// write `.env` before the config call it first, so a refusal leaves
+/// every file as it was.
+pub fn preflight(target: &Target) -> Result<(), StoreError> {
+    if target.is_claude_json() {
+        return Ok(());
+    }
+    let resolved = fsx::resolve_symlinks(&target.path).map_err(|source| ConfigError::Read {
+        path: target.path.clone(),
+        source,
+    })?;
+    check_size(&target.path, &resolved).map_err(StoreError::from)
+}
+
+fn check_size(path: &Path, resolved: &Path) -> Result<(), ConfigError> {
+    match fs::metadata(resolved) {
+        Ok(metadata) if metadata.is_file() && metadata.len() > MAX_PROJECT_FILE_BYTES => {
+            Err(ConfigError::TooLarge {
+                path: path.to_path_buf(),
+                size: metadata.len(),
+                after_edit: false,
+            })
+        }
+        _ => Ok(()),
     }
 }
 
@@ -311,6 +537,73 @@ fn shape_error(path: &Path, shape: &crate::document::ShapeError) -> StoreError {
     ConfigError::shape(path, shape).into()
 }
 
+/// What an edit changes, and what must hold in the file once it is done.
+struct Plan {
+    change: Change,
+    expect: Vec<Expect>,
+}
+
+/// The new text of the file.
+enum Change {
+    /// Nothing to write.
+    Nothing,
+    /// Splices of the text as read, written around it.
+    Splices(Vec<Splice>),
+    /// A whole new text (several members added, one after the other).
+    Whole(JsonDocument),
+}
+
+/// One fact the edit makes true, checked in the file after the rename.
+enum Expect {
+    /// The object at `object_path` has member `name` equal to `value`.
+    Member {
+        object_path: Vec<String>,
+        name: String,
+        value: Value,
+    },
+    /// The object at `object_path` has no member `name`.
+    NoMember {
+        object_path: Vec<String>,
+        name: String,
+    },
+    /// The string `change.field` of server `change.server` in the object at
+    /// `object_path` is `change.new`.
+    Field {
+        object_path: Vec<String>,
+        change: FieldChange,
+    },
+}
+
+impl Expect {
+    fn holds(&self, document: &JsonDocument) -> bool {
+        let member = |object_path: &[String], name: &str| {
+            let path: Vec<&str> = object_path.iter().map(String::as_str).collect();
+            document
+                .object_at(&path)
+                .ok()
+                .flatten()
+                .and_then(|object| document.find_member(&object, name))
+        };
+        match self {
+            Self::Member {
+                object_path,
+                name,
+                value,
+            } => member(object_path, name)
+                .is_some_and(|found| document.value_at(&found.value_span) == *value),
+            Self::NoMember { object_path, name } => member(object_path, name).is_none(),
+            Self::Field {
+                object_path,
+                change,
+            } => member(object_path, &change.server)
+                .and_then(|entry| {
+                    document.value_at_path(&entry.value_span, &field_steps(&change.field))
+                })
+                .is_some_and(|span| document.value_at(&span).as_str() == Some(change.new.as_str())),
+        }
+    }
+}
+
 /// The file changed between our read and our rename.
 struct Changed;
 
@@ -318,7 +611,18 @@ struct Changed;
 fn edit<E: From<ConfigError>>(
     locations: &Locations,
     target: &Target,
-    mut plan: impl FnMut(&JsonDocument) -> Result<Vec<Splice>, E>,
+    plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
+) -> Result<Written, E> {
+    edit_with(locations, target, plan, || ())
+}
+
+/// [`edit`], with `after_rename` run right after the rename (tests stand in
+/// for another program there).
+fn edit_with<E: From<ConfigError>>(
+    locations: &Locations,
+    target: &Target,
+    mut plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
+    mut after_rename: impl FnMut(),
 ) -> Result<Written, E> {
     let path = &target.path;
     let resolved = fsx::resolve_symlinks(path).map_err(|source| ConfigError::Read {
@@ -343,8 +647,10 @@ fn edit<E: From<ConfigError>>(
                 seconds: waited.as_secs(),
             },
         })?;
+    // Claude Code locks `~/.claude.json.lock` even when the file is a
+    // symbolic link: the lock goes with the configured path.
     let _claude_lock = if target.is_claude_json() {
-        Some(ClaudeLock::acquire(&resolved).map_err(write_error)?)
+        Some(ClaudeLock::acquire(path).map_err(write_error)?)
     } else {
         None
     };
@@ -353,35 +659,52 @@ fn edit<E: From<ConfigError>>(
     } else {
         NewMode::Umasked(0o644)
     };
+    let expand = if target.is_claude_json() {
+        CLAUDE_JSON_EXPAND
+    } else {
+        &[]
+    };
     for _ in 0..fsx::EDIT_ATTEMPTS {
+        if !target.is_claude_json() {
+            check_size(path, &resolved)?;
+        }
         let original = fsx::read_if_exists(&resolved).map_err(|source| ConfigError::Read {
             path: path.clone(),
             source,
         })?;
         let existed = original.is_some();
-        let expand = if target.is_claude_json() {
-            CLAUDE_JSON_EXPAND
-        } else {
-            &[]
-        };
         let document = parse_document(path, original.unwrap_or_default(), expand)?;
-        let splices = plan(&document)?;
-        if splices.is_empty() {
-            return Ok(Written {
+        let planned = plan(&document)?;
+        let pieces: Vec<&[u8]> = match &planned.change {
+            Change::Nothing => {
+                return Ok(Written {
+                    path: path.clone(),
+                    created: false,
+                    replaced: false,
+                    changed: false,
+                });
+            }
+            Change::Splices(splices) => {
+                document
+                    .check(splices)
+                    .map_err(|error| document_error(path, error))?;
+                document
+                    .spliced(splices)
+                    .into_iter()
+                    .map(str::as_bytes)
+                    .collect()
+            }
+            Change::Whole(edited) => vec![edited.text().as_bytes()],
+        };
+        let size: usize = pieces.iter().map(|piece| piece.len()).sum();
+        if !target.is_claude_json() && size as u64 > MAX_PROJECT_FILE_BYTES {
+            return Err(ConfigError::TooLarge {
                 path: path.clone(),
-                created: false,
-                replaced: false,
-                changed: false,
-            });
+                size: size as u64,
+                after_edit: true,
+            }
+            .into());
         }
-        document
-            .check(&splices)
-            .map_err(|error| document_error(path, error))?;
-        let pieces: Vec<&[u8]> = document
-            .spliced(&splices)
-            .into_iter()
-            .map(str::as_bytes)
-            .collect();
         let before = existed.then(|| document.text());
         let verified = fsx::write_atomic(&resolved, &pieces, new_mode, || {
             match fsx::unchanged(&resolved, before) {
@@ -390,16 +713,55 @@ fn edit<E: From<ConfigError>>(
             }
         })
         .map_err(write_error)?;
-        if verified.is_ok() {
-            return Ok(Written {
-                path: path.clone(),
-                created: !existed,
-                replaced: false,
-                changed: true,
-            });
+        if verified.is_err() {
+            continue;
         }
+        after_rename();
+        // A program that ignores the locks may have renamed its own copy
+        // over ours already; what it wrote counts only if it kept the edit.
+        let exact = holds(&resolved, &pieces).unwrap_or(false);
+        drop(pieces);
+        drop(document);
+        if !exact && !kept(&resolved, expand, &planned.expect) {
+            return Err(ConfigError::Overwritten { path: path.clone() }.into());
+        }
+        return Ok(Written {
+            path: path.clone(),
+            created: !existed,
+            replaced: false,
+            changed: true,
+        });
     }
     Err(ConfigError::Contended { path: path.clone() }.into())
+}
+
+/// Whether the file at `path` holds exactly the concatenation of `pieces`,
+/// compared in chunks so a large file is not read into memory again.
+fn holds(path: &Path, pieces: &[&[u8]]) -> io::Result<bool> {
+    let mut file = File::open(path)?;
+    let size: usize = pieces.iter().map(|piece| piece.len()).sum();
+    if file.metadata()?.len() != size as u64 {
+        return Ok(false);
+    }
+    let mut buffer = vec![0; 1 << 16];
+    for piece in pieces {
+        for chunk in piece.chunks(buffer.len()) {
+            let read = &mut buffer[..chunk.len()];
+            if file.read_exact(read).is_err() || read != chunk {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(file.read(&mut buffer)? == 0)
+}
+
+/// Whether the file at `path`, rewritten by someone else, still has every
+/// fact of `expect`; a file that is gone or does not parse has none.
+fn kept(path: &Path, expand: &[&str], expect: &[Expect]) -> bool {
+    match load_document(path, expand) {
+        Ok(Some(document)) => expect.iter().all(|fact| fact.holds(&document)),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -419,6 +781,25 @@ mod tests {
         .unwrap()
     }
 
+    fn add_x(target: &Target, document: &JsonDocument) -> Result<Plan, StoreError> {
+        let splice = document
+            .plan_set(
+                &["mcpServers"],
+                "x",
+                &json!({"command": "node"}),
+                &claude_skeleton,
+            )
+            .map_err(|shape| shape_error(&target.path, &shape))?;
+        Ok(Plan {
+            change: Change::Splices(vec![splice]),
+            expect: vec![Expect::Member {
+                object_path: vec!["mcpServers".into()],
+                name: "x".into(),
+                value: json!({"command": "node"}),
+            }],
+        })
+    }
+
     #[test]
     fn a_change_made_during_the_edit_is_kept_and_the_edit_redone() {
         let temp = tempfile::tempdir().unwrap();
@@ -435,15 +816,7 @@ mod tests {
             if attempts == 1 {
                 std::fs::write(&target.path, "{\n  \"numStartups\": 2\n}").unwrap();
             }
-            document
-                .plan_set(
-                    &["mcpServers"],
-                    "x",
-                    &json!({"command": "node"}),
-                    &claude_skeleton,
-                )
-                .map(|splice| vec![splice])
-                .map_err(|shape| shape_error(&target.path, &shape))
+            add_x(&target, document)
         })
         .unwrap();
         assert_eq!(attempts, 2);
@@ -465,10 +838,7 @@ mod tests {
         let error = edit(&locations, &target, |document| {
             attempts += 1;
             std::fs::write(&target.path, format!("{{\"n\": {attempts}}}")).unwrap();
-            document
-                .plan_set(&["mcpServers"], "x", &json!(1), &claude_skeleton)
-                .map(|splice| vec![splice])
-                .map_err(|shape| shape_error(&target.path, &shape))
+            add_x(&target, document)
         })
         .unwrap_err();
         assert!(
@@ -479,6 +849,179 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(&target.path).unwrap(),
             format!("{{\"n\": {}}}", fsx::EDIT_ATTEMPTS)
+        );
+    }
+
+    #[test]
+    fn an_edit_replaced_right_after_the_rename_is_reported_lost() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::User);
+        std::fs::create_dir_all(target.path.parent().unwrap()).unwrap();
+        let old = "{\n  \"numStartups\": 1\n}";
+        std::fs::write(&target.path, old).unwrap();
+        // Claude Code, ignoring the lock, renames the copy it read before
+        // our write over the file.
+        let error = edit_with(
+            &locations,
+            &target,
+            |document| add_x(&target, document),
+            || std::fs::write(&target.path, "{\n  \"numStartups\": 2\n}").unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(error, StoreError::Config(ConfigError::Overwritten { .. })),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_rewrite_that_kept_the_edit_is_a_success() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::User);
+        std::fs::create_dir_all(target.path.parent().unwrap()).unwrap();
+        std::fs::write(&target.path, "{}").unwrap();
+        // Claude Code re-serialises the file, our server included.
+        edit_with(
+            &locations,
+            &target,
+            |document| add_x(&target, document),
+            || {
+                std::fs::write(
+                    &target.path,
+                    r#"{"numStartups":3,"mcpServers":{"x":{"command":"node"}}}"#,
+                )
+                .unwrap();
+            },
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn several_servers_are_added_in_one_write_and_identical_ones_kept() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::Project);
+        std::fs::write(
+            &target.path,
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"}\n  }\n}",
+        )
+        .unwrap();
+        let a = json!({"command": "a"});
+        let b = json!({"command": "b"});
+        let c = json!({"command": "c"});
+        let servers = [
+            NewServer {
+                name: "a",
+                entry: &a,
+                if_exists: IfExists::KeepSame,
+            },
+            NewServer {
+                name: "b",
+                entry: &b,
+                if_exists: IfExists::KeepSame,
+            },
+            NewServer {
+                name: "c",
+                entry: &c,
+                if_exists: IfExists::KeepSame,
+            },
+        ];
+        let written = add_servers(&locations, &target, &servers).unwrap();
+        assert!(written.changed && !written.replaced);
+        assert_eq!(
+            std::fs::read_to_string(&target.path).unwrap(),
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    \"b\": {\n      \"command\": \"b\"\n    },\n    \"c\": {\n      \"command\": \"c\"\n    }\n  }\n}"
+        );
+        // A second run finds them all there: nothing to write.
+        let again = add_servers(&locations, &target, &servers).unwrap();
+        assert!(!again.changed);
+        // A different entry under a taken name is refused, and nothing of
+        // the others is written.
+        let other = json!({"command": "other"});
+        let d = json!({"command": "d"});
+        let error = add_servers(
+            &locations,
+            &target,
+            &[
+                NewServer {
+                    name: "d",
+                    entry: &d,
+                    if_exists: IfExists::KeepSame,
+                },
+                NewServer {
+                    name: "b",
+                    entry: &other,
+                    if_exists: IfExists::KeepSame,
+                },
+            ],
+        )
+        .unwrap_err();
+        assert!(matches!(error, StoreError::AlreadyExists { .. }), "{error}");
+        assert!(
+            !std::fs::read_to_string(&target.path)
+                .unwrap()
+                .contains("\"d\"")
+        );
+    }
+
+    #[test]
+    fn a_mcp_json_claude_code_skips_for_its_size_is_not_written() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::Project);
+        let padding = " ".repeat(MAX_PROJECT_FILE_BYTES as usize);
+        let big = format!("{{\"mcpServers\": {{}}{padding}}}");
+        std::fs::write(&target.path, &big).unwrap();
+        let entry = json!({"command": "node"});
+        let error = add_server(&locations, &target, "x", &entry, IfExists::Fail).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StoreError::Config(ConfigError::TooLarge {
+                    after_edit: false,
+                    ..
+                })
+            ),
+            "{error}"
+        );
+        assert!(std::fs::read_to_string(&target.path).unwrap() == big);
+        assert!(preflight(&target).is_err());
+
+        // Just under the limit, an edit that would cross it is refused too.
+        let padding = " ".repeat(MAX_PROJECT_FILE_BYTES as usize - 40);
+        let near = format!("{{\"mcpServers\": {{}}{padding}}}");
+        std::fs::write(&target.path, &near).unwrap();
+        assert!(preflight(&target).is_ok());
+        let error = add_server(&locations, &target, "x", &entry, IfExists::Fail).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StoreError::Config(ConfigError::TooLarge {
+                    after_edit: true,
+                    ..
+                })
+            ),
+            "{error}"
+        );
+        assert!(std::fs::read_to_string(&target.path).unwrap() == near);
+    }
+
+    #[test]
+    fn progress_names_what_was_written_and_what_was_left() {
+        let mut progress = Progress::default();
+        for file in ["a", "b", "c", "d"] {
+            progress.plan(file);
+        }
+        progress.record(Path::new("a"), true);
+        progress.record(Path::new("b"), false);
+        progress.record(Path::new("a"), true);
+        assert_eq!(progress.written(), [PathBuf::from("a")]);
+        let error = progress.interrupted("failed to write `c`".into());
+        assert_eq!(
+            error.to_string(),
+            "stopped part way: already wrote `a`; left `c`, `d` as they were"
         );
     }
 }

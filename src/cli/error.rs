@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use crate::error::{ConfigError, StoreError};
+use crate::store::Progress;
 
 /// Whether the arguments alone decided the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +97,28 @@ impl CliError {
         self
     }
 
+    /// This error as the end of a command that had already written some
+    /// files: it names them and the files left as they were, and says how
+    /// to finish. Unchanged when nothing was written yet.
+    #[must_use]
+    pub fn interrupted(self, progress: &Progress) -> Self {
+        if progress.written().is_empty() {
+            return self;
+        }
+        let Self {
+            kind,
+            error,
+            mut hints,
+        } = self;
+        hints
+            .push("run the same command again to finish: it does only what is missing".to_string());
+        Self {
+            kind,
+            error: Box::new(progress.interrupted(error)),
+            hints,
+        }
+    }
+
     /// The kind, which decides the exit code.
     pub fn kind(&self) -> Kind {
         self.kind
@@ -136,6 +159,12 @@ impl From<ConfigError> for CliError {
             ConfigError::LockTimeout { .. } => "another mcpenv is editing it; try again when it has finished".to_string(),
             ConfigError::Contended { .. } => {
                 "another program (a running Claude Code?) kept rewriting it; the file was left as it was, try again".to_string()
+            }
+            ConfigError::TooLarge { .. } => {
+                "make the file smaller, or keep the server in another scope (`-s local` or `-s user`)".to_string()
+            }
+            ConfigError::Overwritten { .. } => {
+                "another program (a running Claude Code?) saved a copy it had read before mcpenv's change; run the same command again".to_string()
             }
         };
         Self::new(Kind::Failure, Box::new(error)).with_hint(hint)

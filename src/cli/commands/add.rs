@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
 use crate::cli::commands::extract::known_values;
-use crate::cli::commands::save_project_env;
+use crate::cli::commands::{begin_writes, save_project_env_with};
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
@@ -16,7 +16,7 @@ use crate::extract::{self, Candidate, Move};
 use crate::model::ServerEntry;
 use crate::model::{self, Transport};
 use crate::scope::Scope;
-use crate::store::{self, IfExists, Target, Written};
+use crate::store::{self, IfExists, Progress, Target, Written};
 use serde_json::Value;
 
 /// What `add` (and `add-json`) did.
@@ -226,8 +226,10 @@ pub fn write_entry(
     };
     let mut entry = entry;
     let mut moves = Vec::new();
-    let mut written = Vec::new();
+    let mut progress = Progress::default();
     if scope == Scope::Project {
+        // Refused before `.env` is touched.
+        store::preflight(&target)?;
         let candidate = Candidate {
             target: target.clone(),
             server: name.to_string(),
@@ -250,17 +252,25 @@ pub fn write_entry(
                     .collect();
                 let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
                 let example = extract::example_variables([(name, &placeholders)]);
-                written = save_project_env(ctx, &plan.new_variables, &example, options.force)?;
+                progress =
+                    begin_writes(ctx, Some((&plan.new_variables, &example)), &[&target.path]);
+                save_project_env_with(
+                    ctx,
+                    &plan.new_variables,
+                    &example,
+                    options.force,
+                    &mut progress,
+                )?;
                 entry = placeholders.to_value();
                 moves = plan.moves;
             }
         }
     }
     let done = store::add_server(&ctx.locations, &target, name, &entry, if_exists)
-        .map_err(|error| already_exists_hint(ctx, error, name, scope))?;
+        .map_err(|error| already_exists_hint(ctx, error, name, scope).interrupted(&progress))?;
     let mut report = AddReport::new(ctx, name, scope, transport, done, warnings);
     report.moves = moves;
-    report.env_written = written;
+    report.env_written = progress.into_written();
     Ok(report)
 }
 

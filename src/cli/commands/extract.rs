@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::ExtractArgs;
-use crate::cli::commands::save_project_env;
-use crate::cli::commands::shown_path;
+use crate::cli::commands::{begin_writes, save_project_env_with, shown_path};
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
@@ -209,7 +208,8 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
     Ok(report)
 }
 
-/// Writes `.env`, `.env.example` and `.gitignore`, then every config.
+/// Writes `.gitignore`, `.env` and `.env.example`, then each config file
+/// once (local and user scope share `~/.claude.json`).
 pub fn apply(
     ctx: &Ctx,
     plan: &ExtractionPlan,
@@ -221,14 +221,31 @@ pub fn apply(
             .iter()
             .map(|(name, entry)| (name.as_str(), entry)),
     );
-    let mut written = save_project_env(ctx, &plan.new_variables, &example, force)?;
+    let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
     for (target, changes) in &plan.changes {
-        let done = store::replace_fields(&ctx.locations, target, changes)?;
-        if done.changed && !written.contains(&done.path) {
-            written.push(done.path);
+        match by_file
+            .iter_mut()
+            .find(|group| group[0].0.path == target.path)
+        {
+            Some(group) => group.push((target.clone(), changes.clone())),
+            None => by_file.push(vec![(target.clone(), changes.clone())]),
         }
     }
-    Ok(written)
+    for group in &by_file {
+        store::preflight(&group[0].0)?;
+    }
+    let configs: Vec<&std::path::Path> = by_file
+        .iter()
+        .map(|group| group[0].0.path.as_path())
+        .collect();
+    let mut progress = begin_writes(ctx, Some((&plan.new_variables, &example)), &configs);
+    save_project_env_with(ctx, &plan.new_variables, &example, force, &mut progress)?;
+    for group in &by_file {
+        let done = store::replace_fields(&ctx.locations, group)
+            .map_err(|error| CliError::from(error).interrupted(&progress))?;
+        progress.record(&group[0].0.path, done.changed);
+    }
+    Ok(progress.into_written())
 }
 
 /// The write target of a definition found in `file`.

@@ -13,7 +13,7 @@ use crate::cli::args::ImportArgs;
 use crate::cli::commands::add::check_name;
 use crate::cli::commands::export::{client_files, client_of};
 use crate::cli::commands::extract::known_values;
-use crate::cli::commands::save_project_env;
+use crate::cli::commands::{begin_writes, save_project_env_with};
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
@@ -22,7 +22,8 @@ use crate::extract::{self, Candidate, Move};
 use crate::layered::Inventory;
 use crate::model::ServerEntry;
 use crate::scope::Scope;
-use crate::store::{self, IfExists, Target};
+use crate::store::{self, IfExists, NewServer, Target};
+use serde_json::Value;
 
 /// What `import` did (or, with `--dry-run`, would do).
 #[derive(Debug, Serialize)]
@@ -35,6 +36,9 @@ pub struct ImportReport {
     pub scope: Scope,
     /// The servers imported, by the name they got.
     pub servers: Vec<String>,
+    /// Servers already in the scope exactly as they would be imported
+    /// (imported before, or by a run that stopped part way): left alone.
+    pub already_imported: Vec<String>,
     /// Literal secrets moved into `.env`.
     pub moves: Vec<Move>,
     /// What could not be carried over, per server.
@@ -65,15 +69,37 @@ impl Report for ImportReport {
         } else {
             "Imported"
         };
-        writeln!(
-            err,
-            "{verb} {} from {} (`{}`) into {} scope: {}",
-            plural(self.servers.len()),
-            self.client,
-            self.file.display(),
-            self.scope,
-            names.join(", ")
-        )?;
+        if !self.already_imported.is_empty() {
+            let already: Vec<String> = self
+                .already_imported
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect();
+            writeln!(
+                err,
+                "Already in {} scope as imported: {}",
+                self.scope,
+                already.join(", ")
+            )?;
+        }
+        if self.servers.is_empty() {
+            writeln!(
+                err,
+                "Nothing to import from {} (`{}`)",
+                self.client,
+                self.file.display()
+            )?;
+        } else {
+            writeln!(
+                err,
+                "{verb} {} from {} (`{}`) into {} scope: {}",
+                plural(self.servers.len()),
+                self.client,
+                self.file.display(),
+                self.scope,
+                names.join(", ")
+            )?;
+        }
         for file in &self.written {
             writeln!(err, "Wrote `{}`", file.display())?;
         }
@@ -147,8 +173,25 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let scope = Scope::from(args.scope);
     let target = Target::for_scope(&ctx.locations, scope);
     let inventory = Inventory::load(&ctx.locations)?;
+    let known = known_values(ctx)?;
+    // An entry as it would be stored: literal secrets as placeholders.
+    let stored = |name: &str, entry: &ServerEntry| {
+        let candidate = Candidate {
+            target: target.clone(),
+            server: name.to_string(),
+            entry: entry.clone(),
+        };
+        let plan = extract::plan(std::slice::from_ref(&candidate), &known);
+        let changes: Vec<_> = plan
+            .changes
+            .into_iter()
+            .flat_map(|(_, changes)| changes)
+            .collect();
+        extract::apply_changes(name, entry, &changes).to_value()
+    };
     let mut servers: Vec<(String, ServerEntry)> = Vec::new();
     let mut replacing: Vec<String> = Vec::new();
+    let mut already = Vec::new();
     for server in imported {
         let problems = ServerEntry::from_value(server.entry.clone()).problems();
         if !problems.is_empty() {
@@ -175,6 +218,19 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
                 entry.name == name && entry.scope == scope && entry.file == target.path
             })
         };
+        // Imported before, exactly so (or by a run that stopped part way):
+        // nothing to do for it.
+        let entry = ServerEntry::from_value(server.entry.clone());
+        let same = inventory.entries.iter().any(|existing| {
+            existing.name == name
+                && existing.scope == scope
+                && existing.file == target.path
+                && existing.entry.to_value() == stored(&name, &entry)
+        });
+        if same {
+            already.push(name);
+            continue;
+        }
         let mut name = name;
         let mut replace_this = args.replace;
         if exists(&name) && !args.replace {
@@ -211,7 +267,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
             replacing.push(name.clone());
         }
         notes.extend(server.notes.iter().map(|note| format!("`{name}`: {note}")));
-        servers.push((name, ServerEntry::from_value(server.entry)));
+        servers.push((name, entry));
     }
     // Literal secrets go to `.env` first, exactly as `extract` moves them.
     let candidates: Vec<Candidate> = servers
@@ -222,7 +278,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
             entry: entry.clone(),
         })
         .collect();
-    let plan = extract::plan(&candidates, &known_values(ctx)?);
+    let plan = extract::plan(&candidates, &known);
     let changes: Vec<_> = plan
         .changes
         .iter()
@@ -240,6 +296,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         file,
         scope,
         servers: servers.iter().map(|(name, _)| name.clone()).collect(),
+        already_imported: already,
         moves: plan.moves.clone(),
         notes,
         dry_run: args.dry_run,
@@ -253,21 +310,40 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     } else {
         Vec::new()
     };
-    if !plan.new_variables.is_empty() || !example.is_empty() {
-        report.written = save_project_env(ctx, &plan.new_variables, &example, args.force)?;
+    store::preflight(&target)?;
+    let saves_env = !plan.new_variables.is_empty() || !example.is_empty();
+    let env = saves_env.then_some((plan.new_variables.as_slice(), example.as_slice()));
+    let mut progress = begin_writes(ctx, env, &[&target.path]);
+    if servers.is_empty() {
+        return Ok(report);
     }
-    for (name, entry) in &servers {
-        let if_exists = if replacing.contains(name) {
-            IfExists::Replace
-        } else {
-            IfExists::Fail
-        };
-        let written =
-            store::add_server(&ctx.locations, &target, name, &entry.to_value(), if_exists)?;
-        if !report.written.contains(&written.path) {
-            report.written.push(written.path);
-        }
+    if saves_env {
+        save_project_env_with(
+            ctx,
+            &plan.new_variables,
+            &example,
+            args.force,
+            &mut progress,
+        )?;
     }
+    let values: Vec<Value> = servers.iter().map(|(_, entry)| entry.to_value()).collect();
+    let new_servers: Vec<NewServer<'_>> = servers
+        .iter()
+        .zip(&values)
+        .map(|((name, _), entry)| NewServer {
+            name,
+            entry,
+            if_exists: if replacing.contains(name) {
+                IfExists::Replace
+            } else {
+                IfExists::KeepSame
+            },
+        })
+        .collect();
+    let written = store::add_servers(&ctx.locations, &target, &new_servers)
+        .map_err(|error| CliError::from(error).interrupted(&progress))?;
+    progress.record(&written.path, written.changed);
+    report.written = progress.into_written();
     Ok(report)
 }
 

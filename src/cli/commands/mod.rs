@@ -25,6 +25,7 @@ use crate::cli::resolve::Ctx;
 use crate::envfiles::{self, EnvFiles};
 use crate::layered::Inventory;
 use crate::scope::Scope;
+use crate::store::Progress;
 
 /// How a scope's file is shown: local entries also name the project key.
 pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {
@@ -109,8 +110,50 @@ pub fn save_project_env(
     example: &[(String, String)],
     force: bool,
 ) -> Result<Vec<PathBuf>, CliError> {
+    let mut progress = Progress::default();
+    save_project_env_with(ctx, values, example, force, &mut progress)?;
+    Ok(progress.into_written())
+}
+
+/// The [`Progress`] of a command that writes the project's `.env` files
+/// (with `env`: the values and `.env.example` lines it will save, in the
+/// order [`save_project_env_with`] writes them), then each of `configs`.
+pub fn begin_writes(
+    ctx: &Ctx,
+    env: Option<(&[(String, String)], &[(String, String)])>,
+    configs: &[&Path],
+) -> Progress {
+    let mut progress = Progress::default();
+    if let Some((values, example)) = env {
+        let files = EnvFiles::at(&ctx.locations.project_root());
+        for path in envfiles::planned(&files, values, example) {
+            progress.plan(path);
+        }
+    }
+    for config in configs {
+        progress.plan(*config);
+    }
+    progress
+}
+
+/// [`save_project_env`] as one step of a command that writes several
+/// files: each file is recorded in `progress`, and a failure names the
+/// files already written.
+pub fn save_project_env_with(
+    ctx: &Ctx,
+    values: &[(String, String)],
+    example: &[(String, String)],
+    force: bool,
+    progress: &mut Progress,
+) -> Result<(), CliError> {
     let files = EnvFiles::at(&ctx.locations.project_root());
-    envfiles::save(&files, &ctx.locations.state_dir, values, example, force)
-        .map(|saved| saved.written)
-        .map_err(extract::env_error)
+    envfiles::save_with(
+        &files,
+        &ctx.locations.state_dir,
+        values,
+        example,
+        force,
+        progress,
+    )
+    .map_err(|error| extract::env_error(error).interrupted(progress))
 }

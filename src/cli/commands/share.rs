@@ -9,11 +9,11 @@ use serde::Serialize;
 
 use crate::cli::args::{PrivateScope, ShareArgs};
 use crate::cli::commands::extract::{known_values, target_of};
-use crate::cli::commands::save_project_env;
-use crate::cli::commands::{scope_file, unknown_name_hints};
+use crate::cli::commands::{begin_writes, save_project_env_with, scope_file, unknown_name_hints};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
+use crate::error::StoreError;
 use crate::extract::{self, Candidate, Move};
 use crate::layered::Inventory;
 use crate::scope::Scope;
@@ -119,6 +119,7 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         }
     };
     let project = Target::for_scope(&ctx.locations, Scope::Project);
+    store::preflight(&project)?;
     let candidate = Candidate {
         target: target_of(ctx, source.scope, &source.file),
         server: source.name.clone(),
@@ -131,45 +132,62 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         .flat_map(|(_, changes)| changes.iter().cloned())
         .collect();
     let shared = extract::apply_changes(&source.name, &source.entry, &changes);
+    let shared_value = shared.to_value();
+    // The same server in the project is what an interrupted run left: this
+    // one finishes it. A different one is in the way: nothing is written.
+    let in_project = inventory.entries.iter().find(|entry| {
+        entry.scope == Scope::Project && entry.file == project.path && entry.name == source.name
+    });
+    if in_project.is_some_and(|entry| entry.entry.to_value() != shared_value) {
+        return Err(taken(ctx, &source.name, &project));
+    }
 
-    // `.env` first, then the project file, then the private copy goes.
+    // `.gitignore` and `.env` first, then the project file, then the
+    // private copy goes.
     let documented: Vec<(&str, &crate::model::ServerEntry)> = inventory
         .entries
         .iter()
-        .filter(|entry| entry.scope == Scope::Project)
+        .filter(|entry| entry.scope == Scope::Project && entry.name != source.name)
         .map(|entry| (entry.name.as_str(), &entry.entry))
         .chain(std::iter::once((source.name.as_str(), &shared)))
         .collect();
     let example = extract::example_variables(documented);
-    let mut written = save_project_env(ctx, &plan.new_variables, &example, args.force)?;
+    let private = Target::for_scope(&ctx.locations, source.scope);
+    let mut configs = vec![project.path.as_path()];
+    if !args.keep {
+        configs.push(&private.path);
+    }
+    let mut progress = begin_writes(ctx, Some((&plan.new_variables, &example)), &configs);
+    save_project_env_with(
+        ctx,
+        &plan.new_variables,
+        &example,
+        args.force,
+        &mut progress,
+    )?;
     let added = store::add_server(
         &ctx.locations,
         &project,
         &source.name,
-        &shared.to_value(),
-        IfExists::Fail,
+        &shared_value,
+        IfExists::KeepSame,
     )
     .map_err(|error| {
-        let duplicate = matches!(error, crate::error::StoreError::AlreadyExists { .. });
-        let error = CliError::from(error);
-        if duplicate {
-            error.with_hint(format!(
-                "the project already has a server of that name; remove it first: `{}`",
-                ctx.command(&["remove", &source.name, "-s", "project"])
-            ))
+        let error = if matches!(error, StoreError::AlreadyExists { .. }) {
+            taken(ctx, &source.name, &project)
         } else {
-            error
-        }
+            CliError::from(error)
+        };
+        error.interrupted(&progress)
     })?;
-    written.push(added.path.clone());
+    progress.record(&added.path, added.changed);
     let from_shown = scope_file(ctx, source.scope, &source.file);
     if !args.keep {
-        let private = Target::for_scope(&ctx.locations, source.scope);
-        let removed = store::remove_server(&ctx.locations, &private, &source.name)?;
-        if !written.contains(&removed.path) {
-            written.push(removed.path);
-        }
+        let removed = store::remove_server(&ctx.locations, &private, &source.name)
+            .map_err(|error| CliError::from(error).interrupted(&progress))?;
+        progress.record(&removed.path, removed.changed);
     }
+    let written = progress.into_written();
     Ok(ShareReport {
         name: source.name.clone(),
         from: source.scope,
@@ -179,4 +197,17 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         written,
         from_shown,
     })
+}
+
+/// The project already has a different server of that name.
+fn taken(ctx: &Ctx, name: &str, project: &Target) -> CliError {
+    CliError::from(StoreError::AlreadyExists {
+        name: name.to_string(),
+        scope: Scope::Project,
+        path: project.path.clone(),
+    })
+    .with_hint(format!(
+        "the project already has a different server of that name; remove it first: `{}`",
+        ctx.command(&["remove", name, "-s", "project"])
+    ))
 }
