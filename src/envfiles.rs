@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use crate::dotenv::{self, QuoteError};
 use crate::fsx::{self, NewMode, TextEditError};
-use crate::store::Progress;
+use crate::store::{self, Progress};
 
 /// Why the `.env` files could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -217,13 +217,15 @@ fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> 
     }
 }
 
-/// [`fsx::edit_text`] with its errors as [`EnvFilesError`].
+/// [`fsx::edit_text`] with its errors as [`EnvFilesError`], after clearing
+/// what an interrupted earlier write left ([`store::tidy`]).
 fn edit_text(
     state_dir: &Path,
     path: &Path,
     new_mode: NewMode,
     change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
 ) -> Result<bool, EnvFilesError> {
+    store::tidy(state_dir, path);
     fsx::edit_text(state_dir, path, new_mode, change).map_err(|error| match error {
         TextEditError::Read(source) | TextEditError::Write(source) => EnvFilesError::Io {
             path: path.to_path_buf(),

@@ -7,9 +7,12 @@
 
 use std::fs::{self, File};
 use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::document::{JsonDocument, Splice, Step};
 use crate::error::{ConfigError, StoreError};
@@ -510,6 +513,134 @@ fn check_size(path: &Path, resolved: &Path) -> Result<(), ConfigError> {
     }
 }
 
+/// What a killed mcpenv may have left for `path`: temporary files of a
+/// write that never reached its rename and, for `~/.claude.json`, Claude
+/// Code's lock directory, which Claude Code would otherwise wait 10 s for.
+/// Both are removed, unless another mcpenv is editing the file right now.
+/// Every edit does this for its own file; commands that may end up writing
+/// nothing call it for the files they would write.
+pub fn tidy(state_dir: &Path, path: &Path) {
+    let Ok(resolved) = fsx::resolve_symlinks(path) else {
+        return;
+    };
+    // Held by whoever is writing the file: then nothing is left over.
+    let Ok(_lock) = EditLock::acquire(state_dir, &resolved, Duration::ZERO) else {
+        return;
+    };
+    remove_stale_temporaries(&resolved);
+    remove_abandoned_claude_lock(state_dir, path);
+}
+
+/// Removes the temporary files `fsx::write_atomic` names `.<name>.XXXXXX.tmp`
+/// next to `resolved`. Only with the file's [`EditLock`] held: then none
+/// of them belongs to a write still under way.
+fn remove_stale_temporaries(resolved: &Path) {
+    let directory = match resolved.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let Some(name) = resolved.file_name().and_then(|name| name.to_str()) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let Ok(entries) = fs::read_dir(directory) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let is_temporary = file_name
+            .to_str()
+            .and_then(|candidate| candidate.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .is_some_and(|random| {
+                random.len() == 6 && random.bytes().all(|byte| byte.is_ascii_alphanumeric())
+            });
+        if is_temporary && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Claude Code's lock on `~/.claude.json`, taken by this process, with a
+/// note in mcpenv's state directory naming the exact directory created. A
+/// later mcpenv holding the [`EditLock`] knows that whoever wrote the note
+/// is no longer editing, so a lock directory matching it was left by a
+/// killed mcpenv and is removed at once.
+struct HeldClaudeLock {
+    lock: Option<ClaudeLock>,
+    note: PathBuf,
+}
+
+impl HeldClaudeLock {
+    /// Takes Claude Code's lock for the file configured at `configured`
+    /// (Claude Code locks `~/.claude.json.lock` even when `~/.claude.json`
+    /// is a symbolic link). The caller holds the file's [`EditLock`].
+    fn acquire(state_dir: &Path, configured: &Path) -> io::Result<Self> {
+        remove_abandoned_claude_lock(state_dir, configured);
+        let lock = ClaudeLock::acquire(configured)?;
+        let note = claude_lock_note(state_dir, configured);
+        // Without the note a killed mcpenv's lock goes stale after 10 s, as
+        // Claude Code's own do.
+        if let Ok(stamp) = stamp(&claude_lock_dir(configured)) {
+            let _ = fs::write(&note, stamp);
+        }
+        Ok(Self {
+            lock: Some(lock),
+            note,
+        })
+    }
+}
+
+impl Drop for HeldClaudeLock {
+    fn drop(&mut self) {
+        drop(self.lock.take());
+        let _ = fs::remove_file(&self.note);
+    }
+}
+
+fn claude_lock_dir(configured: &Path) -> PathBuf {
+    let mut directory = configured.as_os_str().to_owned();
+    directory.push(".lock");
+    PathBuf::from(directory)
+}
+
+fn claude_lock_note(state_dir: &Path, configured: &Path) -> PathBuf {
+    let directory = claude_lock_dir(configured);
+    let digest = Sha256::digest(directory.as_os_str().as_encoded_bytes());
+    let name: String = digest[..12]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    state_dir.join("locks").join(format!("{name}.claude-lock"))
+}
+
+/// What identifies one lock directory: device, inode and modification time.
+fn stamp(directory: &Path) -> io::Result<String> {
+    let metadata = fs::symlink_metadata(directory)?;
+    Ok(format!(
+        "{} {} {}.{:09}",
+        metadata.dev(),
+        metadata.ino(),
+        metadata.mtime(),
+        metadata.mtime_nsec()
+    ))
+}
+
+/// Removes the lock directory of `configured` if the note says a mcpenv
+/// created it; the note goes either way. The caller holds the file's
+/// [`EditLock`].
+fn remove_abandoned_claude_lock(state_dir: &Path, configured: &Path) {
+    let note = claude_lock_note(state_dir, configured);
+    let Ok(noted) = fs::read_to_string(&note) else {
+        return;
+    };
+    let directory = claude_lock_dir(configured);
+    if stamp(&directory).is_ok_and(|current| current == noted) {
+        let _ = fs::remove_dir(&directory);
+    }
+    let _ = fs::remove_file(&note);
+}
+
 /// What a new project entry in `~/.claude.json` looks like when Claude Code
 /// creates it; other objects start empty.
 fn claude_skeleton(path: &[&str]) -> Map<String, Value> {
@@ -647,10 +778,11 @@ fn edit_with<E: From<ConfigError>>(
                 seconds: waited.as_secs(),
             },
         })?;
+    remove_stale_temporaries(&resolved);
     // Claude Code locks `~/.claude.json.lock` even when the file is a
     // symbolic link: the lock goes with the configured path.
     let _claude_lock = if target.is_claude_json() {
-        Some(ClaudeLock::acquire(path).map_err(write_error)?)
+        Some(HeldClaudeLock::acquire(&locations.state_dir, path).map_err(write_error)?)
     } else {
         None
     };
@@ -1006,6 +1138,68 @@ mod tests {
             "{error}"
         );
         assert!(std::fs::read_to_string(&target.path).unwrap() == near);
+    }
+
+    #[test]
+    fn leftovers_of_a_killed_write_are_removed_by_the_next_edit() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::User);
+        let home = target.path.parent().unwrap().to_path_buf();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(&target.path, "{}").unwrap();
+        // What a mcpenv killed in the middle of its write leaves.
+        let temporary = home.join("..claude.json.a1B2c3.tmp");
+        std::fs::write(&temporary, "{\"half").unwrap();
+        let lock_dir = home.join(".claude.json.lock");
+        std::fs::create_dir(&lock_dir).unwrap();
+        std::fs::create_dir_all(locations.state_dir.join("locks")).unwrap();
+        std::fs::write(
+            claude_lock_note(&locations.state_dir, &target.path),
+            stamp(&lock_dir).unwrap(),
+        )
+        .unwrap();
+        // Files that only look alike are someone else's.
+        let other = home.join(".claude.json.tmp.123.abcdef");
+        std::fs::write(&other, "x").unwrap();
+
+        let started = std::time::Instant::now();
+        add_server(
+            &locations,
+            &target,
+            "x",
+            &json!({"command": "node"}),
+            IfExists::Fail,
+        )
+        .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "waited for the dead lock to go stale"
+        );
+        assert!(!temporary.exists());
+        assert!(!lock_dir.exists());
+        assert!(other.exists());
+        assert!(!claude_lock_note(&locations.state_dir, &target.path).exists());
+    }
+
+    #[test]
+    fn a_lock_directory_someone_else_holds_is_not_taken() {
+        let temp = tempfile::tempdir().unwrap();
+        let locations = locations(temp.path());
+        let target = Target::for_scope(&locations, Scope::User);
+        let home = target.path.parent().unwrap().to_path_buf();
+        std::fs::create_dir_all(home.join(".claude.json.lock")).unwrap();
+        std::fs::create_dir_all(locations.state_dir.join("locks")).unwrap();
+        // A note about an older lock directory, since replaced by Claude
+        // Code's own.
+        std::fs::write(
+            claude_lock_note(&locations.state_dir, &target.path),
+            "1 2 3.000000004",
+        )
+        .unwrap();
+        tidy(&locations.state_dir, &target.path);
+        assert!(home.join(".claude.json.lock").is_dir());
+        assert!(!claude_lock_note(&locations.state_dir, &target.path).exists());
     }
 
     #[test]

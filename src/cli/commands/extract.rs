@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::ExtractArgs;
-use crate::cli::commands::{begin_writes, save_project_env_with, shown_path};
+use crate::cli::commands::{begin_writes, save_project_env_with, shown_path, tidy};
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
@@ -174,6 +174,18 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
         committed: Vec::new(),
         scopes: scope_names(&scopes),
     };
+    if plan.is_empty() && !args.dry_run {
+        // What an interrupted run that got this far may have left.
+        let files = EnvFiles::at(&ctx.locations.project_root());
+        let configs = scopes
+            .iter()
+            .map(|scope| Target::for_scope(&ctx.locations, *scope).path);
+        let paths: Vec<PathBuf> = [files.gitignore, files.env, files.example]
+            .into_iter()
+            .chain(configs)
+            .collect();
+        tidy(ctx, &paths);
+    }
     if plan.is_empty() || args.dry_run {
         if !plan.is_empty() {
             envfiles::check_private(&EnvFiles::at(&ctx.locations.project_root()).env, args.force)

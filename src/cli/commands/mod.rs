@@ -25,7 +25,7 @@ use crate::cli::resolve::Ctx;
 use crate::envfiles::{self, EnvFiles};
 use crate::layered::Inventory;
 use crate::scope::Scope;
-use crate::store::Progress;
+use crate::store::{self, Progress};
 
 /// How a scope's file is shown: local entries also name the project key.
 pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {
@@ -117,7 +117,8 @@ pub fn save_project_env(
 
 /// The [`Progress`] of a command that writes the project's `.env` files
 /// (with `env`: the values and `.env.example` lines it will save, in the
-/// order [`save_project_env_with`] writes them), then each of `configs`.
+/// order [`save_project_env_with`] writes them), then each of `configs`;
+/// what an interrupted earlier run left for any of them is cleared first.
 pub fn begin_writes(
     ctx: &Ctx,
     env: Option<(&[(String, String)], &[(String, String)])>,
@@ -133,6 +134,7 @@ pub fn begin_writes(
     for config in configs {
         progress.plan(*config);
     }
+    tidy(ctx, progress.left());
     progress
 }
 
@@ -156,4 +158,13 @@ pub fn save_project_env_with(
         progress,
     )
     .map_err(|error| extract::env_error(error).interrupted(progress))
+}
+
+/// Clears what an interrupted earlier run left for each of `paths`
+/// ([`store::tidy`]), so a second run that finds nothing to do still
+/// leaves no temporary file or stale lock behind.
+pub fn tidy<'a>(ctx: &Ctx, paths: impl IntoIterator<Item = &'a PathBuf>) {
+    for path in paths {
+        store::tidy(&ctx.locations.state_dir, path);
+    }
 }
