@@ -115,15 +115,15 @@ pub fn save_project_env(
     Ok(progress.into_written())
 }
 
+/// Name-value pairs: variables for `.env`, or names and comments for
+/// `.env.example`.
+pub type Pairs<'a> = &'a [(String, String)];
+
 /// The [`Progress`] of a command that writes the project's `.env` files
 /// (with `env`: the values and `.env.example` lines it will save, in the
 /// order [`save_project_env_with`] writes them), then each of `configs`;
 /// what an interrupted earlier run left for any of them is cleared first.
-pub fn begin_writes(
-    ctx: &Ctx,
-    env: Option<(&[(String, String)], &[(String, String)])>,
-    configs: &[&Path],
-) -> Progress {
+pub fn begin_writes(ctx: &Ctx, env: Option<(Pairs<'_>, Pairs<'_>)>, configs: &[&Path]) -> Progress {
     let mut progress = Progress::default();
     if let Some((values, example)) = env {
         let files = EnvFiles::at(&ctx.locations.project_root());
