@@ -297,3 +297,88 @@ fn claude_started_through_run_sees_the_dotenv_values() {
     assert!(text.contains("api:"), "{text}");
     assert!(!text.contains("Missing environment variables"), "{text}");
 }
+
+#[test]
+fn claude_code_skips_a_mcp_json_over_2_mib_and_mcpenv_does_not_write_one() {
+    let env = TestEnv::new();
+    if claude().is_none() {
+        run_claude(&env, &env.project, &[]);
+        return;
+    }
+    const LIMIT: usize = 2 * 1024 * 1024;
+    // `{"mcpServers": {"big": {...}}}` padded with blanks to `size` bytes.
+    let sized = |size: usize| {
+        let body = r#"{"mcpServers": {"big": {"command": "/nonexistent/big", "args": []}}"#;
+        format!("{body}{}}}", " ".repeat(size - body.len() - 1))
+    };
+    env.write("project/.mcp.json", &sized(LIMIT));
+    let (code, text) = run_claude(&env, &env.project, &["mcp", "get", "big"]).unwrap();
+    assert_eq!(code, 0, "a file of exactly 2 MiB is read:\n{text}");
+
+    let over = sized(LIMIT + 1);
+    env.write("project/.mcp.json", &over);
+    let (code, text) = run_claude(&env, &env.project, &["mcp", "get", "big"]).unwrap();
+    assert_eq!(code, 1, "one byte more and Claude Code skips it:\n{text}");
+    let out = env.run(&["add", "-s", "project", "x", "node"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("Claude Code skips it"), "{out}");
+    assert!(env.bytes("project/.mcp.json") == over.as_bytes());
+
+    // Well under the limit mcpenv writes, and Claude Code reads what it wrote.
+    env.write("project/.mcp.json", &sized(LIMIT - 500));
+    env.run(&["add", "-s", "project", "x", "/nonexistent/x"])
+        .expect_code(0);
+    let (code, text) = run_claude(&env, &env.project, &["mcp", "get", "x"]).unwrap();
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn claude_code_locks_the_configured_path_of_a_symlinked_claude_json() {
+    let env = TestEnv::new();
+    let Some(claude) = claude() else {
+        run_claude(&env, &env.project, &[]);
+        return;
+    };
+    env.write("dotfiles/claude.json", "{}");
+    std::os::unix::fs::symlink(
+        env.root.join("dotfiles/claude.json"),
+        env.home.join(".claude.json"),
+    )
+    .unwrap();
+    // First-run keys, before the lock is held.
+    run_claude(&env, &env.project, &["mcp", "list"]).unwrap();
+    // mcpenv takes this same lock (see claude_race.rs); Claude Code waits
+    // for it although the file is elsewhere.
+    let lock = env.home.join(".claude.json.lock");
+    std::fs::create_dir(&lock).unwrap();
+    let mut child = Command::new(claude)
+        .args([
+            "mcp",
+            "add",
+            "-s",
+            "user",
+            "held",
+            "--",
+            "/nonexistent/held",
+        ])
+        .current_dir(&env.project)
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(
+        !env.read("dotfiles/claude.json").contains("\"held\""),
+        "Claude Code wrote while `~/.claude.json.lock` was held"
+    );
+    std::fs::remove_dir(&lock).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(env.read("dotfiles/claude.json").contains("\"held\""));
+}
