@@ -806,8 +806,8 @@ fn edit_with<E: From<ConfigError>>(
         })?;
         let existed = original.is_some();
         let document = parse_document(path, original.unwrap_or_default(), expand)?;
-        let planned = plan(&document)?;
-        let pieces: Vec<&[u8]> = match &planned.change {
+        let Plan { change, expect } = plan(&document)?;
+        let pieces: Vec<&[u8]> = match &change {
             Change::Nothing => {
                 return Ok(Written {
                     path: path.clone(),
@@ -853,8 +853,9 @@ fn edit_with<E: From<ConfigError>>(
         // over ours already; what it wrote counts only if it kept the edit.
         let exact = holds(&resolved, &pieces).unwrap_or(false);
         drop(pieces);
+        drop(change);
         drop(document);
-        if !exact && !kept(&resolved, expand, &planned.expect) {
+        if !exact && !kept(&resolved, expand, &expect) {
             return Err(ConfigError::Overwritten { path: path.clone() }.into());
         }
         return Ok(Written {
