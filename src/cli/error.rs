@@ -7,6 +7,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
+use crate::display::escape;
 use crate::error::{ConfigError, StoreError};
 
 /// Whether the arguments alone decided the failure.
@@ -106,17 +107,22 @@ impl CliError {
     pub fn render(&self, out: &mut dyn Write) -> io::Result<()> {
         let red = Style::new().bold().fg_color(Some(AnsiColor::Red.into()));
         let cyan = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
-        writeln!(out, "{red}error:{red:#} {}", self.error)?;
+        // Messages are one line each: whatever they quote (a name from a
+        // file, a server's words) is escaped so it cannot forge a line.
+        let message = self.error.to_string();
+        writeln!(out, "{red}error:{red:#} {}", escape(&message))?;
         let mut source = self.error.source();
         while let Some(cause) = source {
-            writeln!(out, "  caused by: {cause}")?;
+            writeln!(out, "  caused by: {}", escape(&cause.to_string()))?;
             source = cause.source();
         }
         if !self.hints.is_empty() {
             writeln!(out)?;
         }
         for hint in &self.hints {
-            writeln!(out, "{cyan}hint:{cyan:#} {hint}")?;
+            // A hint may list commands on lines of its own.
+            let lines: Vec<_> = hint.split('\n').map(escape).collect();
+            writeln!(out, "{cyan}hint:{cyan:#} {}", lines.join("\n"))?;
         }
         Ok(())
     }

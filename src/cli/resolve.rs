@@ -3,9 +3,15 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::check::EnvSources;
 use crate::cli::args::{Cli, ColorWhen, ScopeArg};
 use crate::cli::error::{CliError, Kind};
+use crate::cli::output::Shield;
+use crate::dotenv::DotEnvError;
+use crate::error::ConfigError;
+use crate::layered::Inventory;
 use crate::locate::{Environment, Locations};
 use crate::scope::Scope;
 
@@ -49,6 +55,39 @@ pub struct Ctx {
     pub process_env: BTreeMap<String, String>,
     /// The user's templates folder (`~/.config/mcpenv/templates` on Linux).
     pub user_templates: Option<PathBuf>,
+    /// Every secret this run knows of, masked in all output.
+    pub shield: Arc<Shield>,
+}
+
+impl Ctx {
+    /// Every scope's servers; their secrets are learned by the shield, so
+    /// no output of this run prints one whole.
+    pub fn inventory(&self) -> Result<Inventory, ConfigError> {
+        let inventory = Inventory::load(&self.locations)?;
+        self.shield.learn_inventory(&inventory);
+        Ok(inventory)
+    }
+
+    /// The project's `.env` files, settings `env` and the environment, with
+    /// their secrets learned by the shield.
+    pub fn env_sources(&self) -> Result<EnvSources, DotEnvError> {
+        let sources = EnvSources::load(&self.locations, self.process_env.clone())?;
+        self.shield.learn_sources(&sources);
+        Ok(sources)
+    }
+
+    /// Learns whatever the command did not load itself, before anything is
+    /// printed. Files that cannot be read teach nothing (the command has
+    /// reported them, or did not need them).
+    pub fn learn_world(&self) {
+        let (inventory, sources) = self.shield.knows_world();
+        if !inventory {
+            let _ = self.inventory();
+        }
+        if !sources {
+            let _ = self.env_sources();
+        }
+    }
 }
 
 impl Ctx {
@@ -80,18 +119,46 @@ impl Ctx {
 }
 
 /// Joins words into a command line a POSIX shell reads back as the same words.
+/// A word holding a control or bidi character is written in ANSI-C quoting
+/// (`$'a\x1bb'`, read by bash, zsh, ksh and POSIX.1-2024 sh), so the line
+/// stays one line that can be copied and run.
 pub fn shell_words(words: &[String]) -> String {
     words
         .iter()
         .map(|word| {
+            if word.chars().any(crate::display::is_unsafe) {
+                return ansi_c_quoted(word);
+            }
             shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
         })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
+fn ansi_c_quoted(word: &str) -> String {
+    let mut quoted = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '\'' => quoted.push_str("\\'"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if crate::display::is_unsafe(c) => {
+                let mut buffer = [0; 4];
+                for byte in c.encode_utf8(&mut buffer).bytes() {
+                    quoted.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
 /// Resolves the context for `cli`.
-pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
+pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
     let home = std::env::home_dir()
         .filter(|home| !home.as_os_str().is_empty())
         .ok_or_else(|| {
@@ -147,6 +214,7 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
         config_home,
         process_env,
         user_templates,
+        shield,
     })
 }
 
@@ -167,5 +235,18 @@ impl From<ScopeArg> for Scope {
             ScopeArg::Project => Self::Project,
             ScopeArg::User => Self::User,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_with_controls_stay_on_one_line() {
+        let words = vec!["mcpenv".to_string(), "a\u{1b}b\n'x".to_string(), "a b".to_string()];
+        assert_eq!(shell_words(&words), "mcpenv $'a\\x1bb\\n\\'x' 'a b'");
+        let bidi = vec!["x\u{202e}".to_string()];
+        assert_eq!(shell_words(&bidi), "$'x\\xe2\\x80\\xae'");
     }
 }

@@ -21,7 +21,8 @@ pub fn claude() -> Option<PathBuf> {
             let path = std::env::var_os("MCPENV_TEST_CLAUDE")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| {
-                    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/node_modules/.bin/claude")
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("target/tools/node_modules/.bin/claude")
                 });
             if !path.is_file() {
                 return None;

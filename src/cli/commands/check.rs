@@ -6,13 +6,12 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::check::{self, CheckReport, EnvSources, Severity, State, Status};
+use crate::check::{self, CheckReport, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW};
 use crate::cli::resolve::Ctx;
-use crate::layered::Inventory;
 
 /// The report `check` (and `onboard`, at its end) prints.
 #[derive(Debug, Serialize)]
@@ -186,8 +185,8 @@ fn source(source: Option<&str>) -> &str {
 
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
-    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone()).map_err(|error| {
+    let inventory = ctx.inventory()?;
+    let sources = ctx.env_sources().map_err(|error| {
         CliError::failure_from("cannot read the project's `.env` files", error)
             .with_hint("check their permissions")
     })?;

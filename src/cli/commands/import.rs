@@ -19,7 +19,6 @@ use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{self, Client, import};
 use crate::extract::{self, Candidate, Move};
-use crate::layered::Inventory;
 use crate::model::ServerEntry;
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target};
@@ -146,7 +145,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let mut notes = Vec::new();
     let scope = Scope::from(args.scope);
     let target = Target::for_scope(&ctx.locations, scope);
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let mut servers: Vec<(String, ServerEntry)> = Vec::new();
     let mut replacing: Vec<String> = Vec::new();
     for server in imported {

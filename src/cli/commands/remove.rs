@@ -62,12 +62,12 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveReport, CliError> {
             file: written.path,
         }),
         Err(StoreError::NotFound { scope, .. }) => {
-            let inventory = Inventory::load(&ctx.locations)?;
+            let inventory = ctx.inventory()?;
             let target = Target::for_scope(&ctx.locations, scope);
             Err(not_found(ctx, &inventory, &args.name, Some(&target)))
         }
         Err(StoreError::NotFoundAnywhere { .. }) => {
-            let inventory = Inventory::load(&ctx.locations)?;
+            let inventory = ctx.inventory()?;
             Err(not_found(ctx, &inventory, &args.name, None))
         }
         Err(StoreError::Ambiguous { scopes, .. }) => {

@@ -13,7 +13,7 @@ use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{self, Client};
-use crate::layered::{Inventory, Note, placeholder_notes};
+use crate::layered::{Note, placeholder_notes};
 use crate::model::{Field, ServerEntry};
 use crate::redact;
 use crate::secrets;
@@ -127,7 +127,7 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<ScanReport, CliError> {
     let mut warnings = Vec::new();
     let mut files_scanned = 0;
     let sources = if args.paths.is_empty() {
-        let inventory = Inventory::load(&ctx.locations)?;
+        let inventory = ctx.inventory()?;
         let mut files: Vec<&Path> = Vec::new();
         for entry in &inventory.entries {
             if !files.contains(&entry.file.as_path()) {
