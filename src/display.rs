@@ -67,12 +67,12 @@ pub fn escape_stray(rendered: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(rendered.len() + 16);
     let mut rest = rendered;
     while let Some(c) = rest.chars().next() {
-        if c == '\u{1b}' {
-            if let Some(len) = sgr_len(rest) {
-                out.push_str(&rest[..len]);
-                rest = &rest[len..];
-                continue;
-            }
+        if c == '\u{1b}'
+            && let Some(len) = sgr_len(rest)
+        {
+            out.push_str(&rest[..len]);
+            rest = &rest[len..];
+            continue;
         }
         if c == '\n' || c == '\t' {
             out.push(c);

@@ -156,10 +156,11 @@ impl Redactor {
                 .split_once('=')
                 .or_else(|| word.split_once(':'))
                 .map(|(name, value)| (name.trim(), value.trim()));
-            if let Some((name, value)) = split {
-                if !name.is_empty() && !name.contains(char::is_whitespace) {
-                    self.learn_env(name, value);
-                }
+            if let Some((name, value)) = split
+                && !name.is_empty()
+                && !name.contains(char::is_whitespace)
+            {
+                self.learn_env(name, value);
             }
         }
     }

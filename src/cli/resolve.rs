@@ -244,7 +244,11 @@ mod tests {
 
     #[test]
     fn words_with_controls_stay_on_one_line() {
-        let words = vec!["mcpenv".to_string(), "a\u{1b}b\n'x".to_string(), "a b".to_string()];
+        let words = vec![
+            "mcpenv".to_string(),
+            "a\u{1b}b\n'x".to_string(),
+            "a b".to_string(),
+        ];
         assert_eq!(shell_words(&words), "mcpenv $'a\\x1bb\\n\\'x' 'a b'");
         let bidi = vec!["x\u{202e}".to_string()];
         assert_eq!(shell_words(&bidi), "$'x\\xe2\\x80\\xae'");
