@@ -12,6 +12,7 @@ mod get;
 mod harness;
 mod layout;
 mod list;
+mod no_leak;
 mod onboard;
 mod probe;
 mod probe_everything;

@@ -57,7 +57,7 @@ impl Report for ImportReport {
         let names: Vec<String> = self
             .servers
             .iter()
-            .map(|name| format!("`{name}`"))
+            .map(|name| format!("`{}`", crate::display::escape(name)))
             .collect();
         let verb = if self.dry_run {
             "Would import"
