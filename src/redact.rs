@@ -117,7 +117,8 @@ impl Redactor {
     /// default that would be one (`${API_TOKEN:-ghp_…}`).
     pub fn learn_entry(&mut self, entry: &ServerEntry) {
         for finding in secrets::scan_entry(entry) {
-            if finding.field == Field::UrlPassword || finding.rule == secrets::URL_USERINFO_PASSWORD {
+            if finding.field == Field::UrlPassword || finding.rule == secrets::URL_USERINFO_PASSWORD
+            {
                 self.learn_url_password(&finding.secret);
             } else {
                 self.learn(&finding.secret);

@@ -24,7 +24,9 @@ pub enum Kind {
 pub struct CliError {
     kind: Kind,
     error: Box<dyn Error + Send + Sync>,
-    hints: Vec<String>,
+    /// Each hint is a list of lines: one, unless built with
+    /// [`CliError::with_hint_lines`].
+    hints: Vec<Vec<String>>,
 }
 
 #[derive(Debug)]
@@ -93,7 +95,14 @@ impl CliError {
     /// Adds a hint line.
     #[must_use]
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hints.push(hint.into());
+        self.hints.push(vec![hint.into()]);
+        self
+    }
+
+    /// Adds a hint of several lines (a heading, then one command a line).
+    #[must_use]
+    pub fn with_hint_lines(mut self, lines: Vec<String>) -> Self {
+        self.hints.push(lines);
         self
     }
 
@@ -120,8 +129,9 @@ impl CliError {
             writeln!(out)?;
         }
         for hint in &self.hints {
-            // A hint may list commands on lines of its own.
-            let lines: Vec<_> = hint.split('\n').map(escape).collect();
+            // Every line is escaped on its own: a name quoted in a hint
+            // cannot start a line of its own.
+            let lines: Vec<_> = hint.iter().map(|line| escape(line)).collect();
             writeln!(out, "{cyan}hint:{cyan:#} {}", lines.join("\n"))?;
         }
         Ok(())

@@ -22,6 +22,7 @@ mod scan;
 mod secrets_corpus;
 mod templates;
 mod templates_schema;
+mod untrusted_text;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

@@ -184,11 +184,33 @@ fn no_command_prints_a_planted_secret() {
         &["probe", "db", "needs", "--timeout", "2"],
         &["probe", "--json", "db", "--timeout", "2"],
         // Mistyped arguments quoting a value in their usage error.
-        &["add", "x", "-e", &format!("GITHUB_TOKEN:{GITHUB_IN_ARG}"), "--", "npx", "y"],
+        &[
+            "add",
+            "x",
+            "-e",
+            &format!("GITHUB_TOKEN:{GITHUB_IN_ARG}"),
+            "--",
+            "npx",
+            "y",
+        ],
         &["add", "x", "-e", GITHUB_IN_ARG, "--", "npx", "y"],
-        &["add", "x", "-t", "http", "-H", &format!("Authorization Bearer {BEARER}"), "https://x.test/mcp"],
+        &[
+            "add",
+            "x",
+            "-t",
+            "http",
+            "-H",
+            &format!("Authorization Bearer {BEARER}"),
+            "https://x.test/mcp",
+        ],
         &["add", "x", "--bogus", BEARER],
-        &["add", "db", "--", "npx", &format!("--api-key={STRIPE_IN_FLAG}")],
+        &[
+            "add",
+            "db",
+            "--",
+            "npx",
+            &format!("--api-key={STRIPE_IN_FLAG}"),
+        ],
     ];
     for args in runs {
         let out = env.run(args);
@@ -201,12 +223,16 @@ fn list_and_get_mask_structurally() {
     let env = planted();
     let list = env.run(&["list", "-s", "local"]).expect_code(0);
     assert!(
-        list.stdout.contains("--api-key=sk_l…p7dc") && list.stdout.contains("app:****@db.internal:5432/prod"),
+        list.stdout.contains("--api-key=sk_l…p7dc")
+            && list.stdout.contains("app:****@db.internal:5432/prod"),
         "{list}"
     );
     let get = env.run(&["get", "db", "--json"]).expect_code(0);
     let entry = &get.json()["entry"];
-    assert_eq!(entry["env"]["API_TOKEN"], "${API_TOKEN:-ghp_…aE2u}".replace("aE2u", &GITHUB_DEFAULT[GITHUB_DEFAULT.len() - 4..]));
+    assert_eq!(
+        entry["env"]["API_TOKEN"],
+        "${API_TOKEN:-ghp_…aE2u}".replace("aE2u", &GITHUB_DEFAULT[GITHUB_DEFAULT.len() - 4..])
+    );
     // `--reveal` is the one way to see them.
     let revealed = env.run(&["get", "db", "--reveal", "--json"]).expect_code(0);
     assert!(revealed.stdout.contains(STRIPE_IN_FLAG), "{revealed}");
@@ -233,8 +259,20 @@ fn a_server_echoing_what_it_was_given_has_it_masked() {
     );
     for args in [&["probe", "echo"][..], &["probe", "--json", "echo"]] {
         let out = env.run(args).expect_code(1);
-        assert!(out.stdout.contains("bad option") || out.stderr.contains("bad option"), "{out}");
-        assert_clean(&args.join(" "), &out, &[GITHUB_IN_ARG, GITHUB_NEUTRAL_ENV, DB_PASSWORD, unknown_flag_value]);
+        assert!(
+            out.stdout.contains("bad option") || out.stderr.contains("bad option"),
+            "{out}"
+        );
+        assert_clean(
+            &args.join(" "),
+            &out,
+            &[
+                GITHUB_IN_ARG,
+                GITHUB_NEUTRAL_ENV,
+                DB_PASSWORD,
+                unknown_flag_value,
+            ],
+        );
     }
 }
 
@@ -257,10 +295,20 @@ fn a_remote_server_echoing_headers_and_basic_credentials_has_them_masked() {
         &json!({"enabledMcpjsonServers": ["headers", "basic"]}).to_string(),
     );
     let basic = base64::engine::general_purpose::STANDARD.encode(format!("bob:{SSE_PASSWORD}"));
-    for args in [&["probe", "--timeout", "5"][..], &["probe", "--json", "--timeout", "5"]] {
+    for args in [
+        &["probe", "--timeout", "5"][..],
+        &["probe", "--json", "--timeout", "5"],
+    ] {
         let out = env.run(args).expect_code(1);
-        assert!(out.stdout.contains("bad request") || out.stderr.contains("bad request"), "the echo server was not reached:\n{out}");
-        assert_clean(&args.join(" "), &out, &[BEARER, QUERY_KEY, SSE_PASSWORD, &basic, unknown()]);
+        assert!(
+            out.stdout.contains("bad request") || out.stderr.contains("bad request"),
+            "the echo server was not reached:\n{out}"
+        );
+        assert_clean(
+            &args.join(" "),
+            &out,
+            &[BEARER, QUERY_KEY, SSE_PASSWORD, &basic, unknown()],
+        );
     }
 }
 

@@ -226,7 +226,9 @@ fn serve_http(argument: &str) -> ExitCode {
 /// `http-echo:PORTFILE`: every request gets a 400 whose body repeats the
 /// request line and headers, as a careless server's error page might.
 fn serve_http_echo(argument: &str) -> ExitCode {
-    let portfile = argument.split_once(':').map_or(argument, |(portfile, _)| portfile);
+    let portfile = argument
+        .split_once(':')
+        .map_or(argument, |(portfile, _)| portfile);
     let listener = listen(portfile);
     for stream in listener.incoming() {
         let Ok(mut stream) = stream else {
@@ -236,7 +238,11 @@ fn serve_http_echo(argument: &str) -> ExitCode {
             let Some(request) = read_request(&stream, "") else {
                 return;
             };
-            let body = format!("bad request {} {}", request.line.trim(), request.headers.join("; "));
+            let body = format!(
+                "bad request {} {}",
+                request.line.trim(),
+                request.headers.join("; ")
+            );
             let _ = stream.write_all(answer("400 Bad Request", "", &body).as_bytes());
         });
     }

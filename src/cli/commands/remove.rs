@@ -132,10 +132,11 @@ fn ambiguous(ctx: &Ctx, name: &str, targets: &[Target]) -> CliError {
         "MCP server `{name}` is defined in {} scopes; nothing was removed",
         targets.len()
     ))
-    .with_hint(format!(
-        "choose the scope to remove it from:\n{}",
-        lines.join("\n")
-    ))
+    .with_hint_lines(
+        std::iter::once("choose the scope to remove it from:".to_string())
+            .chain(lines)
+            .collect(),
+    )
 }
 
 /// A target's file as a shell comment: plain text, the project for local.
