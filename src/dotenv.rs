@@ -180,6 +180,10 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
     };
     let mut pairs = Vec::new();
     let mut problems = Vec::new();
+    // Newlines counted so far, up to `counted`: each byte is counted once,
+    // however many lines fail (counting from the start for each problem made
+    // a file of bad lines quadratic).
+    let (mut counted, mut newlines) = (0, 0);
     for item in dotenvy::from_read_iter(feed) {
         let error = match item {
             Ok(pair) => {
@@ -188,7 +192,13 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
             }
             Err(error) => error,
         };
-        let last_line = line_count(&body[..delivered.get()]).max(1);
+        let end = delivered.get();
+        newlines += memchr::memchr_iter(b'\n', &body.as_bytes()[counted..end]).count();
+        counted = end;
+        // As `line_count(&body[..end])`: a last line without its newline
+        // counts too.
+        let partial = usize::from(end > 0 && body.as_bytes()[end - 1] != b'\n');
+        let last_line = (newlines + partial).max(1);
         let (line, message) = match &error {
             // The error carries the entry (or its value part), which spans as
             // many lines as the entry; dotenvy has just read its last line.
@@ -196,7 +206,12 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
                 let line = (last_line + 1)
                     .saturating_sub(line_count(entry).max(1))
                     .max(1);
-                let message = shapes.iter().find(|shape| shape.line == line).map_or_else(
+                // `shapes` is in line order: a binary search, not a scan.
+                let message = shapes
+                    .binary_search_by_key(&line, |shape| shape.line)
+                    .ok()
+                    .map(|index| &shapes[index])
+                    .map_or_else(
                     || "dotenvy cannot parse this line".to_owned(),
                     |shape| describe_problem(body, shape),
                 );
