@@ -239,13 +239,22 @@ fn scan_files(sources: &[Source]) -> Vec<FileResult> {
         .min(sources.len().max(1));
     let chunk = sources.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
+        // Values nested deep need the stack the main thread has too.
         let handles: Vec<_> = sources
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(scan_file).collect::<Vec<_>>()))
+            .map(|part| {
+                let thread = std::thread::Builder::new()
+                    .stack_size(crate::document::STACK_BYTES)
+                    .spawn_scoped(scope, move || part.iter().map(scan_file).collect::<Vec<_>>());
+                (part, thread)
+            })
             .collect();
         handles
             .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
+            .flat_map(|(part, handle)| match handle {
+                Ok(handle) => handle.join().unwrap_or_default(),
+                Err(_) => part.iter().map(scan_file).collect(),
+            })
             .collect()
     })
 }
