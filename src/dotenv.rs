@@ -20,6 +20,15 @@ use crate::placeholder::is_variable_name;
 /// Reading a `.env` file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DotEnvError {
+    /// Something other than a regular file is there (a FIFO, a directory);
+    /// it was never opened.
+    #[error("`{}` is {kind}, not a regular file", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead.
+        kind: crate::fsx::FileKind,
+    },
     /// The file exists but could not be read.
     #[error("failed to read `{}`", path.display())]
     Read {
@@ -115,10 +124,14 @@ impl DotEnv {
 
 /// Reads and parses the `.env` file at `path`; a missing file is an empty
 /// [`DotEnv`] whose `text` is `None`.
+///
+/// Only a regular file is read: a FIFO, socket, device or directory there is
+/// [`DotEnvError::NotRegular`], and is never opened for a read that could
+/// block.
 pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+    let bytes = match crate::fsx::read_regular(path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
             return Ok(DotEnv {
                 path: path.to_owned(),
                 text: None,
@@ -127,9 +140,15 @@ pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
             });
         }
         Err(source) => {
-            return Err(DotEnvError::Read {
-                path: path.to_owned(),
-                source,
+            return Err(match crate::fsx::NotRegularFile::in_io(&source) {
+                Some(not_regular) => DotEnvError::NotRegular {
+                    path: path.to_owned(),
+                    kind: not_regular.kind,
+                },
+                None => DotEnvError::Read {
+                    path: path.to_owned(),
+                    source,
+                },
             });
         }
     };
@@ -1009,7 +1028,13 @@ mod tests {
         let error = read(dir.path()).unwrap_err();
         assert_eq!(
             error.to_string(),
-            format!("failed to read `{}`", dir.path().display())
+            format!("`{}` is a directory, not a regular file", dir.path().display())
+        );
+        let fifo = dir.path().join("fifo.env");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        assert_eq!(
+            read(&fifo).unwrap_err().to_string(),
+            format!("`{}` is a FIFO, not a regular file", fifo.display())
         );
 
         std::fs::write(&path, b"A=\xff\n").unwrap();

@@ -270,7 +270,7 @@ fn scan_file(source: &Source) -> FileResult {
             }],
         )
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsx::read_if_exists(path).and_then(|text| text.ok_or_else(|| io::ErrorKind::NotFound.into())) {
         Ok(text) => text,
         Err(error) => return problem(format!("cannot be read: {error}")),
     };
