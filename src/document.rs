@@ -605,9 +605,7 @@ pub fn nesting_depth(text: &str) -> usize {
     while let Some(found) = memchr::memchr3(b'"', b'[', b'{', &bytes[at..]).map(|found| at + found)
     {
         // Closing brackets between here and the next opener.
-        depth = depth.saturating_sub(
-            memchr::memchr2_iter(b']', b'}', &bytes[at..found]).count(),
-        );
+        depth = depth.saturating_sub(memchr::memchr2_iter(b']', b'}', &bytes[at..found]).count());
         if bytes[found] == b'"' {
             at = scan::skip_string(bytes, found).max(found + 1);
             continue;

@@ -231,9 +231,9 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
                     .ok()
                     .map(|index| &shapes[index])
                     .map_or_else(
-                    || "dotenvy cannot parse this line".to_owned(),
-                    |shape| describe_problem(body, shape),
-                );
+                        || "dotenvy cannot parse this line".to_owned(),
+                        |shape| describe_problem(body, shape),
+                    );
                 (line, message)
             }
             other => (last_line, other.to_string()),
@@ -1028,7 +1028,10 @@ mod tests {
         let error = read(dir.path()).unwrap_err();
         assert_eq!(
             error.to_string(),
-            format!("`{}` is a directory, not a regular file", dir.path().display())
+            format!(
+                "`{}` is a directory, not a regular file",
+                dir.path().display()
+            )
         );
         let fifo = dir.path().join("fifo.env");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();

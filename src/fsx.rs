@@ -692,7 +692,9 @@ pub enum StateDirError {
 /// without creating anything: the nearest existing ancestor must be a
 /// directory this process may write to.
 pub fn check_writable_dir(dir: &Path) -> Result<(), StateDirError> {
-    let Some(existing) = dir.ancestors().find(|ancestor| fs::symlink_metadata(ancestor).is_ok())
+    let Some(existing) = dir
+        .ancestors()
+        .find(|ancestor| fs::symlink_metadata(ancestor).is_ok())
     else {
         return Ok(());
     };
@@ -889,10 +891,7 @@ mod tests {
         // Through a symlink, what counts is the target.
         symlink(&fifo, temp.path().join("link")).unwrap();
         assert!(read_if_exists(&temp.path().join("link")).is_err());
-        assert_eq!(
-            read_if_exists(&temp.path().join("missing")).unwrap(),
-            None
-        );
+        assert_eq!(read_if_exists(&temp.path().join("missing")).unwrap(), None);
         // A FIFO where the file was is a change, found without blocking.
         assert!(!unchanged(&fifo, Some("x")).unwrap());
         let error = read_if_exists(Path::new("/dev/null")).unwrap_err();

@@ -361,7 +361,9 @@ fn read_project_file(
         Err(error) => return skip(format!("cannot be read ({error}); Claude Code skips it")),
     };
     if let Some(kind) = fsx::FileKind::of(&metadata) {
-        return skip(format!("is {kind}, not a regular file; Claude Code skips it"));
+        return skip(format!(
+            "is {kind}, not a regular file; Claude Code skips it"
+        ));
     }
     if check_project_file_size(file, metadata.len()).is_err() {
         return skip("larger than 2 MiB; Claude Code skips it".to_string());
@@ -371,7 +373,9 @@ fn read_project_file(
         Ok(None) => return Ok(None),
         // Swapped for something else since the look above.
         Err(ConfigError::NotRegular { kind, .. }) => {
-            return skip(format!("is {kind}, not a regular file; Claude Code skips it"));
+            return skip(format!(
+                "is {kind}, not a regular file; Claude Code skips it"
+            ));
         }
         Err(error) => return Err(error),
     };

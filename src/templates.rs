@@ -364,9 +364,9 @@ fn read_file(name: String, origin: Origin, path: &Path) -> Result<Template, Temp
     let text = crate::fsx::read_if_exists(path)
         .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
         .map_err(|source| TemplateError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+            path: path.to_path_buf(),
+            source,
+        })?;
     parse(&name, origin, path, &text)
 }
 

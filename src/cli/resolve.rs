@@ -173,8 +173,7 @@ fn state_dir(dirs: Option<&directories::ProjectDirs>) -> (PathBuf, Option<String
         },
         None => "there is no home directory".to_string(),
     };
-    let fallback =
-        std::env::temp_dir().join(format!("mcpenv-{}", nix::unistd::geteuid().as_raw()));
+    let fallback = std::env::temp_dir().join(format!("mcpenv-{}", nix::unistd::geteuid().as_raw()));
     let shown = preferred.as_ref().map_or_else(
         || "mcpenv's state directory".to_string(),
         |dir| format!("mcpenv's state directory `{}`", dir.display()),

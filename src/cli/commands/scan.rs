@@ -245,7 +245,9 @@ fn scan_files(sources: &[Source]) -> Vec<FileResult> {
             .map(|part| {
                 let thread = std::thread::Builder::new()
                     .stack_size(crate::document::STACK_BYTES)
-                    .spawn_scoped(scope, move || part.iter().map(scan_file).collect::<Vec<_>>());
+                    .spawn_scoped(scope, move || {
+                        part.iter().map(scan_file).collect::<Vec<_>>()
+                    });
                 (part, thread)
             })
             .collect();
@@ -270,7 +272,9 @@ fn scan_file(source: &Source) -> FileResult {
             }],
         )
     };
-    let text = match crate::fsx::read_if_exists(path).and_then(|text| text.ok_or_else(|| io::ErrorKind::NotFound.into())) {
+    let text = match crate::fsx::read_if_exists(path)
+        .and_then(|text| text.ok_or_else(|| io::ErrorKind::NotFound.into()))
+    {
         Ok(text) => text,
         Err(error) => return problem(format!("cannot be read: {error}")),
     };
