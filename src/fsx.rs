@@ -304,9 +304,7 @@ pub fn edit_text<E>(
     let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
     let _lock =
         EditLock::acquire(state_dir, &resolved, LOCK_TIMEOUT).map_err(|error| match error {
-            LockError::Io { .. } => {
-                TextEditError::Write(io::Error::new(io::ErrorKind::Other, error))
-            }
+            LockError::Io { .. } => TextEditError::Write(io::Error::other(error)),
             busy => TextEditError::Locked(busy),
         })?;
     for _ in 0..EDIT_ATTEMPTS {
