@@ -939,7 +939,7 @@ mod tests {
     }
 
     #[test]
-    fn a_renewed_claude_lock_times_out_naming_it() {
+    fn a_fresh_claude_lock_times_out_naming_it() {
         let temp = tempfile::tempdir().unwrap();
         let target = temp.path().join(".claude.json");
         let lock = temp.path().join(".claude.json.lock");
