@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use crate::document::{JsonDocument, Splice, Step};
 use crate::error::{ConfigError, StoreError};
-use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
-use crate::layered::{CLAUDE_JSON_EXPAND, document_error, parse_document};
+use crate::fsx::{self, ClaudeLock, EditLock, NewMode};
+use crate::layered::{CLAUDE_JSON_EXPAND, document_error, parse_for_edit};
 use crate::locate::Locations;
 use crate::model::Field;
 use crate::scope::Scope;
@@ -333,18 +333,9 @@ fn edit<E: From<ConfigError>>(
         fs_err::create_dir_all(parent).map_err(write_error)?;
     }
     let _edit_lock = EditLock::acquire(&locations.state_dir, &resolved, fsx::LOCK_TIMEOUT)
-        .map_err(|error| match error {
-            LockError::Io(source) => ConfigError::Write {
-                path: path.clone(),
-                source,
-            },
-            LockError::TimedOut(waited) => ConfigError::LockTimeout {
-                path: path.clone(),
-                seconds: waited.as_secs(),
-            },
-        })?;
+        .map_err(|error| ConfigError::lock(path, error))?;
     let _claude_lock = if target.is_claude_json() {
-        Some(ClaudeLock::acquire(&resolved).map_err(write_error)?)
+        Some(ClaudeLock::acquire(&resolved).map_err(|error| ConfigError::lock(path, error))?)
     } else {
         None
     };
@@ -354,17 +345,15 @@ fn edit<E: From<ConfigError>>(
         NewMode::Umasked(0o644)
     };
     for _ in 0..fsx::EDIT_ATTEMPTS {
-        let original = fsx::read_if_exists(&resolved).map_err(|source| ConfigError::Read {
-            path: path.clone(),
-            source,
-        })?;
+        let original =
+            fsx::read_if_exists(&resolved).map_err(|source| ConfigError::read(path, source))?;
         let existed = original.is_some();
         let expand = if target.is_claude_json() {
             CLAUDE_JSON_EXPAND
         } else {
             &[]
         };
-        let document = parse_document(path, original.unwrap_or_default(), expand)?;
+        let document = parse_for_edit(path, original, expand)?;
         let splices = plan(&document)?;
         if splices.is_empty() {
             return Ok(Written {

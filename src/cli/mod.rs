@@ -49,7 +49,8 @@ pub fn main() -> ExitCode {
         }
     };
     resolve::color_choice(cli.color).write_global();
-    match run(&cli, &shield) {
+    let run_shield = Arc::clone(&shield);
+    match on_big_stack(move || run(&cli, &run_shield)) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
         Err(error) => {
@@ -58,6 +59,32 @@ pub fn main() -> ExitCode {
                 Kind::Usage => ExitCode::from(2),
                 Kind::Failure => ExitCode::from(1),
             }
+        }
+    }
+}
+
+/// Runs `work` on a thread with [`crate::document::STACK_BYTES`] of stack,
+/// so values nested up to [`crate::document::MAX_DEPTH`] deep never overflow
+/// it, whatever `ulimit -s` says; on the current thread if that thread
+/// cannot be made.
+fn on_big_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let work = std::sync::Arc::new(std::sync::Mutex::new(Some(work)));
+    let shared = std::sync::Arc::clone(&work);
+    let spawned = std::thread::Builder::new()
+        .name("mcpenv".to_string())
+        .stack_size(crate::document::STACK_BYTES)
+        .spawn(move || {
+            let work = shared.lock().ok().and_then(|mut slot| slot.take());
+            work.map(|work| work())
+        });
+    match spawned.map(std::thread::JoinHandle::join) {
+        Ok(Ok(Some(done))) => done,
+        // A panic on that thread was reported there already: exit as one.
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // Not spawned (or the work never ran): run it here.
+        Ok(Ok(None)) | Err(_) => {
+            let work = work.lock().ok().and_then(|mut slot| slot.take());
+            work.expect("the work runs once: it was not taken by a thread that ran")()
         }
     }
 }

@@ -31,6 +31,13 @@ pub mod vars {
     pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
     /// Where other clients keep user config (`~/.config` when unset).
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    /// mcpenv's lock files live in `$XDG_STATE_HOME/mcpenv` (default
+    /// `~/.local/state/mcpenv`; read through the `directories` crate).
+    pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+    /// When that cannot be created or written, lock files go to
+    /// `$TMPDIR/mcpenv-<uid>` (default `/tmp`; read through
+    /// `std::env::temp_dir`).
+    pub const TMPDIR: &str = "TMPDIR";
     /// Every variable is also read as a possible value of a `${VAR}`
     /// placeholder: `extract` never gives a secret a name that already
     /// holds a different value in the environment.
@@ -179,10 +186,10 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
             .map(PathBuf::from)
     };
     let dirs = directories::ProjectDirs::from("", "", "mcpenv");
-    let state_dir = dirs
-        .as_ref()
-        .map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf())
-        .unwrap_or_else(|| std::env::temp_dir().join("mcpenv"));
+    let (state_dir, state_note) = state_dir(dirs.as_ref());
+    if let Some(note) = state_note.filter(|_| !cli.quiet && may_write(&cli.command)) {
+        let _ = crate::cli::render::warning(&mut anstream::stderr().lock(), &note);
+    }
     let user_templates = dirs
         .as_ref()
         .map(|dirs| dirs.config_dir().join("templates"));
@@ -216,6 +223,62 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
         user_templates,
         shield,
     })
+}
+
+/// mcpenv's state directory (its lock files): `$XDG_STATE_HOME/mcpenv`
+/// (`~/.local/state/mcpenv`) when it can be created and written. When it
+/// cannot (a read-only HOME, a file in the way), a private per-user directory
+/// in the temporary directory (`$TMPDIR/mcpenv-<uid>`, mode 0700, owned by
+/// this user, not a symlink), so that writing a project's `.mcp.json` never
+/// depends on a writable HOME; with the note that says so. Nothing is created
+/// in the preferred place here: it is only checked.
+fn state_dir(dirs: Option<&directories::ProjectDirs>) -> (PathBuf, Option<String>) {
+    let preferred = dirs.map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf());
+    let reason = match &preferred {
+        Some(dir) => match crate::fsx::check_writable_dir(&dir.join("locks")) {
+            Ok(()) => return (dir.clone(), None),
+            Err(error) => error.to_string(),
+        },
+        None => "there is no home directory".to_string(),
+    };
+    let fallback = std::env::temp_dir().join(format!("mcpenv-{}", nix::unistd::geteuid().as_raw()));
+    let shown = preferred.as_ref().map_or_else(
+        || "mcpenv's state directory".to_string(),
+        |dir| format!("mcpenv's state directory `{}`", dir.display()),
+    );
+    match crate::fsx::private_dir(&fallback) {
+        Ok(()) => (
+            fallback.clone(),
+            Some(format!(
+                "{shown} cannot be used ({reason}); lock files go to `{}` instead",
+                fallback.display()
+            )),
+        ),
+        // Neither: keep the preferred one, whose lock error names the path.
+        Err(error) => (
+            preferred.unwrap_or(fallback),
+            Some(format!(
+                "{shown} cannot be used ({reason}), nor can the fallback ({error})"
+            )),
+        ),
+    }
+}
+
+/// Whether `command` may take a lock (write a file), so that a fallback of
+/// the state directory is worth a note.
+fn may_write(command: &crate::cli::args::Command) -> bool {
+    use crate::cli::args::Command;
+    matches!(
+        command,
+        Command::Add(_)
+            | Command::AddJson(_)
+            | Command::Remove(_)
+            | Command::Extract(_)
+            | Command::Share(_)
+            | Command::Onboard(_)
+            | Command::Import(_)
+            | Command::Export(_)
+    )
 }
 
 /// The colour choice for `--color`; `auto` lets anstream apply NO_COLOR,

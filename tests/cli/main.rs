@@ -10,6 +10,7 @@ mod extract;
 mod files;
 mod get;
 mod harness;
+mod hostile_files;
 mod layout;
 mod list;
 mod no_leak;

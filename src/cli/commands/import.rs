@@ -104,10 +104,12 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
                 })?
         }
     };
-    let text = std::fs::read_to_string(&file).map_err(|error| {
-        CliError::failure_from(format!("cannot read `{}`", file.display()), error)
-            .with_hint("check the path, or name the file with `--file PATH`")
-    })?;
+    let text = crate::fsx::read_if_exists(&file)
+        .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+        .map_err(|error| {
+            CliError::failure_from(format!("cannot read `{}`", file.display()), error)
+                .with_hint("check the path, or name the file with `--file PATH`")
+        })?;
     let value = clients::parse(&file, &text).map_err(|error| {
         CliError::failure(format!(
             "failed to parse `{}:{}:{}`: {}",

@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
         // `-C DIR` acts as if started in DIR, for the command too.
         command.current_dir(&ctx.locations.working_dir);
     }
-    let mut set: Vec<String> = Vec::new();
+    let mut set: std::collections::HashSet<String> = std::collections::HashSet::new();
     for file in &files {
         let loaded = match dotenv::read(file) {
             Ok(loaded) => loaded,
@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
                 continue;
             }
             command.env(name, value);
-            set.push(name.clone());
+            set.insert(name.clone());
         }
     }
     // Only returns on failure.

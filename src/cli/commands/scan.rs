@@ -250,19 +250,29 @@ fn scan_files(shield: &Shield, sources: &[Source]) -> Vec<FileResult> {
         .min(sources.len().max(1));
     let chunk = sources.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
+        // Values nested deep need the stack the main thread has too.
         let handles: Vec<_> = sources
             .chunks(chunk)
             .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|source| scan_file(shield, source))
-                        .collect::<Vec<_>>()
-                })
+                let thread = std::thread::Builder::new()
+                    .stack_size(crate::document::STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        part.iter()
+                            .map(|source| scan_file(shield, source))
+                            .collect::<Vec<_>>()
+                    });
+                (part, thread)
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
+            .flat_map(|(part, handle)| match handle {
+                Ok(handle) => handle.join().unwrap_or_default(),
+                Err(_) => part
+                    .iter()
+                    .map(|source| scan_file(shield, source))
+                    .collect(),
+            })
             .collect()
     })
 }
@@ -278,7 +288,9 @@ fn scan_file(shield: &Shield, source: &Source) -> FileResult {
             }],
         )
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsx::read_if_exists(path)
+        .and_then(|text| text.ok_or_else(|| io::ErrorKind::NotFound.into()))
+    {
         Ok(text) => text,
         Err(error) => return problem(format!("cannot be read: {error}")),
     };
