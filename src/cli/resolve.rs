@@ -77,8 +77,17 @@ impl Ctx {
 
     /// The project's `.env` files, settings `env` and the environment, with
     /// their secrets learned by the shield.
-    pub fn env_sources(&self) -> Result<EnvSources, DotEnvError> {
-        let sources = EnvSources::load(&self.locations, self.process_env.clone())?;
+    pub fn env_sources(&self) -> Result<EnvSources, CliError> {
+        let sources = EnvSources::load(&self.locations, self.process_env.clone()).map_err(|error| {
+            let hint = match &error {
+                DotEnvError::NotRegular { .. } => {
+                    "replace it with a regular file (or remove it); mcpenv never opens a FIFO, socket or device"
+                }
+                DotEnvError::Read { .. } => "check the file's permissions",
+                DotEnvError::NotUtf8 { .. } => "save the file as UTF-8 text",
+            };
+            CliError::failure_from("cannot read the project's `.env` files", error).with_hint(hint)
+        })?;
         self.shield.learn_sources(&sources);
         Ok(sources)
     }

@@ -192,10 +192,7 @@ fn source(source: Option<&str>) -> &str {
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
     let inventory = ctx.inventory()?;
-    let sources = ctx.env_sources().map_err(|error| {
-        CliError::failure_from("cannot read the project's `.env` files", error)
-            .with_hint("check their permissions")
-    })?;
+    let sources = ctx.env_sources()?;
     let report = check::check(
         &ctx.locations,
         &inventory,

@@ -77,9 +77,7 @@ fn fish_quote(value: &str) -> String {
 /// Runs `mcpenv env`; returns the report and whether to print it as JSON.
 pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
     let inventory = ctx.inventory()?;
-    let sources = ctx
-        .env_sources()
-        .map_err(|error| CliError::failure_from("cannot read the project's `.env` files", error))?;
+    let sources = ctx.env_sources()?;
     let report = check::check(
         &ctx.locations,
         &inventory,

@@ -43,10 +43,7 @@ struct Step<'a> {
 /// Runs `mcpenv onboard`.
 pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
     let inventory = ctx.inventory()?;
-    let sources = ctx.env_sources().map_err(|error| {
-        CliError::failure_from("cannot read the project's `.env` files", error)
-            .with_hint("check their permissions")
-    })?;
+    let sources = ctx.env_sources()?;
     let found = check::check(
         &ctx.locations,
         &inventory,

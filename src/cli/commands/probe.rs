@@ -51,10 +51,7 @@ struct ServerInfo<'a> {
 /// Runs `mcpenv probe`; returns whether anything failed.
 pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let inventory = ctx.inventory()?;
-    let sources = ctx.env_sources().map_err(|error| {
-        CliError::failure_from("cannot read the project's `.env` files", error)
-            .with_hint("check their permissions")
-    })?;
+    let sources = ctx.env_sources()?;
     let targets = select(ctx, args, &inventory, &sources)?;
     if inventory.names().is_empty() && !args.json {
         if !ctx.quiet {
