@@ -174,9 +174,9 @@ impl Decisions {
 }
 
 fn read_settings(path: &Path) -> Result<Option<Value>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::fsx::read_if_exists(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(None),
         Err(error) => return Err(format!("cannot be read: {error}")),
     };
     if text.trim().is_empty() {

@@ -98,7 +98,7 @@ impl EnvSources {
 }
 
 fn settings_env(path: &Path) -> Option<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::fsx::read_if_exists(path).ok()??;
     let value: serde_json::Value =
         serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
     let env = value.get("env")?.as_object()?;
@@ -514,8 +514,8 @@ fn file_findings(
     let env_path = &sources.dotenv.path;
     if sources.dotenv.text.is_some() {
         let ignored = envfiles::git_ignores(&root, env_path).unwrap_or_else(|| {
-            std::fs::read_to_string(root.join(".gitignore"))
-                .is_ok_and(|text| dotenv::ignores_dotenv(&text))
+            crate::fsx::read_if_exists(&root.join(".gitignore"))
+                .is_ok_and(|text| text.is_some_and(|text| dotenv::ignores_dotenv(&text)))
         });
         if !ignored && locations.git_root.is_some() {
             findings.push(Finding {

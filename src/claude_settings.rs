@@ -90,7 +90,7 @@ pub fn gate(locations: &Locations) -> Option<Gate> {
 /// The `env` map of the settings file at `path` (string values only);
 /// empty when the file is missing or unreadable.
 pub fn read_env(path: &Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(Some(text)) = fsx::read_if_exists(path) else {
         return Vec::new();
     };
     let Ok(value) = serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')) else {
@@ -238,10 +238,7 @@ fn edit(
             path: path_buf,
             source,
         },
-        TextEditError::Locked(waited) => ConfigError::LockTimeout {
-            path: path_buf,
-            seconds: waited.as_secs(),
-        },
+        TextEditError::Locked(source) => ConfigError::lock(&path_buf, source),
         TextEditError::Contended => ConfigError::Contended { path: path_buf },
         TextEditError::Change(error) => error,
     })

@@ -21,7 +21,6 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
-use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::ser::{PrettyFormatter, Serializer};
 
@@ -168,11 +167,23 @@ impl JsonDocument {
         decode_string(&self.text[member.key_span.clone()])
     }
 
-    /// The value at `span` as a tree (meant for small subtrees: one entry).
+    /// The value at `span` as a tree (meant for small subtrees: one entry);
+    /// `Null` when it is nested deeper than [`MAX_DEPTH`] (use
+    /// [`JsonDocument::try_value_at`] to tell).
     pub fn value_at(&self, span: &Range<usize>) -> Value {
-        // The span was validated with the whole document, so parsing it again
-        // cannot fail; `Null` keeps this total all the same.
-        serde_json::from_str(&self.text[span.clone()]).unwrap_or(Value::Null)
+        self.try_value_at(span).unwrap_or(Value::Null)
+    }
+
+    /// The value at `span` as a tree, numbers as written; an error only
+    /// when it is nested deeper than [`MAX_DEPTH`].
+    pub fn try_value_at(&self, span: &Range<usize>) -> Result<Value, TooDeep> {
+        // The span was validated with the whole document, so only the depth
+        // can stop it; `Null` for any other failure keeps this total.
+        match parse_value(&self.text[span.clone()]) {
+            Ok(value) => Ok(value),
+            Err(ValueError::TooDeep(error)) => Err(error),
+            Err(ValueError::Syntax(_)) => Ok(Value::Null),
+        }
     }
 
     /// The raw text of the value at `span`.
@@ -551,17 +562,88 @@ fn nest(
     nested
 }
 
+/// Checks that `text` is strict JSON. serde_json skips a `RawValue` with a
+/// loop, not recursion, so any depth is checked without using the stack.
 fn validate(text: &str) -> Result<(), SyntaxError> {
-    serde_json::from_str::<IgnoredAny>(text)
+    serde_json::from_str::<&serde_json::value::RawValue>(text)
         .map(|_| ())
         .map_err(|error| syntax_error(text, error))
 }
 
+/// The deepest nesting of arrays and objects mcpenv reads into a tree.
+/// Claude Code (V8's `JSON.parse`) reads deeper; past this, the tree's own
+/// recursive code (drop, clone, printing) would need more stack than the
+/// [`STACK_BYTES`] mcpenv's threads get, so mcpenv fails with an error.
+pub const MAX_DEPTH: usize = 20_000;
+
+/// Stack for threads that handle values up to [`MAX_DEPTH`] deep: about
+/// 2.5 KiB a level in an unoptimised build, so 20,000 levels fit five times
+/// over. Only the pages used are ever committed.
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// A value is nested deeper than [`MAX_DEPTH`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("nested more than {} levels deep", MAX_DEPTH)]
+pub struct TooDeep;
+
+/// Why [`parse_value`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// Nested deeper than mcpenv reads.
+    #[error(transparent)]
+    TooDeep(TooDeep),
+    /// Not JSON.
+    #[error(transparent)]
+    Syntax(#[from] serde_json::Error),
+}
+
+/// How deep arrays and objects nest in `text` (any text: brackets inside
+/// strings do not count), stopping early once past [`MAX_DEPTH`].
+pub fn nesting_depth(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0usize);
+    while let Some(found) = memchr::memchr3(b'"', b'[', b'{', &bytes[at..]).map(|found| at + found)
+    {
+        // Closing brackets between here and the next opener.
+        depth = depth.saturating_sub(memchr::memchr2_iter(b']', b'}', &bytes[at..found]).count());
+        if bytes[found] == b'"' {
+            at = scan::skip_string(bytes, found).max(found + 1);
+            continue;
+        }
+        depth += 1;
+        deepest = deepest.max(depth);
+        if deepest > MAX_DEPTH {
+            break;
+        }
+        at = found + 1;
+    }
+    deepest
+}
+
+/// Parses `text` as one JSON value, however deep up to [`MAX_DEPTH`]
+/// (serde_json alone stops at 128), numbers kept as written. Deeper is
+/// [`ValueError::TooDeep`], found before anything is built. The value must be
+/// handled on a thread with [`STACK_BYTES`] of stack.
+pub fn parse_value(text: &str) -> Result<Value, ValueError> {
+    if nesting_depth(text) > MAX_DEPTH {
+        return Err(ValueError::TooDeep(TooDeep));
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    deserializer.disable_recursion_limit();
+    let value = serde::Deserialize::deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
 /// The error to show for `text`, which failed to parse with `error`.
 /// Skipping parsers give terse messages ("key must be a string" for a
-/// trailing comma); on the error path, a full parse gives a better one.
+/// trailing comma); on the error path, a full parse gives a better one,
+/// unless it only stopped at serde_json's nesting limit.
 fn syntax_error(text: &str, error: serde_json::Error) -> SyntaxError {
-    let error = serde_json::from_str::<Value>(text).err().unwrap_or(error);
+    let error = serde_json::from_str::<Value>(text)
+        .err()
+        .filter(|full| !full.to_string().starts_with("recursion limit exceeded"))
+        .unwrap_or(error);
     let message = error.to_string();
     let message = match message.rfind(" at line ") {
         Some(cut) => message[..cut].to_string(),
@@ -746,9 +828,24 @@ mod spans {
             formatter.write_str("a JSON object")
         }
 
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            self.collect(None, map)
+        }
+    }
+
+    impl Members<'_> {
+        /// The slots of the members of `map`, whose first key may have been
+        /// read already.
+        fn collect<'de, A: MapAccess<'de>>(
+            self,
+            mut first: Option<String>,
+            mut map: A,
+        ) -> Result<Vec<Slot>, A::Error> {
             let mut slots = Vec::new();
-            while let Some(key) = map.next_key::<String>()? {
+            while let Some(key) = match first.take() {
+                Some(key) => Some(key),
+                None => map.next_key::<String>()?,
+            } {
                 if self.expand.contains(&key.as_str()) {
                     slots.push(map.next_value_seed(Expanded {
                         origin: self.origin,
@@ -765,6 +862,9 @@ mod spans {
     struct Expanded {
         origin: usize,
     }
+
+    /// The key serde_json (with `arbitrary_precision`) wraps numbers in.
+    const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
     impl<'de> DeserializeSeed<'de> for Expanded {
         type Value = Slot;
@@ -784,16 +884,27 @@ mod spans {
             formatter.write_str("any JSON value")
         }
 
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let Some(key) = map.next_key::<String>()? else {
+                return Ok(Slot::Object(Vec::new()));
+            };
+            if key == NUMBER_TOKEN {
+                // serde_json's `arbitrary_precision` hands a number to
+                // `deserialize_any` as a map with this one key. (An object
+                // really keyed so is merely not expanded: read lazily.)
+                map.next_value::<IgnoredAny>()?;
+                return Ok(Slot::Other);
+            }
             let members = Members {
                 origin: self.origin,
                 expand: &[],
             };
-            members.visit_map(map).map(Slot::Object)
+            members.collect(Some(key), map).map(Slot::Object)
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            // Raw values are skipped without recursion, at any depth.
+            while seq.next_element::<&'de RawValue>()?.is_some() {}
             Ok(Slot::Other)
         }
 

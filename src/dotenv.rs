@@ -20,6 +20,15 @@ use crate::placeholder::is_variable_name;
 /// Reading a `.env` file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DotEnvError {
+    /// Something other than a regular file is there (a FIFO, a directory);
+    /// it was never opened.
+    #[error("`{}` is {kind}, not a regular file", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead.
+        kind: crate::fsx::FileKind,
+    },
     /// The file exists but could not be read.
     #[error("failed to read `{}`", path.display())]
     Read {
@@ -115,10 +124,14 @@ impl DotEnv {
 
 /// Reads and parses the `.env` file at `path`; a missing file is an empty
 /// [`DotEnv`] whose `text` is `None`.
+///
+/// Only a regular file is read: a FIFO, socket, device or directory there is
+/// [`DotEnvError::NotRegular`], and is never opened for a read that could
+/// block.
 pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {
+    let bytes = match crate::fsx::read_regular(path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
             return Ok(DotEnv {
                 path: path.to_owned(),
                 text: None,
@@ -127,9 +140,15 @@ pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
             });
         }
         Err(source) => {
-            return Err(DotEnvError::Read {
-                path: path.to_owned(),
-                source,
+            return Err(match crate::fsx::NotRegularFile::in_io(&source) {
+                Some(not_regular) => DotEnvError::NotRegular {
+                    path: path.to_owned(),
+                    kind: not_regular.kind,
+                },
+                None => DotEnvError::Read {
+                    path: path.to_owned(),
+                    source,
+                },
             });
         }
     };
@@ -180,6 +199,10 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
     };
     let mut pairs = Vec::new();
     let mut problems = Vec::new();
+    // Newlines counted so far, up to `counted`: each byte is counted once,
+    // however many lines fail (counting from the start for each problem made
+    // a file of bad lines quadratic).
+    let (mut counted, mut newlines) = (0, 0);
     for item in dotenvy::from_read_iter(feed) {
         let error = match item {
             Ok(pair) => {
@@ -188,7 +211,13 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
             }
             Err(error) => error,
         };
-        let last_line = line_count(&body[..delivered.get()]).max(1);
+        let end = delivered.get();
+        newlines += memchr::memchr_iter(b'\n', &body.as_bytes()[counted..end]).count();
+        counted = end;
+        // As `line_count(&body[..end])`: a last line without its newline
+        // counts too.
+        let partial = usize::from(end > 0 && body.as_bytes()[end - 1] != b'\n');
+        let last_line = (newlines + partial).max(1);
         let (line, message) = match &error {
             // The error carries the entry (or its value part), which spans as
             // many lines as the entry; dotenvy has just read its last line.
@@ -196,10 +225,15 @@ fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
                 let line = (last_line + 1)
                     .saturating_sub(line_count(entry).max(1))
                     .max(1);
-                let message = shapes.iter().find(|shape| shape.line == line).map_or_else(
-                    || "dotenvy cannot parse this line".to_owned(),
-                    |shape| describe_problem(body, shape),
-                );
+                // `shapes` is in line order: a binary search, not a scan.
+                let message = shapes
+                    .binary_search_by_key(&line, |shape| shape.line)
+                    .ok()
+                    .map(|index| &shapes[index])
+                    .map_or_else(
+                        || "dotenvy cannot parse this line".to_owned(),
+                        |shape| describe_problem(body, shape),
+                    );
                 (line, message)
             }
             other => (last_line, other.to_string()),
@@ -994,7 +1028,16 @@ mod tests {
         let error = read(dir.path()).unwrap_err();
         assert_eq!(
             error.to_string(),
-            format!("failed to read `{}`", dir.path().display())
+            format!(
+                "`{}` is a directory, not a regular file",
+                dir.path().display()
+            )
+        );
+        let fifo = dir.path().join("fifo.env");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        assert_eq!(
+            read(&fifo).unwrap_err().to_string(),
+            format!("`{}` is a FIFO, not a regular file", fifo.display())
         );
 
         std::fs::write(&path, b"A=\xff\n").unwrap();

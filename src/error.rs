@@ -3,8 +3,9 @@
 //! codes and hints.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::fsx::{FileKind, LockError, NotRegularFile};
 use crate::scope::Scope;
 
 /// The working directory could not be used.
@@ -39,6 +40,45 @@ pub enum ConfigError {
         #[source]
         source: io::Error,
     },
+    /// Something other than a regular file is where the file should be
+    /// (a FIFO, socket, device or directory); it was never opened.
+    #[error("`{}` is {kind}, not a regular file", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead.
+        kind: FileKind,
+    },
+    /// The file holds nothing but whitespace: not JSON, and possibly a file
+    /// truncated by accident, so mcpenv does not write over it.
+    #[error("`{}` is empty", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+        /// Whether Claude Code refuses it too (`~/.claude.json`), rather
+        /// than reading it as `{}` (`.mcp.json`).
+        claude_refuses: bool,
+    },
+    /// A value is nested deeper than mcpenv reads.
+    #[error("`{}` is nested more than {limit} levels deep at `{pointer}`", path.display())]
+    TooDeep {
+        /// The file.
+        path: PathBuf,
+        /// JSON pointer of the value that holds the deep nesting.
+        pointer: String,
+        /// The deepest nesting mcpenv reads.
+        limit: usize,
+    },
+    /// A project file is larger than Claude Code reads.
+    #[error("`{}` is {size} bytes, larger than the {limit} bytes Claude Code reads", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size, or the size it would have after the edit.
+        size: u64,
+        /// Claude Code's limit.
+        limit: u64,
+    },
     /// The file is not valid JSON.
     #[error("failed to parse `{}:{line}:{column}`: {message}", path.display())]
     Syntax {
@@ -68,6 +108,16 @@ pub enum ConfigError {
         #[source]
         source: io::Error,
     },
+    /// A lock guarding the edit could not be taken: not created, or held
+    /// too long by another program; the source names the lock.
+    #[error("cannot lock `{}` for editing", path.display())]
+    Lock {
+        /// The file being edited.
+        path: PathBuf,
+        /// Which lock, and why.
+        #[source]
+        source: LockError,
+    },
     /// Another process held the lock for too long.
     #[error("timed out after {seconds} s waiting for the lock on `{}`", path.display())]
     LockTimeout {
@@ -82,17 +132,6 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
     },
-    /// A `.mcp.json` that Claude Code would skip for its size.
-    #[error("{}", too_large(path, *size, *after_edit))]
-    TooLarge {
-        /// The file.
-        path: PathBuf,
-        /// Its size in bytes, or the size the edit would give it.
-        size: u64,
-        /// Whether the file is small enough now and only the edit would
-        /// make it too large.
-        after_edit: bool,
-    },
     /// Right after the write, the file no longer held the edit: another
     /// program replaced it with a copy made before it.
     #[error("`{}` was replaced by another program right after mcpenv wrote it, and mcpenv's change is not in it", path.display())]
@@ -100,21 +139,6 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
     },
-}
-
-fn too_large(path: &std::path::Path, size: u64, after_edit: bool) -> String {
-    let limit = crate::locate::MAX_PROJECT_FILE_BYTES;
-    if after_edit {
-        format!(
-            "the edit would make `{}` {size} bytes, more than the {limit} bytes (2 MiB) Claude Code reads; nothing was written",
-            path.display()
-        )
-    } else {
-        format!(
-            "`{}` is {size} bytes, more than the {limit} bytes (2 MiB) Claude Code reads: Claude Code skips it, so mcpenv does not write to it",
-            path.display()
-        )
-    }
 }
 
 impl ConfigError {
@@ -126,16 +150,43 @@ impl ConfigError {
         }
     }
 
+    /// Reading `path` failed with `source`: a non-regular file gets its own
+    /// variant, which says what is there.
+    pub fn read(path: &Path, source: io::Error) -> Self {
+        match NotRegularFile::in_io(&source) {
+            Some(not_regular) => Self::NotRegular {
+                path: path.to_path_buf(),
+                kind: not_regular.kind,
+            },
+            None => Self::Read {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+
+    /// Taking a lock to edit `path` failed.
+    pub fn lock(path: &Path, source: LockError) -> Self {
+        Self::Lock {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     /// The file the error is about.
     pub fn path(&self) -> &PathBuf {
         match self {
-            Self::Read { path, .. }
+            Self::NotRegular { path, .. }
+            | Self::Empty { path, .. }
+            | Self::TooDeep { path, .. }
+            | Self::TooLarge { path, .. }
+            | Self::Lock { path, .. }
+            | Self::Read { path, .. }
             | Self::Syntax { path, .. }
             | Self::Shape { path, .. }
             | Self::Write { path, .. }
             | Self::LockTimeout { path, .. }
             | Self::Contended { path }
-            | Self::TooLarge { path, .. }
             | Self::Overwritten { path } => path,
         }
     }

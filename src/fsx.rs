@@ -1,9 +1,11 @@
-//! File primitives that keep users' files safe: atomic replacement through
-//! symlinks with the original mode, and the locks that serialise editors.
+//! File primitives that keep users' files safe: reading only regular files,
+//! atomic replacement through symlinks with the original mode, and the locks
+//! that serialise editors.
 
+use std::fmt;
 use std::fs::{self, File, OpenOptions, Permissions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
@@ -37,23 +39,157 @@ pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
-/// Reads a file, `None` when it does not exist.
-pub fn read_if_exists(path: &Path) -> io::Result<Option<String>> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error)),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(error),
+/// What a path holds, when that is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A directory.
+    Directory,
+    /// A named pipe: reading it blocks until a writer comes.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// A block device.
+    BlockDevice,
+    /// A character device (`/dev/null`, a terminal).
+    CharDevice,
+    /// A symbolic link (seen only where links are not followed).
+    Symlink,
+    /// Anything else the platform has.
+    Other,
+}
+
+impl FileKind {
+    /// The kind of `metadata`; `None` for a regular file.
+    pub fn of(metadata: &fs::Metadata) -> Option<Self> {
+        let kind = metadata.file_type();
+        Some(if kind.is_file() {
+            return None;
+        } else if kind.is_dir() {
+            Self::Directory
+        } else if kind.is_fifo() {
+            Self::Fifo
+        } else if kind.is_socket() {
+            Self::Socket
+        } else if kind.is_block_device() {
+            Self::BlockDevice
+        } else if kind.is_char_device() {
+            Self::CharDevice
+        } else if kind.is_symlink() {
+            Self::Symlink
+        } else {
+            Self::Other
+        })
     }
 }
 
-/// Whether the file at `path` still holds exactly `expected` (`None`: does
-/// not exist), compared in chunks so a large file is not held twice.
-pub fn unchanged(path: &Path, expected: Option<&str>) -> io::Result<bool> {
-    let mut file = match File::open(path) {
+impl fmt::Display for FileKind {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Self::Directory => "a directory",
+            Self::Fifo => "a FIFO",
+            Self::Socket => "a socket",
+            Self::BlockDevice => "a block device",
+            Self::CharDevice => "a character device",
+            Self::Symlink => "a symbolic link",
+            Self::Other => "a special file",
+        })
+    }
+}
+
+/// A path where a file is read holds something else.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{}` is {kind}, not a regular file", path.display())]
+pub struct NotRegularFile {
+    /// The path.
+    pub path: PathBuf,
+    /// What it is instead.
+    pub kind: FileKind,
+}
+
+impl NotRegularFile {
+    /// The [`NotRegularFile`] inside `error`, if that is what it is.
+    pub fn in_io(error: &io::Error) -> Option<&Self> {
+        error.get_ref().and_then(|inner| inner.downcast_ref())
+    }
+
+    fn into_io(self) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidInput, self)
+    }
+}
+
+fn check_regular(path: &Path, metadata: &fs::Metadata) -> io::Result<()> {
+    match FileKind::of(metadata) {
+        None => Ok(()),
+        Some(kind) => Err(NotRegularFile {
+            path: path.to_path_buf(),
+            kind,
+        }
+        .into_io()),
+    }
+}
+
+/// Opens `path` for reading only if it is a regular file (symlinks
+/// followed); `None` when it does not exist. A FIFO, socket, device or
+/// directory is an error ([`NotRegularFile`] inside the `io::Error`) and is
+/// never opened for a read that could block.
+///
+/// The path is checked twice: `stat` before opening, so a device is never
+/// even opened, and `fstat` of what was opened, in case the path was swapped
+/// in between. The open itself uses `O_NONBLOCK`, so a FIFO swapped in
+/// during that window does not block the open; on a regular file the flag
+/// changes nothing (Linux ignores it for regular files), so it is not
+/// cleared.
+pub fn open_regular(path: &Path) -> io::Result<Option<File>> {
+    match fs::metadata(path) {
+        Ok(metadata) => check_regular(path, &metadata)?,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    }
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+    {
         Ok(file) => file,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(expected.is_none()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    check_regular(path, &file.metadata()?)?;
+    Ok(Some(file))
+}
+
+/// Reads the regular file at `path` whole; `None` when it does not exist.
+/// See [`open_regular`] for what is refused.
+pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let Some(mut file) = open_regular(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |metadata| {
+        usize::try_from(metadata.len()).unwrap_or_default()
+    }));
+    file.read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
+
+/// Reads a UTF-8 text file, `None` when it does not exist; only regular
+/// files are read (see [`open_regular`]).
+pub fn read_if_exists(path: &Path) -> io::Result<Option<String>> {
+    read_regular(path)?
+        .map(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+        })
+        .transpose()
+}
+
+/// Whether the file at `path` still holds exactly `expected` (`None`: does
+/// not exist), compared in chunks so a large file is not held twice. Anything
+/// but a regular file there now counts as a change.
+pub fn unchanged(path: &Path, expected: Option<&str>) -> io::Result<bool> {
+    let mut file = match open_regular(path) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Ok(expected.is_none()),
+        Err(error) if NotRegularFile::in_io(&error).is_some() => return Ok(false),
         Err(error) => return Err(error),
     };
     let Some(expected) = expected else {
@@ -145,10 +281,11 @@ pub const EDIT_ATTEMPTS: usize = 5;
 pub enum TextEditError<E> {
     /// Reading the file failed.
     Read(io::Error),
-    /// Writing it failed; the file is as it was.
+    /// Writing it failed (or mcpenv's lock file could not be created, which
+    /// the error names); the file is as it was.
     Write(io::Error),
     /// Another mcpenv held the lock for longer than [`LOCK_TIMEOUT`].
-    Locked(Duration),
+    Locked(LockError),
     /// Another program kept rewriting the file.
     Contended,
     /// The change itself failed.
@@ -167,8 +304,8 @@ pub fn edit_text<E>(
     let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
     let _lock =
         EditLock::acquire(state_dir, &resolved, LOCK_TIMEOUT).map_err(|error| match error {
-            LockError::Io(source) => TextEditError::Write(source),
-            LockError::TimedOut(waited) => TextEditError::Locked(waited),
+            LockError::Io { .. } => TextEditError::Write(io::Error::other(error)),
+            busy => TextEditError::Locked(busy),
         })?;
     for _ in 0..EDIT_ATTEMPTS {
         let old = read_if_exists(&resolved).map_err(TextEditError::Read)?;
@@ -192,49 +329,140 @@ pub fn edit_text<E>(
 /// How long to wait for another mcpenv editing the same file.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Pauses between attempts to take a lock: short at first, then longer, so
+/// waiting never spins.
+struct Backoff(Duration);
+
+impl Backoff {
+    fn new() -> Self {
+        Self(Duration::from_millis(2))
+    }
+
+    fn pause(&mut self) {
+        thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Taking a lock failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The lock could not be created or examined.
+    #[error("cannot create the lock `{}`", path.display())]
+    Io {
+        /// The lock file or directory (or the directory meant to hold it).
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// Another mcpenv held mcpenv's lock for longer than the timeout.
+    #[error("mcpenv's lock `{}` is still held after {} s, by {}", lock.display(), waited.as_secs(), holder.map_or_else(|| "another mcpenv".to_string(), |pid| format!("mcpenv process {pid}")))]
+    Edit {
+        /// The lock file.
+        lock: PathBuf,
+        /// How long mcpenv waited.
+        waited: Duration,
+        /// The process id the holder wrote into it, if it could be read.
+        holder: Option<u32>,
+    },
+    /// Claude Code's lock stayed fresh (kept being renewed) for longer than
+    /// the timeout.
+    #[error("Claude Code's lock `{}` is still held after {} s ({kind}, {})", lock.display(), waited.as_secs(), describe_age(*age))]
+    Claude {
+        /// The lock (normally a directory).
+        lock: PathBuf,
+        /// What the lock is.
+        kind: LockKind,
+        /// How long mcpenv waited.
+        waited: Duration,
+        /// How long ago it was last modified; `None` when in the future.
+        age: Option<Duration>,
+    },
+}
+
+fn describe_age(age: Option<Duration>) -> String {
+    match age {
+        Some(age) => format!("last modified {} s ago", age.as_secs()),
+        None => "modified in the future: a clock is wrong".to_string(),
+    }
+}
+
+impl LockError {
+    /// The lock file or directory the error is about.
+    pub fn lock_path(&self) -> &Path {
+        match self {
+            Self::Io { path, .. } => path,
+            Self::Edit { lock, .. } | Self::Claude { lock, .. } => lock,
+        }
+    }
+}
+
 /// An exclusive lock on a file in mcpenv's state directory, keyed by the
-/// path of the file being edited; the target itself is never locked.
+/// path of the file being edited; the target itself is never locked. The
+/// holder's process id is written into the file, for the error of whoever
+/// waits too long. The operating system releases the lock when its holder
+/// dies, so it can never be stale.
 #[derive(Debug)]
 pub struct EditLock {
     _file: File,
 }
 
-/// Taking a lock failed.
-#[derive(Debug)]
-pub enum LockError {
-    /// The lock file could not be created.
-    Io(io::Error),
-    /// Another process held it for longer than the timeout.
-    TimedOut(Duration),
-}
-
 impl EditLock {
-    /// Waits for the lock guarding edits of `target`.
+    /// Waits (sleeping between attempts) up to `timeout` for the lock
+    /// guarding edits of `target`.
     pub fn acquire(state_dir: &Path, target: &Path, timeout: Duration) -> Result<Self, LockError> {
         let directory = state_dir.join("locks");
-        fs::create_dir_all(&directory).map_err(LockError::Io)?;
+        fs::create_dir_all(&directory).map_err(|source| LockError::Io {
+            path: directory.clone(),
+            source,
+        })?;
         let digest = Sha256::digest(target.as_os_str().as_encoded_bytes());
         let name: String = digest[..12]
             .iter()
             .map(|byte| format!("{byte:02x}"))
             .collect();
-        let file = OpenOptions::new()
+        let path = directory.join(format!("{name}.lock"));
+        let io_error = |source| LockError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
-            .open(directory.join(format!("{name}.lock")))
-            .map_err(LockError::Io)?;
+            .custom_flags(nix::libc::O_NONBLOCK)
+            .open(&path)
+            .map_err(io_error)?;
+        check_regular(&path, &file.metadata().map_err(io_error)?).map_err(io_error)?;
         let started = Instant::now();
+        let mut backoff = Backoff::new();
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(Self { _file: file }),
+                Ok(()) => break,
                 Err(fs::TryLockError::WouldBlock) if started.elapsed() < timeout => {
-                    thread::sleep(Duration::from_millis(5));
+                    backoff.pause();
                 }
-                Err(fs::TryLockError::WouldBlock) => return Err(LockError::TimedOut(timeout)),
-                Err(fs::TryLockError::Error(error)) => return Err(LockError::Io(error)),
+                Err(fs::TryLockError::WouldBlock) => {
+                    let holder = read_if_exists(&path)
+                        .ok()
+                        .flatten()
+                        .and_then(|text| text.trim().parse().ok());
+                    return Err(LockError::Edit {
+                        lock: path,
+                        waited: timeout,
+                        holder,
+                    });
+                }
+                Err(fs::TryLockError::Error(error)) => return Err(io_error(error)),
             }
         }
+        // Informational only: the lock is the flock, not this text.
+        let _ = file
+            .set_len(0)
+            .and_then(|()| writeln!(file, "{}", std::process::id()));
+        Ok(Self { _file: file })
     }
 }
 
@@ -245,35 +473,173 @@ pub struct ClaudeLock {
     directory: PathBuf,
 }
 
-/// When proper-lockfile considers a lock abandoned.
+/// When proper-lockfile considers a lock abandoned: its holder renews the
+/// mtime every 5 s while it lives.
 pub const CLAUDE_LOCK_STALE: Duration = Duration::from_secs(10);
 
+/// How long mcpenv waits for a Claude Code lock that keeps being renewed.
+/// Longer than [`CLAUDE_LOCK_STALE`], so an abandoned lock is always taken
+/// over before this runs out.
+pub const CLAUDE_LOCK_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What sits at the path of Claude Code's lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockKind {
+    /// An empty directory, as proper-lockfile makes it.
+    EmptyDirectory,
+    /// A directory with something in it.
+    Directory,
+    /// Anything else: a file, a symlink, a FIFO.
+    File,
+}
+
+impl fmt::Display for LockKind {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Self::EmptyDirectory => "an empty directory",
+            Self::Directory => "a directory that is not empty",
+            Self::File => "not a directory",
+        })
+    }
+}
+
+/// What mcpenv saw at the lock's path: if it stays the same while mcpenv
+/// watches it for [`CLAUDE_LOCK_STALE`], nobody is renewing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    device: u64,
+    inode: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Seen {
+    fn of(metadata: &fs::Metadata) -> Self {
+        Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            modified: metadata.modified().ok(),
+        }
+    }
+}
+
 impl ClaudeLock {
-    /// Takes the lock for `target`, waiting while a live holder has it and
-    /// taking over a stale one.
-    pub fn acquire(target: &Path) -> io::Result<Self> {
+    /// Takes the lock for `target`, waiting (sleeping between attempts)
+    /// while a live holder renews it, up to [`CLAUDE_LOCK_TIMEOUT`].
+    pub fn acquire(target: &Path) -> Result<Self, LockError> {
+        Self::acquire_within(target, CLAUDE_LOCK_TIMEOUT)
+    }
+
+    /// [`ClaudeLock::acquire`] with another timeout.
+    ///
+    /// A lock is stale, and is taken over, when its mtime is more than
+    /// [`CLAUDE_LOCK_STALE`] old (proper-lockfile's rule), or when it has not
+    /// changed at all while mcpenv watched it for that long (which covers an
+    /// mtime in the future). Stale locks are taken over whatever they are:
+    /// an empty or non-empty directory, a file.
+    pub fn acquire_within(target: &Path, timeout: Duration) -> Result<Self, LockError> {
+        Self::acquire_with(target, timeout, CLAUDE_LOCK_STALE)
+    }
+
+    fn acquire_with(target: &Path, timeout: Duration, stale: Duration) -> Result<Self, LockError> {
         let mut directory = target.as_os_str().to_owned();
         directory.push(".lock");
         let directory = PathBuf::from(directory);
+        let io_error = |source| LockError::Io {
+            path: directory.clone(),
+            source,
+        };
+        let started = Instant::now();
+        let mut backoff = Backoff::new();
+        let mut watched: Option<(Seen, Instant)> = None;
         loop {
             match fs::create_dir(&directory) {
                 Ok(()) => return Ok(Self { directory }),
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-                    let age = fs::metadata(&directory)
-                        .and_then(|metadata| metadata.modified())
-                        .ok()
-                        .and_then(|modified| SystemTime::now().duration_since(modified).ok());
-                    match age {
-                        Some(age) if age > CLAUDE_LOCK_STALE => {
-                            // Abandoned by a process that died: take it over.
-                            let _ = fs::remove_dir(&directory);
-                        }
-                        _ => thread::sleep(Duration::from_millis(10)),
-                    }
-                }
-                Err(error) => return Err(error),
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(error) => return Err(io_error(error)),
             }
+            let metadata = match fs::symlink_metadata(&directory) {
+                Ok(metadata) => metadata,
+                // Released in between: try again.
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                    if started.elapsed() >= timeout {
+                        return Err(io_error(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "it kept appearing and disappearing",
+                        )));
+                    }
+                    backoff.pause();
+                    continue;
+                }
+                Err(error) => return Err(io_error(error)),
+            };
+            let seen = Seen::of(&metadata);
+            let now = Instant::now();
+            let since = match watched {
+                Some((before, since)) if before == seen => since,
+                _ => {
+                    watched = Some((seen, now));
+                    now
+                }
+            };
+            let age = seen
+                .modified
+                .and_then(|modified| SystemTime::now().duration_since(modified).ok());
+            if age.is_some_and(|age| age > stale) || now.duration_since(since) > stale {
+                take_over(&directory, &metadata, seen).map_err(io_error)?;
+                watched = None;
+            } else if started.elapsed() >= timeout {
+                return Err(LockError::Claude {
+                    kind: lock_kind(&directory, &metadata),
+                    lock: directory,
+                    waited: timeout,
+                    age,
+                });
+            }
+            backoff.pause();
         }
+    }
+}
+
+fn lock_kind(path: &Path, metadata: &fs::Metadata) -> LockKind {
+    if !metadata.is_dir() {
+        return LockKind::File;
+    }
+    match fs::read_dir(path).map(|mut entries| entries.next().is_none()) {
+        Ok(true) => LockKind::EmptyDirectory,
+        _ => LockKind::Directory,
+    }
+}
+
+/// Removes the stale lock at `path` that was `seen` so: first renamed aside
+/// (one atomic step, so nobody sees it half removed), then checked to be the
+/// very lock judged stale (else put back), then deleted with its contents.
+fn take_over(path: &Path, metadata: &fs::Metadata, seen: Seen) -> io::Result<()> {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(format!(
+        ".stale.{}.{}",
+        std::process::id(),
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos()
+    ));
+    let aside = PathBuf::from(aside);
+    match fs::rename(path, &aside) {
+        Ok(()) => {}
+        // Someone else removed it first.
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(error),
+    }
+    let moved = fs::symlink_metadata(&aside)?;
+    if (moved.dev(), moved.ino()) != (seen.device, seen.inode) {
+        // A new holder replaced it between the look and the rename.
+        let _ = fs::rename(&aside, path);
+        return Ok(());
+    }
+    if metadata.is_dir() {
+        fs::remove_dir_all(&aside)
+    } else {
+        fs::remove_file(&aside)
     }
 }
 
@@ -281,6 +647,113 @@ impl Drop for ClaudeLock {
     fn drop(&mut self) {
         let _ = fs::remove_dir(&self.directory);
     }
+}
+
+/// Why a directory cannot hold mcpenv's lock files.
+#[derive(Debug, thiserror::Error)]
+pub enum StateDirError {
+    /// A path on the way is not a directory.
+    #[error("`{}` is not a directory", path.display())]
+    NotADirectory {
+        /// That path.
+        path: PathBuf,
+    },
+    /// The nearest existing directory cannot be written.
+    #[error("`{}` is not writable", path.display())]
+    NotWritable {
+        /// That directory.
+        path: PathBuf,
+        /// What `access(2)` said.
+        #[source]
+        source: io::Error,
+    },
+    /// The fallback exists but is not a private directory of this user.
+    #[error("`{}` is not a private directory of yours ({detail})", path.display())]
+    NotPrivate {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong: owner, mode or a symlink.
+        detail: String,
+    },
+    /// Creating or examining it failed.
+    #[error("cannot create `{}`", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Whether `dir` (which may not exist yet) could be created and written,
+/// without creating anything: the nearest existing ancestor must be a
+/// directory this process may write to.
+pub fn check_writable_dir(dir: &Path) -> Result<(), StateDirError> {
+    let Some(existing) = dir
+        .ancestors()
+        .find(|ancestor| fs::symlink_metadata(ancestor).is_ok())
+    else {
+        return Ok(());
+    };
+    if !existing.is_dir() {
+        return Err(StateDirError::NotADirectory {
+            path: existing.to_path_buf(),
+        });
+    }
+    nix::unistd::access(
+        existing,
+        nix::unistd::AccessFlags::W_OK | nix::unistd::AccessFlags::X_OK,
+    )
+    .map_err(|errno| StateDirError::NotWritable {
+        path: existing.to_path_buf(),
+        source: io::Error::from(errno),
+    })
+}
+
+/// Makes sure `dir` is a directory of this user's that nobody else can use:
+/// created with mode 0700 if missing; if present, not a symlink, owned by
+/// this user, no permissions for group or others. For state kept in a
+/// shared place such as the temporary directory.
+pub fn private_dir(dir: &Path) -> Result<(), StateDirError> {
+    match fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(source) => {
+            return Err(StateDirError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    }
+    let metadata = fs::symlink_metadata(dir).map_err(|source| StateDirError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let not_private = |detail: String| StateDirError::NotPrivate {
+        path: dir.to_path_buf(),
+        detail,
+    };
+    if metadata.file_type().is_symlink() {
+        return Err(not_private("a symbolic link".to_string()));
+    }
+    if !metadata.is_dir() {
+        return Err(StateDirError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    let me = nix::unistd::geteuid().as_raw();
+    if metadata.uid() != me {
+        return Err(not_private(format!(
+            "owned by uid {}, you are {me}",
+            metadata.uid()
+        )));
+    }
+    let mode = metadata.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(not_private(format!("mode {mode:o}")));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -380,8 +853,150 @@ mod tests {
         let target = temp.path().join("target");
         let held = EditLock::acquire(temp.path(), &target, LOCK_TIMEOUT).unwrap();
         let waited = EditLock::acquire(temp.path(), &target, Duration::from_millis(50));
-        assert!(matches!(waited, Err(LockError::TimedOut(_))));
+        let Err(LockError::Edit { lock, holder, .. }) = waited else {
+            panic!("{waited:?}")
+        };
+        assert!(lock.starts_with(temp.path().join("locks")), "{lock:?}");
+        assert_eq!(holder, Some(std::process::id()));
         drop(held);
         assert!(EditLock::acquire(temp.path(), &target, Duration::from_millis(50)).is_ok());
+    }
+
+    fn aged(path: &Path, age: Duration) {
+        let when = SystemTime::now() - age;
+        File::open(path).unwrap().set_modified(when).unwrap();
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let fifo = temp.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let error = read_if_exists(&fifo).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("`{}` is a FIFO, not a regular file", fifo.display())
+        );
+        assert_eq!(
+            NotRegularFile::in_io(&error).map(|error| error.kind),
+            Some(FileKind::Fifo)
+        );
+        let error = read_if_exists(temp.path()).unwrap_err();
+        assert_eq!(
+            NotRegularFile::in_io(&error).map(|error| error.kind),
+            Some(FileKind::Directory)
+        );
+        // Through a symlink, what counts is the target.
+        symlink(&fifo, temp.path().join("link")).unwrap();
+        assert!(read_if_exists(&temp.path().join("link")).is_err());
+        assert_eq!(read_if_exists(&temp.path().join("missing")).unwrap(), None);
+        // A FIFO where the file was is a change, found without blocking.
+        assert!(!unchanged(&fifo, Some("x")).unwrap());
+        let error = read_if_exists(Path::new("/dev/null")).unwrap_err();
+        assert_eq!(
+            NotRegularFile::in_io(&error).map(|error| error.kind),
+            Some(FileKind::CharDevice)
+        );
+    }
+
+    #[test]
+    fn stale_claude_locks_of_any_shape_are_taken_over() {
+        let temp = tempfile::tempdir().unwrap();
+        let target = temp.path().join(".claude.json");
+        let lock = temp.path().join(".claude.json.lock");
+        // A file.
+        fs::write(&lock, "").unwrap();
+        aged(&lock, Duration::from_secs(60));
+        let taken = ClaudeLock::acquire_within(&target, Duration::from_secs(5)).unwrap();
+        assert!(lock.is_dir());
+        drop(taken);
+        // A directory that is not empty.
+        fs::create_dir_all(lock.join("inner")).unwrap();
+        fs::write(lock.join("inner/file"), "x").unwrap();
+        aged(&lock, Duration::from_secs(60));
+        let taken = ClaudeLock::acquire_within(&target, Duration::from_secs(5)).unwrap();
+        assert_eq!(fs::read_dir(&lock).unwrap().count(), 0);
+        drop(taken);
+        assert!(!lock.exists());
+        // Nothing left aside.
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_claude_lock_from_the_future_is_taken_over_once_it_stops_changing() {
+        let temp = tempfile::tempdir().unwrap();
+        let target = temp.path().join(".claude.json");
+        let lock = temp.path().join(".claude.json.lock");
+        fs::create_dir(&lock).unwrap();
+        let future = SystemTime::now() + Duration::from_secs(3600);
+        File::open(&lock).unwrap().set_modified(future).unwrap();
+        let started = Instant::now();
+        let taken =
+            ClaudeLock::acquire_with(&target, Duration::from_secs(5), Duration::from_millis(200))
+                .unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        drop(taken);
+    }
+
+    #[test]
+    fn a_fresh_claude_lock_times_out_naming_it() {
+        let temp = tempfile::tempdir().unwrap();
+        let target = temp.path().join(".claude.json");
+        let lock = temp.path().join(".claude.json.lock");
+        fs::create_dir(&lock).unwrap();
+        let error = ClaudeLock::acquire_within(&target, Duration::from_millis(100)).unwrap_err();
+        let LockError::Claude { kind, age, .. } = &error else {
+            panic!("{error:?}")
+        };
+        assert_eq!(*kind, LockKind::EmptyDirectory);
+        assert!(age.is_some());
+        assert_eq!(error.lock_path(), lock);
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "Claude Code's lock `{}` is still held after 0 s (an empty directory, last modified 0 s ago)",
+                lock.display()
+            )
+        );
+        assert!(lock.is_dir(), "a live lock is left alone");
+    }
+
+    #[test]
+    fn a_lock_directory_that_cannot_be_created_is_named() {
+        let temp = tempfile::tempdir().unwrap();
+        let state = temp.path().join("state");
+        fs::write(&state, "a file where a directory should be").unwrap();
+        let error = EditLock::acquire(&state, Path::new("/x"), LOCK_TIMEOUT).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("cannot create the lock `{}`", state.join("locks").display())
+        );
+        assert!(matches!(
+            check_writable_dir(&state.join("mcpenv")),
+            Err(StateDirError::NotADirectory { .. })
+        ));
+        assert!(check_writable_dir(&temp.path().join("new/dir")).is_ok());
+    }
+
+    #[test]
+    fn private_dirs_are_created_0700_and_checked() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("mine");
+        private_dir(&dir).unwrap();
+        assert_eq!(
+            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        private_dir(&dir).unwrap();
+        fs::set_permissions(&dir, Permissions::from_mode(0o755)).unwrap();
+        assert!(matches!(
+            private_dir(&dir),
+            Err(StateDirError::NotPrivate { .. })
+        ));
+        symlink(&dir, temp.path().join("link")).unwrap();
+        assert!(matches!(
+            private_dir(&temp.path().join("link")),
+            Err(StateDirError::NotPrivate { .. })
+        ));
     }
 }

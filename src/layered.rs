@@ -62,6 +62,14 @@ impl Inventory {
     pub fn load(locations: &Locations) -> Result<Self, ConfigError> {
         let mut notes = Vec::new();
         let claude = load_document(&locations.claude_json, CLAUDE_JSON_EXPAND)?;
+        if claude.as_ref().is_some_and(JsonDocument::is_empty) {
+            // Claude Code reports an empty `~/.claude.json` as corrupted and
+            // loads nothing; reading it as `{}` would tell a different story.
+            return Err(ConfigError::Empty {
+                path: locations.claude_json.clone(),
+                claude_refuses: true,
+            });
+        }
         let project_path = ["projects", locations.local_key.as_str()];
         let local = match &claude {
             Some(document) => servers_at(
@@ -191,15 +199,55 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
         .collect()
 }
 
-/// Reads and parses a JSON config file; `None` when it does not exist.
-/// `expand` as in [`JsonDocument::parse_expanding`].
+/// Reads and parses a JSON config file; `None` when it does not exist. Only
+/// a regular file is read ([`ConfigError::NotRegular`] otherwise, never
+/// opened); an empty or blank file is an empty document
+/// ([`JsonDocument::is_empty`]). `expand` as in
+/// [`JsonDocument::parse_expanding`].
 pub fn load_document(path: &Path, expand: &[&str]) -> Result<Option<JsonDocument>, ConfigError> {
-    let text = fsx::read_if_exists(path).map_err(|source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = fsx::read_if_exists(path).map_err(|source| ConfigError::read(path, source))?;
     text.map(|text| parse_document(path, text, expand))
         .transpose()
+}
+
+/// Parses the text an edit starts from: `original` as read (`None`: the
+/// file does not exist, so the edit creates it). A file that exists but is
+/// empty or blank is refused ([`ConfigError::Empty`]): Claude Code reports an
+/// empty `~/.claude.json` as corrupted, and reads an empty `.mcp.json` as
+/// `{}`, but an empty file is as likely one truncated by accident (`jq …
+/// .mcp.json > .mcp.json`), and mcpenv never writes over what it cannot
+/// read as meant.
+pub fn parse_for_edit(
+    path: &Path,
+    original: Option<String>,
+    expand: &[&str],
+) -> Result<JsonDocument, ConfigError> {
+    let existed = original.is_some();
+    let document = parse_document(path, original.unwrap_or_default(), expand)?;
+    if existed && document.is_empty() {
+        return Err(ConfigError::Empty {
+            path: path.to_path_buf(),
+            claude_refuses: !is_project_file(path),
+        });
+    }
+    Ok(document)
+}
+
+fn is_project_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == ".mcp.json")
+}
+
+/// Refuses a project file of `size` bytes (as it is, or as an edit would
+/// leave it) that Claude Code would skip: over [`MAX_PROJECT_FILE_BYTES`].
+pub fn check_project_file_size(path: &Path, size: u64) -> Result<(), ConfigError> {
+    if size > MAX_PROJECT_FILE_BYTES {
+        return Err(ConfigError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+            limit: MAX_PROJECT_FILE_BYTES,
+        });
+    }
+    Ok(())
 }
 
 /// Parses `text` read from `path`, naming the file in any error.
@@ -245,7 +293,16 @@ pub fn servers_at(
     let mut servers: Vec<(String, ServerEntry)> = Vec::new();
     for member in document.members(&object).iter() {
         let name = document.key(member).into_owned();
-        let entry = ServerEntry::from_value(document.value_at(&member.value_span));
+        let value = document.try_value_at(&member.value_span).map_err(|_| {
+            let mut pointer_path = object_path.to_vec();
+            pointer_path.push(&name);
+            ConfigError::TooDeep {
+                path: path.to_path_buf(),
+                pointer: crate::document::pointer(&pointer_path),
+                limit: crate::document::MAX_DEPTH,
+            }
+        })?;
+        let entry = ServerEntry::from_value(value);
         match servers.iter_mut().find(|(existing, _)| *existing == name) {
             Some(slot) => slot.1 = entry,
             None => servers.push((name, entry)),
@@ -283,30 +340,51 @@ fn approval_keys(
     Ok(Some(Value::Object(keys)))
 }
 
+/// Reads one project file as Claude Code does: a file that is not regular
+/// (a FIFO, a directory, …) or is over 2 MiB is skipped with a note and never
+/// opened; an empty one has no servers, with a note (mcpenv will not write
+/// to it).
 fn read_project_file(
     file: &Path,
     notes: &mut Vec<Note>,
 ) -> Result<Option<Vec<(String, ServerEntry)>>, ConfigError> {
-    let Ok(metadata) = std::fs::metadata(file) else {
-        return Ok(None);
-    };
-    if !metadata.is_file() {
+    let mut skip = |message: String| {
         notes.push(Note {
             path: file.to_path_buf(),
-            message: "not a regular file; Claude Code skips it".to_string(),
+            message,
         });
-        return Ok(None);
-    }
-    if metadata.len() > MAX_PROJECT_FILE_BYTES {
-        notes.push(Note {
-            path: file.to_path_buf(),
-            message: "larger than 2 MiB; Claude Code skips it".to_string(),
-        });
-        return Ok(None);
-    }
-    let Some(document) = load_document(file, &[])? else {
-        return Ok(None);
+        Ok(None)
     };
+    let metadata = match std::fs::metadata(file) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return skip(format!("cannot be read ({error}); Claude Code skips it")),
+    };
+    if let Some(kind) = fsx::FileKind::of(&metadata) {
+        return skip(format!(
+            "is {kind}, not a regular file; Claude Code skips it"
+        ));
+    }
+    if check_project_file_size(file, metadata.len()).is_err() {
+        return skip("larger than 2 MiB; Claude Code skips it".to_string());
+    }
+    let document = match load_document(file, &[]) {
+        Ok(Some(document)) => document,
+        Ok(None) => return Ok(None),
+        // Swapped for something else since the look above.
+        Err(ConfigError::NotRegular { kind, .. }) => {
+            return skip(format!(
+                "is {kind}, not a regular file; Claude Code skips it"
+            ));
+        }
+        Err(error) => return Err(error),
+    };
+    if document.is_empty() {
+        return skip(
+            "is empty: Claude Code reads it as no servers; mcpenv does not write to it until it holds JSON"
+                .to_string(),
+        );
+    }
     if document.object_at(&["mcpServers"]).ok().flatten().is_none()
         && document.object_at(&["servers"]).ok().flatten().is_some()
     {

@@ -10,6 +10,7 @@ pub mod check;
 pub mod claude_settings;
 pub mod cli;
 pub mod clients;
+pub mod display;
 pub mod document;
 pub mod dotenv;
 pub mod envfiles;

@@ -175,13 +175,15 @@ pub fn find_git_root(dir: &Path) -> Option<PathBuf> {
 /// For a linked worktree's gitfile (`gitdir: <main>/.git/worktrees/<n>`),
 /// the main repository's root, when the worktree's metadata agrees.
 fn main_worktree(worktree: &Path, gitfile: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(gitfile).ok()?;
+    // Only regular files: a FIFO named `.git` must not block the lookup.
+    let read = |path: &Path| crate::fsx::read_if_exists(path).ok().flatten();
+    let text = read(gitfile)?;
     let gitdir = text.trim().strip_prefix("gitdir:")?.trim();
     let gitdir = worktree.join(gitdir);
-    let commondir = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
+    let commondir = read(&gitdir.join("commondir"))?;
     let common = dunce::canonicalize(gitdir.join(commondir.trim())).ok()?;
     // `<gitdir>/gitdir` points back at this worktree's `.git` file.
-    let back = std::fs::read_to_string(gitdir.join("gitdir")).ok()?;
+    let back = read(&gitdir.join("gitdir"))?;
     let back = dunce::canonicalize(gitdir.join(back.trim())).ok()?;
     if back != dunce::canonicalize(gitfile).ok()? {
         return None;

@@ -1,4 +1,24 @@
 //! Masking of values that may be secrets: no command prints one whole.
+//!
+//! Two layers. [`mask`] and [`display_value`] mask a value where the output
+//! knows it holds one (an `env` value in `get`). [`Redactor`] is the one rule
+//! behind every output: it learns every value that `scan` would flag (in the
+//! configuration, in `.env` files, on the command line) and every value
+//! mcpenv hands to a server, and masks each of them wherever it appears in
+//! text or JSON, also in its escaped, percent-encoded and base64 forms, so a
+//! new output, an error path or a server's echo cannot print one whole.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use base64::Engine as _;
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use serde_json::{Map, Value};
+
+use crate::model::{Field, ServerEntry};
+use crate::placeholder;
+use crate::secrets;
 
 /// Masks a value: the first and last 4 characters of values of 16 or more
 /// characters (`ghp_…9f3a`), `****` for shorter ones.
@@ -13,6 +33,224 @@ pub fn mask(value: &str) -> String {
     }
 }
 
+/// Shortest secret masked wherever it appears in free text; a shorter one
+/// (a 4-letter URL password) would also match ordinary words, so it is
+/// masked only where its place is known (the entry's field, `:pw@`).
+pub const MIN_FREE_TEXT: usize = 6;
+
+/// Every secret value known to this run, masked in whatever it renders.
+#[derive(Debug, Default)]
+pub struct Redactor {
+    /// `(needle, replacement)`, one per form of each secret.
+    needles: Vec<(String, String)>,
+    seen: HashSet<String>,
+    matcher: Option<AhoCorasick>,
+}
+
+impl Redactor {
+    /// An empty redactor: masks nothing until it learns.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether it knows no secret at all.
+    pub fn is_empty(&self) -> bool {
+        self.needles.is_empty()
+    }
+
+    /// Learns a secret value: masked raw and in every form an output or a
+    /// server may turn it into (JSON- and terminal-escaped, percent-encoded,
+    /// base64).
+    pub fn learn(&mut self, secret: &str) {
+        if secret.chars().count() < MIN_FREE_TEXT || !self.seen.insert(secret.to_string()) {
+            return;
+        }
+        let mut forms = vec![secret.to_string()];
+        if let Ok(json) = serde_json::to_string(secret) {
+            forms.push(json[1..json.len() - 1].to_string());
+        }
+        forms.push(crate::display::escape(secret).into_owned());
+        forms.push(utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string());
+        forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+        forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
+        forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
+        forms.sort();
+        forms.dedup();
+        for form in forms {
+            let replacement = mask(&form);
+            self.needles.push((form, replacement));
+        }
+        self.matcher = None;
+    }
+
+    /// Learns a URL password: masked in free text when long enough, and as
+    /// `:password@` whatever its length.
+    pub fn learn_url_password(&mut self, password: &str) {
+        self.learn(password);
+        let needle = format!(":{password}@");
+        if self.seen.insert(needle.clone()) {
+            self.needles.push((needle, ":****@".to_string()));
+            let encoded = format!(":{}@", utf8_percent_encode(password, NON_ALPHANUMERIC));
+            self.needles.push((encoded, ":****@".to_string()));
+            self.matcher = None;
+        }
+    }
+
+    /// Learns an HTTP Basic credential as a client sends it:
+    /// `base64(user:password)`, and the password itself.
+    pub fn learn_basic(&mut self, user: &str, password: &str) {
+        self.learn_url_password(password);
+        let pair = format!("{user}:{password}");
+        for encoded in [
+            base64::engine::general_purpose::STANDARD.encode(&pair),
+            base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair),
+        ] {
+            if self.seen.insert(encoded.clone()) {
+                let replacement = mask(&encoded);
+                self.needles.push((encoded, replacement));
+            }
+        }
+        self.matcher = None;
+    }
+
+    /// Learns every secret `scan` finds in `entry`, and every placeholder
+    /// default that would be one (`${API_TOKEN:-ghp_…}`).
+    pub fn learn_entry(&mut self, entry: &ServerEntry) {
+        for finding in secrets::scan_entry(entry) {
+            if finding.field == Field::UrlPassword || finding.rule == secrets::URL_USERINFO_PASSWORD
+            {
+                self.learn_url_password(&finding.secret);
+            } else {
+                self.learn(&finding.secret);
+            }
+        }
+        for (_, text) in entry.expandable_fields() {
+            for reference in placeholder::references(text) {
+                if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
+                    self.learn_env(&reference.name, &default);
+                }
+            }
+        }
+    }
+
+    /// Learns `value` if `scan` would flag it as the value of the variable
+    /// `name` (a `.env` line, a `-e NAME=value`).
+    pub fn learn_env(&mut self, name: &str, value: &str) {
+        let mut env = Map::new();
+        env.insert(name.to_string(), Value::String(value.to_string()));
+        let mut fields = Map::new();
+        fields.insert("env".to_string(), Value::Object(env));
+        self.learn_entry(&ServerEntry::from_value(Value::Object(fields)));
+    }
+
+    /// Learns the secrets among command-line words: token formats, secret
+    /// flags (`--api-key V`, `--token=V`) and `NAME=value` pairs.
+    pub fn learn_words(&mut self, words: &[String]) {
+        let args: Vec<Value> = words.iter().cloned().map(Value::String).collect();
+        let mut fields = Map::new();
+        fields.insert("command".to_string(), Value::String(String::new()));
+        fields.insert("args".to_string(), Value::Array(args));
+        self.learn_entry(&ServerEntry::from_value(Value::Object(fields)));
+        for word in words {
+            // `NAME=value`, `NAME:value` (a mistyped `-e`), `Name: value`.
+            let split = word
+                .split_once('=')
+                .or_else(|| word.split_once(':'))
+                .map(|(name, value)| (name.trim(), value.trim()));
+            if let Some((name, value)) = split
+                && !name.is_empty()
+                && !name.contains(char::is_whitespace)
+            {
+                self.learn_env(name, value);
+            }
+        }
+    }
+
+    /// Learns a value mcpenv hands to a server (an env or header value, an
+    /// argument) so that the server's echo of it is masked: whatever `scan`
+    /// would flag, and any opaque token-like value that no reader needs to
+    /// see in an error (see [`is_opaque`]).
+    pub fn learn_handed(&mut self, value: &str) {
+        let value = value.trim();
+        let value = value
+            .strip_prefix("--")
+            .and_then(|flag| flag.split_once('=').map(|(_, value)| value))
+            .unwrap_or(value);
+        if is_opaque(value) {
+            self.learn(value);
+        }
+    }
+
+    /// `text` with every known secret masked.
+    pub fn mask_text<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
+        self.build_matcher();
+        let Some(matcher) = &self.matcher else {
+            return Cow::Borrowed(text);
+        };
+        if !matcher.is_match(text) {
+            return Cow::Borrowed(text);
+        }
+        let replacements: Vec<&str> = self
+            .needles
+            .iter()
+            .map(|(_, replacement)| replacement.as_str())
+            .collect();
+        Cow::Owned(matcher.replace_all(text, &replacements))
+    }
+
+    /// `value` with every known secret masked in every string (keys too).
+    pub fn mask_json(&mut self, value: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(text) => {
+                if let Cow::Owned(masked) = self.mask_text(text) {
+                    *text = masked;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.mask_json(item)),
+            Value::Object(members) => {
+                let old = std::mem::take(members);
+                for (key, mut member) in old {
+                    self.mask_json(&mut member);
+                    let key = self.mask_text(&key).into_owned();
+                    members.insert(key, member);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
+    fn build_matcher(&mut self) {
+        if self.matcher.is_none() && !self.needles.is_empty() {
+            // Leftmost-longest: a secret that contains another is masked whole.
+            let built = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(self.needles.iter().map(|(needle, _)| needle));
+            // Invariant: the needles are plain strings, which always build.
+            self.matcher = built.ok();
+        }
+    }
+}
+
+/// Whether a value handed to a server is an opaque token rather than
+/// something a reader of its error needs (a path, a URL, a package, a
+/// word): 8 or more characters, no spaces, no `/`, letters mixed with digits
+/// or symbols, and at least 3 bits of entropy per character.
+pub fn is_opaque(value: &str) -> bool {
+    let length = value.chars().count();
+    if length < 8 || value.contains(char::is_whitespace) || value.contains('/') {
+        return false;
+    }
+    if !secrets::is_decoy(value) && secrets::shannon_entropy(value) >= 3.0 {
+        let letters = value.chars().any(char::is_alphabetic);
+        let others = value.chars().any(|c| !c.is_alphabetic());
+        return letters && others;
+    }
+    false
+}
+
 /// Auth schemes that are not secret and stay readable before a placeholder.
 const SCHEMES: [&str; 4] = ["Bearer", "Basic", "Token", "Bot"];
 
@@ -20,8 +258,8 @@ const SCHEMES: [&str; 4] = ["Bearer", "Basic", "Token", "Bot"];
 /// placeholders (optionally after an auth scheme such as `Bearer`), so a
 /// shared config stays readable; masked otherwise.
 pub fn display_value(value: &str) -> String {
-    if is_reference_only(value) {
-        return value.to_string();
+    if let Some(shown) = references_only(value) {
+        return shown;
     }
     // Keep an auth scheme readable: `Bearer sk_l…fXYZ`.
     for scheme in SCHEMES {
@@ -35,36 +273,46 @@ pub fn display_value(value: &str) -> String {
     mask(value)
 }
 
-fn is_reference_only(value: &str) -> bool {
+/// `value` as shown when it holds nothing but placeholders (after an auth
+/// scheme): whole, except a literal default that may itself be the secret
+/// (`${TOKEN:-ghp_…}`), which is masked. `None` when it holds anything else.
+fn references_only(value: &str) -> Option<String> {
     let mut rest = value.trim();
+    let mut shown = String::new();
     for scheme in SCHEMES {
         if let Some(after) = rest
             .strip_prefix(scheme)
             .and_then(|after| after.strip_prefix(' '))
         {
+            shown = format!("{scheme} ");
             rest = after.trim_start();
             break;
         }
     }
     if rest.is_empty() {
-        return false;
+        return None;
     }
     while let Some(after) = rest.strip_prefix("${") {
-        let Some(close) = after.find('}') else {
-            return false;
-        };
-        let name = after[..close].split(":-").next().unwrap_or_default();
+        let close = after.find('}')?;
+        let mut parts = after[..close].splitn(2, ":-");
+        let name = parts.next().unwrap_or_default();
         let valid = name
             .chars()
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
-            return false;
+            return None;
+        }
+        match parts.next() {
+            Some(default) if !default.is_empty() && !secrets::is_decoy(default) => {
+                shown.push_str(&format!("${{{name}:-{}}}", mask(default)));
+            }
+            _ => shown.push_str(&rest[..close + 3]),
         }
         rest = &after[close + 1..];
     }
-    rest.is_empty()
+    rest.is_empty().then_some(shown)
 }
 
 #[cfg(test)]
@@ -90,5 +338,72 @@ mod tests {
         );
         assert_eq!(display_value("postgres://u:pw@h/${DB}"), "post…{DB}");
         assert_eq!(display_value("$TOKEN"), "****");
+        assert_eq!(display_value("${PORT:-3000}"), "${PORT:-3000}");
+        assert_eq!(
+            display_value("${API_TOKEN:-ghp_0123456789abcdefghijABCDEFGHIJ012345}"),
+            "${API_TOKEN:-ghp_…2345}"
+        );
+    }
+
+    #[test]
+    fn a_learned_secret_is_masked_in_every_form() {
+        let secret = "sk_live_0123456789abcdefXYZ9f3a";
+        let mut redactor = Redactor::new();
+        redactor.learn(secret);
+        let text = format!(
+            "raw {secret} json {} b64 {} pct {}",
+            serde_json::to_string(secret).unwrap(),
+            base64::engine::general_purpose::STANDARD.encode(secret),
+            utf8_percent_encode(secret, NON_ALPHANUMERIC),
+        );
+        let masked = redactor.mask_text(&text).into_owned();
+        assert!(!masked.contains(secret), "{masked}");
+        assert!(!masked.contains("0123456789abcdef"), "{masked}");
+        assert!(masked.contains("raw sk_l…9f3a"), "{masked}");
+    }
+
+    #[test]
+    fn entries_teach_their_secrets_structurally() {
+        let entry = ServerEntry::from_value(serde_json::json!({
+            "command": "npx",
+            "args": ["--api-key=sk_live_4eC39HqLyjWDarjtT1zdp7dc", "postgresql://app:Tr0ub4dor3x@db.internal:5432/prod"],
+            "env": {"API_TOKEN": "${API_TOKEN:-ghp_R8s2Kq9ZpX4mW7vT1nB6yH3cJ5dL0fG8aE2u}"}
+        }));
+        let mut redactor = Redactor::new();
+        redactor.learn_entry(&entry);
+        let shown = redactor
+            .mask_text("npx --api-key=sk_live_4eC39HqLyjWDarjtT1zdp7dc postgresql://app:Tr0ub4dor3x@db.internal:5432/prod ${API_TOKEN:-ghp_R8s2Kq9ZpX4mW7vT1nB6yH3cJ5dL0fG8aE2u}")
+            .into_owned();
+        assert_eq!(
+            shown,
+            "npx --api-key=sk_l…p7dc postgresql://app:****@db.internal:5432/prod ${API_TOKEN:-ghp_…aE2u}"
+        );
+    }
+
+    #[test]
+    fn json_strings_and_keys_are_masked() {
+        let mut redactor = Redactor::new();
+        redactor.learn("ghp_0123456789abcdefghijABCDEFGHIJ012345");
+        let mut value = serde_json::json!({"a": ["x ghp_0123456789abcdefghijABCDEFGHIJ012345"], "ghp_0123456789abcdefghijABCDEFGHIJ012345": 1});
+        redactor.mask_json(&mut value);
+        assert_eq!(
+            value,
+            serde_json::json!({"a": ["x ghp_…2345"], "ghp_…2345": 1})
+        );
+    }
+
+    #[test]
+    fn handed_values_are_masked_only_when_opaque() {
+        assert!(is_opaque("Zx8kQ2mN7pL4vR9t"));
+        assert!(!is_opaque("production"));
+        assert!(!is_opaque("/home/ada/data"));
+        assert!(!is_opaque("@modelcontextprotocol/server-everything"));
+        assert!(!is_opaque("-y"));
+        let mut redactor = Redactor::new();
+        redactor.learn_handed("--k=Zx8kQ2mN7pL4vR9t");
+        assert_eq!(
+            redactor.mask_text("bad option: --k=Zx8kQ2mN7pL4vR9t"),
+            "bad option: --k=Zx8k…vR9t"
+        );
     }
 }

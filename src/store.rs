@@ -17,8 +17,10 @@ use sha2::{Digest, Sha256};
 use crate::document::{JsonDocument, Splice, Step};
 use crate::error::{ConfigError, StoreError};
 use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
-use crate::layered::{CLAUDE_JSON_EXPAND, document_error, load_document, parse_document};
-use crate::locate::{Locations, MAX_PROJECT_FILE_BYTES};
+use crate::layered::{
+    CLAUDE_JSON_EXPAND, check_project_file_size, document_error, load_document, parse_for_edit,
+};
+use crate::locate::Locations;
 use crate::model::Field;
 use crate::scope::Scope;
 
@@ -493,22 +495,15 @@ pub fn preflight(target: &Target) -> Result<(), StoreError> {
     if target.is_claude_json() {
         return Ok(());
     }
-    let resolved = fsx::resolve_symlinks(&target.path).map_err(|source| ConfigError::Read {
-        path: target.path.clone(),
-        source,
-    })?;
+    let resolved = fsx::resolve_symlinks(&target.path)
+        .map_err(|source| ConfigError::read(&target.path, source))?;
     check_size(&target.path, &resolved).map_err(StoreError::from)
 }
 
+/// Refuses a `.mcp.json` Claude Code skips for its size, before reading it.
 fn check_size(path: &Path, resolved: &Path) -> Result<(), ConfigError> {
     match fs::metadata(resolved) {
-        Ok(metadata) if metadata.is_file() && metadata.len() > MAX_PROJECT_FILE_BYTES => {
-            Err(ConfigError::TooLarge {
-                path: path.to_path_buf(),
-                size: metadata.len(),
-                after_edit: false,
-            })
-        }
+        Ok(metadata) if metadata.is_file() => check_project_file_size(path, metadata.len()),
         _ => Ok(()),
     }
 }
@@ -575,7 +570,7 @@ impl HeldClaudeLock {
     /// Takes Claude Code's lock for the file configured at `configured`
     /// (Claude Code locks `~/.claude.json.lock` even when `~/.claude.json`
     /// is a symbolic link). The caller holds the file's [`EditLock`].
-    fn acquire(state_dir: &Path, configured: &Path) -> io::Result<Self> {
+    fn acquire(state_dir: &Path, configured: &Path) -> Result<Self, LockError> {
         remove_abandoned_claude_lock(state_dir, configured);
         let lock = ClaudeLock::acquire(configured)?;
         let note = claude_lock_note(state_dir, configured);
@@ -768,21 +763,15 @@ fn edit_with<E: From<ConfigError>>(
         fs_err::create_dir_all(parent).map_err(write_error)?;
     }
     let _edit_lock = EditLock::acquire(&locations.state_dir, &resolved, fsx::LOCK_TIMEOUT)
-        .map_err(|error| match error {
-            LockError::Io(source) => ConfigError::Write {
-                path: path.clone(),
-                source,
-            },
-            LockError::TimedOut(waited) => ConfigError::LockTimeout {
-                path: path.clone(),
-                seconds: waited.as_secs(),
-            },
-        })?;
+        .map_err(|error| ConfigError::lock(path, error))?;
     remove_stale_temporaries(&resolved);
     // Claude Code locks `~/.claude.json.lock` even when the file is a
     // symbolic link: the lock goes with the configured path.
     let _claude_lock = if target.is_claude_json() {
-        Some(HeldClaudeLock::acquire(&locations.state_dir, path).map_err(write_error)?)
+        Some(
+            HeldClaudeLock::acquire(&locations.state_dir, path)
+                .map_err(|error| ConfigError::lock(path, error))?,
+        )
     } else {
         None
     };
@@ -800,12 +789,10 @@ fn edit_with<E: From<ConfigError>>(
         if !target.is_claude_json() {
             check_size(path, &resolved)?;
         }
-        let original = fsx::read_if_exists(&resolved).map_err(|source| ConfigError::Read {
-            path: path.clone(),
-            source,
-        })?;
+        let original =
+            fsx::read_if_exists(&resolved).map_err(|source| ConfigError::read(path, source))?;
         let existed = original.is_some();
-        let document = parse_document(path, original.unwrap_or_default(), expand)?;
+        let document = parse_for_edit(path, original, expand)?;
         let Plan { change, expect } = plan(&document)?;
         let pieces: Vec<&[u8]> = match &change {
             Change::Nothing => {
@@ -828,14 +815,9 @@ fn edit_with<E: From<ConfigError>>(
             }
             Change::Whole(edited) => vec![edited.text().as_bytes()],
         };
-        let size: usize = pieces.iter().map(|piece| piece.len()).sum();
-        if !target.is_claude_json() && size as u64 > MAX_PROJECT_FILE_BYTES {
-            return Err(ConfigError::TooLarge {
-                path: path.clone(),
-                size: size as u64,
-                after_edit: true,
-            }
-            .into());
+        if !target.is_claude_json() {
+            let size: usize = pieces.iter().map(|piece| piece.len()).sum();
+            check_project_file_size(path, size as u64)?;
         }
         let before = existed.then(|| document.text());
         let verified = fsx::write_atomic(&resolved, &pieces, new_mode, || {
@@ -900,7 +882,7 @@ fn kept(path: &Path, expand: &[&str], expect: &[Expect]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::Environment;
+    use crate::locate::{Environment, MAX_PROJECT_FILE_BYTES};
 
     fn locations(root: &Path) -> Locations {
         std::fs::create_dir_all(root.join("project/.git")).unwrap();
@@ -1112,10 +1094,7 @@ mod tests {
         assert!(
             matches!(
                 error,
-                StoreError::Config(ConfigError::TooLarge {
-                    after_edit: false,
-                    ..
-                })
+                StoreError::Config(ConfigError::TooLarge { size, .. }) if size > MAX_PROJECT_FILE_BYTES
             ),
             "{error}"
         );
@@ -1131,10 +1110,7 @@ mod tests {
         assert!(
             matches!(
                 error,
-                StoreError::Config(ConfigError::TooLarge {
-                    after_edit: true,
-                    ..
-                })
+                StoreError::Config(ConfigError::TooLarge { size, .. }) if size > MAX_PROJECT_FILE_BYTES
             ),
             "{error}"
         );

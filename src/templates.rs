@@ -361,10 +361,12 @@ fn embedded(name: &str) -> Option<Result<Template, TemplateError>> {
 }
 
 fn read_file(name: String, origin: Origin, path: &Path) -> Result<Template, TemplateError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TemplateError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::fsx::read_if_exists(path)
+        .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+        .map_err(|source| TemplateError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
     parse(&name, origin, path, &text)
 }
 

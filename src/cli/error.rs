@@ -7,7 +7,9 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
+use crate::display::escape;
 use crate::error::{ConfigError, StoreError};
+use crate::fsx::{LockError, LockKind};
 use crate::store::Progress;
 
 /// Whether the arguments alone decided the failure.
@@ -24,7 +26,9 @@ pub enum Kind {
 pub struct CliError {
     kind: Kind,
     error: Box<dyn Error + Send + Sync>,
-    hints: Vec<String>,
+    /// Each hint is a list of lines: one, unless built with
+    /// [`CliError::with_hint_lines`].
+    hints: Vec<Vec<String>>,
 }
 
 #[derive(Debug)]
@@ -93,7 +97,14 @@ impl CliError {
     /// Adds a hint line.
     #[must_use]
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hints.push(hint.into());
+        self.hints.push(vec![hint.into()]);
+        self
+    }
+
+    /// Adds a hint of several lines (a heading, then one command a line).
+    #[must_use]
+    pub fn with_hint_lines(mut self, lines: Vec<String>) -> Self {
+        self.hints.push(lines);
         self
     }
 
@@ -110,8 +121,9 @@ impl CliError {
             error,
             mut hints,
         } = self;
-        hints
-            .push("run the same command again to finish: it does only what is missing".to_string());
+        hints.push(vec![
+            "run the same command again to finish: it does only what is missing".to_string(),
+        ]);
         Self {
             kind,
             error: Box::new(progress.interrupted(error)),
@@ -129,17 +141,23 @@ impl CliError {
     pub fn render(&self, out: &mut dyn Write) -> io::Result<()> {
         let red = Style::new().bold().fg_color(Some(AnsiColor::Red.into()));
         let cyan = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
-        writeln!(out, "{red}error:{red:#} {}", self.error)?;
+        // Messages are one line each: whatever they quote (a name from a
+        // file, a server's words) is escaped so it cannot forge a line.
+        let message = self.error.to_string();
+        writeln!(out, "{red}error:{red:#} {}", escape(&message))?;
         let mut source = self.error.source();
         while let Some(cause) = source {
-            writeln!(out, "  caused by: {cause}")?;
+            writeln!(out, "  caused by: {}", escape(&cause.to_string()))?;
             source = cause.source();
         }
         if !self.hints.is_empty() {
             writeln!(out)?;
         }
         for hint in &self.hints {
-            writeln!(out, "{cyan}hint:{cyan:#} {hint}")?;
+            // Every line is escaped on its own: a name quoted in a hint
+            // cannot start a line of its own.
+            let lines: Vec<_> = hint.iter().map(|line| escape(line)).collect();
+            writeln!(out, "{cyan}hint:{cyan:#} {}", lines.join("\n"))?;
         }
         Ok(())
     }
@@ -147,27 +165,83 @@ impl CliError {
 
 impl From<ConfigError> for CliError {
     fn from(error: ConfigError) -> Self {
-        let hint = match &error {
-            ConfigError::Syntax { .. } => {
-                "fix the file by hand: mcpenv never rewrites a file it cannot parse".to_string()
-            }
-            ConfigError::Shape { .. } => {
-                "fix that value by hand: mcpenv never rewrites a file it cannot make sense of".to_string()
-            }
-            ConfigError::Read { .. } => "check that the file is readable and is UTF-8 text".to_string(),
-            ConfigError::Write { .. } => "check that its directory is writable; the file was left as it was".to_string(),
-            ConfigError::LockTimeout { .. } => "another mcpenv is editing it; try again when it has finished".to_string(),
-            ConfigError::Contended { .. } => {
-                "another program (a running Claude Code?) kept rewriting it; the file was left as it was, try again".to_string()
-            }
-            ConfigError::TooLarge { .. } => {
-                "make the file smaller, or keep the server in another scope (`-s local` or `-s user`)".to_string()
-            }
-            ConfigError::Overwritten { .. } => {
-                "another program (a running Claude Code?) saved a copy it had read before mcpenv's change; run the same command again".to_string()
-            }
-        };
-        Self::new(Kind::Failure, Box::new(error)).with_hint(hint)
+        let hints = config_hints(&error);
+        hints
+            .into_iter()
+            .fold(Self::new(Kind::Failure, Box::new(error)), Self::with_hint)
+    }
+}
+
+fn config_hints(error: &ConfigError) -> Vec<String> {
+    let one = |hint: &str| vec![hint.to_string()];
+    match error {
+        ConfigError::Syntax { .. } => {
+            one("fix the file by hand: mcpenv never rewrites a file it cannot parse")
+        }
+        ConfigError::Shape { .. } => {
+            one("fix that value by hand: mcpenv never rewrites a file it cannot make sense of")
+        }
+        ConfigError::NotRegular { .. } => one(
+            "mcpenv reads only regular files and never opens anything else there: move it away, or put a regular file in its place",
+        ),
+        ConfigError::Empty {
+            claude_refuses: true,
+            ..
+        } => vec![
+            "Claude Code refuses an empty `.claude.json` too (it reports it as corrupted)".to_string(),
+            "restore it from Claude Code's backups (`~/.claude/backups/`), or delete it: Claude Code creates a new one when it starts".to_string(),
+        ],
+        ConfigError::Empty { .. } => one(
+            "Claude Code reads an empty `.mcp.json` as no servers, but it may be a file truncated by accident, so mcpenv does not write over it: delete it, or write `{}` in it, and run the command again",
+        ),
+        ConfigError::TooDeep { .. } => one(
+            "mcpenv does not read values nested that deep: make that value shallower by hand",
+        ),
+        ConfigError::TooLarge { .. } => one(
+            "Claude Code skips a `.mcp.json` over 2 MiB (2,097,152 bytes): make it smaller by hand",
+        ),
+        ConfigError::Read { .. } => one("check that the file is readable and is UTF-8 text"),
+        ConfigError::Write { .. } => {
+            one("check that its directory is writable; the file was left as it was")
+        }
+        ConfigError::Lock { source, .. } => lock_hints(source),
+        ConfigError::LockTimeout { .. } => {
+            one("another mcpenv is editing it; try again when it has finished")
+        }
+        ConfigError::Contended { .. } => one(
+            "another program (a running Claude Code?) kept rewriting it; the file was left as it was, try again",
+        ),
+        ConfigError::Overwritten { .. } => one(
+            "another program (a running Claude Code?) saved a copy it had read before mcpenv's change; run the same command again",
+        ),
+    }
+}
+
+/// What to do about a lock that could not be taken; the file was left as
+/// it was in every case.
+pub fn lock_hints(error: &LockError) -> Vec<String> {
+    match error {
+        LockError::Io { path, .. } => vec![format!(
+            "mcpenv keeps its lock files in its state directory (`$XDG_STATE_HOME/mcpenv`, else `~/.local/state/mcpenv`): make `{}` writable; the file was left as it was",
+            path.display()
+        )],
+        LockError::Edit { .. } => vec![
+            "another mcpenv is editing the same file; try again when it has finished".to_string(),
+        ],
+        LockError::Claude { lock, kind, .. } => {
+            let remove = match kind {
+                LockKind::EmptyDirectory => "rmdir",
+                LockKind::Directory => "rm -r",
+                LockKind::File => "rm",
+            };
+            vec![
+                "Claude Code holds this lock while it writes, and keeps it fresh while it lives; try again in a moment".to_string(),
+                format!(
+                    "if no Claude Code is running, the lock is left over: remove it with `{remove} {}`",
+                    crate::cli::resolve::shell_words(&[lock.display().to_string()])
+                ),
+            ]
+        }
     }
 }
 

@@ -5,45 +5,86 @@
 pub mod args;
 pub mod commands;
 pub mod error;
+pub mod output;
 pub mod render;
 pub mod resolve;
 
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 use crate::cli::args::{Cli, Command};
 use crate::cli::error::{CliError, Kind};
+use crate::cli::output::{Shield, Stream};
 use crate::cli::render::emit;
+use crate::cli::resolve::Ctx;
 
 /// Runs mcpenv with the process's arguments and returns its exit code:
 /// 0 success, 1 operational failure, 2 usage error.
 pub fn main() -> ExitCode {
+    let words: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|word| word.to_string_lossy().into_owned())
+        .collect();
+    // Learns the arguments' secrets first: a usage error may quote one.
+    let shield = Arc::new(Shield::for_arguments(&words));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
-            let _ = error.print();
             return match error.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    let _ = error.print();
                     ExitCode::SUCCESS
                 }
-                _ => ExitCode::from(2),
+                _ => {
+                    let rendered = error.render().ansi().to_string();
+                    let _ = output::write(&shield, Stream::Stderr, false, |err| {
+                        err.write_all(rendered.as_bytes())
+                    });
+                    ExitCode::from(2)
+                }
             };
         }
     };
     resolve::color_choice(cli.color).write_global();
-    match run(&cli) {
+    let run_shield = Arc::clone(&shield);
+    match on_big_stack(move || run(&cli, &run_shield)) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
         Err(error) => {
-            let mut err = anstream::stderr().lock();
-            let _ = error.render(&mut err);
-            let _ = err.flush();
+            let _ = output::write(&shield, Stream::Stderr, false, |err| error.render(err));
             match error.kind() {
                 Kind::Usage => ExitCode::from(2),
                 Kind::Failure => ExitCode::from(1),
             }
+        }
+    }
+}
+
+/// Runs `work` on a thread with [`crate::document::STACK_BYTES`] of stack,
+/// so values nested up to [`crate::document::MAX_DEPTH`] deep never overflow
+/// it, whatever `ulimit -s` says; on the current thread if that thread
+/// cannot be made.
+fn on_big_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let work = std::sync::Arc::new(std::sync::Mutex::new(Some(work)));
+    let shared = std::sync::Arc::clone(&work);
+    let spawned = std::thread::Builder::new()
+        .name("mcpenv".to_string())
+        .stack_size(crate::document::STACK_BYTES)
+        .spawn(move || {
+            let work = shared.lock().ok().and_then(|mut slot| slot.take());
+            work.map(|work| work())
+        });
+    match spawned.map(std::thread::JoinHandle::join) {
+        Ok(Ok(Some(done))) => done,
+        // A panic on that thread was reported there already: exit as one.
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // Not spawned (or the work never ran): run it here.
+        Ok(Ok(None)) | Err(_) => {
+            let work = work.lock().ok().and_then(|mut slot| slot.take());
+            work.expect("the work runs once: it was not taken by a thread that ran")()
         }
     }
 }
@@ -56,38 +97,53 @@ enum Outcome {
     Findings,
 }
 
-fn run(cli: &Cli) -> Result<Outcome, CliError> {
+fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
     if let Command::Reap = cli.command {
         commands::reap::run();
         return Ok(Outcome::Success);
     }
-    let ctx = resolve::resolve(cli)?;
+    let ctx = resolve::resolve(cli, Arc::clone(shield))?;
+    let outcome = dispatch(cli, &ctx);
+    if outcome.is_err() {
+        // The error may quote the configuration: know its secrets first.
+        ctx.learn_world();
+    }
+    outcome
+}
+
+fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
     let quiet = ctx.quiet;
     let printed = match &cli.command {
-        Command::Add(args) => emit(&commands::add::run(&ctx, args)?, args.json, quiet),
-        Command::AddJson(args) => emit(&commands::add_json::run(&ctx, args)?, args.json, quiet),
-        Command::Get(args) => emit(&commands::get::run(&ctx, args)?, args.json, quiet),
-        Command::List(args) => emit(&commands::list::run(&ctx, args)?, args.json, quiet),
-        Command::Remove(args) => emit(&commands::remove::run(&ctx, args)?, args.json, quiet),
-        Command::Scan(args) => emit(&commands::scan::run(&ctx, args)?, args.json, quiet),
-        Command::Extract(args) => emit(&commands::extract::run(&ctx, args)?, args.json, quiet),
-        Command::Share(args) => emit(&commands::share::run(&ctx, args)?, args.json, quiet),
-        Command::Check(args) => emit(&commands::check::run(&ctx, args)?, args.json, quiet),
-        Command::Onboard(args) => emit(&commands::onboard::run(&ctx, args)?, args.json, quiet),
-        Command::Run(args) => return Err(commands::run::run(&ctx, args)),
-        Command::Templates(args::TemplatesCommand::List(args)) => {
-            emit(&commands::templates::list(&ctx, args)?, args.json, quiet)
-        }
-        Command::Templates(args::TemplatesCommand::Show(args)) => {
-            emit(&commands::templates::show(&ctx, args)?, args.json, quiet)
-        }
-        Command::Import(args) => emit(&commands::import::run(&ctx, args)?, args.json, quiet),
-        Command::Export(args) => emit(&commands::export::run(&ctx, args)?, args.json, quiet),
-        Command::Probe(args) => commands::probe::run(&ctx, args)?,
+        Command::Add(args) => emit(ctx, &commands::add::run(ctx, args)?, args.json, quiet),
+        Command::AddJson(args) => emit(ctx, &commands::add_json::run(ctx, args)?, args.json, quiet),
+        Command::Get(args) => emit(ctx, &commands::get::run(ctx, args)?, args.json, quiet),
+        Command::List(args) => emit(ctx, &commands::list::run(ctx, args)?, args.json, quiet),
+        Command::Remove(args) => emit(ctx, &commands::remove::run(ctx, args)?, args.json, quiet),
+        Command::Scan(args) => emit(ctx, &commands::scan::run(ctx, args)?, args.json, quiet),
+        Command::Extract(args) => emit(ctx, &commands::extract::run(ctx, args)?, args.json, quiet),
+        Command::Share(args) => emit(ctx, &commands::share::run(ctx, args)?, args.json, quiet),
+        Command::Check(args) => emit(ctx, &commands::check::run(ctx, args)?, args.json, quiet),
+        Command::Onboard(args) => emit(ctx, &commands::onboard::run(ctx, args)?, args.json, quiet),
+        Command::Run(args) => return Err(commands::run::run(ctx, args)),
+        Command::Templates(args::TemplatesCommand::List(args)) => emit(
+            ctx,
+            &commands::templates::list(ctx, args)?,
+            args.json,
+            quiet,
+        ),
+        Command::Templates(args::TemplatesCommand::Show(args)) => emit(
+            ctx,
+            &commands::templates::show(ctx, args)?,
+            args.json,
+            quiet,
+        ),
+        Command::Import(args) => emit(ctx, &commands::import::run(ctx, args)?, args.json, quiet),
+        Command::Export(args) => emit(ctx, &commands::export::run(ctx, args)?, args.json, quiet),
+        Command::Probe(args) => commands::probe::run(ctx, args)?,
         Command::Reap => unreachable!("handled before resolving"),
         Command::Env(args) => {
-            let (report, json) = commands::env::run(&ctx, args)?;
-            emit(&report, json, quiet)
+            let (report, json) = commands::env::run(ctx, args)?;
+            emit(ctx, &report, json, quiet)
         }
     };
     match printed {

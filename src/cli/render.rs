@@ -5,6 +5,9 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
+use crate::cli::output::{self, Stream};
+use crate::cli::resolve::Ctx;
+
 /// Bold: headings and names.
 pub const BOLD: Style = Style::new().bold();
 /// Dimmed: shadowed definitions and secondary text.
@@ -21,6 +24,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// What a command produced: data for stdout, status for stderr.
 pub trait Report: Serialize {
+    /// Whether printing values is the point of this report (`env`,
+    /// `get --reveal`): its data is then not masked.
+    fn reveals(&self) -> bool {
+        false
+    }
+
     /// Writes the data as text (stdout).
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()>;
 
@@ -44,35 +53,42 @@ struct Envelope<'a, T> {
 }
 
 /// Prints `report`: JSON (with `schema_version`) or text on stdout, status
-/// on stderr unless `quiet`. Returns whether the report is a failure.
-pub fn emit<R: Report>(report: &R, json: bool, quiet: bool) -> io::Result<bool> {
+/// on stderr unless `quiet`, all through the shield (secrets masked, stray
+/// controls escaped). Returns whether the report is a failure.
+pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Result<bool> {
+    ctx.learn_world();
     if !quiet {
-        let mut err = anstream::stderr().lock();
-        report.write_status(&mut err)?;
-        err.flush()?;
+        output::write(&ctx.shield, Stream::Stderr, false, |err| {
+            report.write_status(err)
+        })?;
     }
     if json {
-        // JSON never carries colour: skip the stripping adapter.
         let envelope = Envelope {
             schema_version: SCHEMA_VERSION,
             report,
         };
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &envelope)?;
-        writeln!(out)?;
-        out.flush()?;
+        let value = serde_json::to_value(&envelope).map_err(io::Error::other)?;
+        output::write_json(&ctx.shield, value, report.reveals())?;
         return Ok(report.failed());
     }
-    let mut out = anstream::stdout().lock();
-    report.write_text(&mut out)?;
-    out.flush()?;
+    output::write(&ctx.shield, Stream::Stdout, report.reveals(), |out| {
+        report.write_text(out)
+    })?;
     Ok(report.failed())
 }
 
 /// Writes `warning: message` lines.
 pub fn warning(err: &mut dyn Write, message: &str) -> io::Result<()> {
     let style = YELLOW.bold();
+    // A warning is one line: whatever it quotes from a file stays inside it.
+    let message = shown(message);
     writeln!(err, "{style}warning:{style:#} {message}")
+}
+
+/// Untrusted text (a name, a command, a value from a file or a server) as it
+/// may be shown on a terminal: controls and bidi characters escaped.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::display::escape(text)
 }
 
 /// A table cell: text and how to style it.
@@ -82,18 +98,16 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// A plain cell.
+    /// A plain cell. Cells hold data, so controls in it are escaped.
     pub fn plain(text: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            style: Style::new(),
-        }
+        Self::styled(text, Style::new())
     }
 
     /// A styled cell.
     pub fn styled(text: impl Into<String>, style: Style) -> Self {
+        let text = text.into();
         Self {
-            text: text.into(),
+            text: shown(&text).into_owned(),
             style,
         }
     }

@@ -3,9 +3,15 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::check::EnvSources;
 use crate::cli::args::{Cli, ColorWhen, ScopeArg};
 use crate::cli::error::{CliError, Kind};
+use crate::cli::output::Shield;
+use crate::dotenv::DotEnvError;
+use crate::error::ConfigError;
+use crate::layered::Inventory;
 use crate::locate::{Environment, Locations};
 use crate::scope::Scope;
 
@@ -25,6 +31,13 @@ pub mod vars {
     pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
     /// Where other clients keep user config (`~/.config` when unset).
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    /// mcpenv's lock files live in `$XDG_STATE_HOME/mcpenv` (default
+    /// `~/.local/state/mcpenv`; read through the `directories` crate).
+    pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+    /// When that cannot be created or written, lock files go to
+    /// `$TMPDIR/mcpenv-<uid>` (default `/tmp`; read through
+    /// `std::env::temp_dir`).
+    pub const TMPDIR: &str = "TMPDIR";
     /// Every variable is also read as a possible value of a `${VAR}`
     /// placeholder: `extract` never gives a secret a name that already
     /// holds a different value in the environment.
@@ -49,6 +62,48 @@ pub struct Ctx {
     pub process_env: BTreeMap<String, String>,
     /// The user's templates folder (`~/.config/mcpenv/templates` on Linux).
     pub user_templates: Option<PathBuf>,
+    /// Every secret this run knows of, masked in all output.
+    pub shield: Arc<Shield>,
+}
+
+impl Ctx {
+    /// Every scope's servers; their secrets are learned by the shield, so
+    /// no output of this run prints one whole.
+    pub fn inventory(&self) -> Result<Inventory, ConfigError> {
+        let inventory = Inventory::load(&self.locations)?;
+        self.shield.learn_inventory(&inventory);
+        Ok(inventory)
+    }
+
+    /// The project's `.env` files, settings `env` and the environment, with
+    /// their secrets learned by the shield.
+    pub fn env_sources(&self) -> Result<EnvSources, CliError> {
+        let sources = EnvSources::load(&self.locations, self.process_env.clone()).map_err(|error| {
+            let hint = match &error {
+                DotEnvError::NotRegular { .. } => {
+                    "replace it with a regular file (or remove it); mcpenv never opens a FIFO, socket or device"
+                }
+                DotEnvError::Read { .. } => "check the file's permissions",
+                DotEnvError::NotUtf8 { .. } => "save the file as UTF-8 text",
+            };
+            CliError::failure_from("cannot read the project's `.env` files", error).with_hint(hint)
+        })?;
+        self.shield.learn_sources(&sources);
+        Ok(sources)
+    }
+
+    /// Learns whatever the command did not load itself, before anything is
+    /// printed. Files that cannot be read teach nothing (the command has
+    /// reported them, or did not need them).
+    pub fn learn_world(&self) {
+        let (inventory, sources) = self.shield.knows_world();
+        if !inventory {
+            let _ = self.inventory();
+        }
+        if !sources {
+            let _ = self.env_sources();
+        }
+    }
 }
 
 impl Ctx {
@@ -80,18 +135,46 @@ impl Ctx {
 }
 
 /// Joins words into a command line a POSIX shell reads back as the same words.
+/// A word holding a control or bidi character is written in ANSI-C quoting
+/// (`$'a\x1bb'`, read by bash, zsh, ksh and POSIX.1-2024 sh), so the line
+/// stays one line that can be copied and run.
 pub fn shell_words(words: &[String]) -> String {
     words
         .iter()
         .map(|word| {
+            if word.chars().any(crate::display::is_unsafe) {
+                return ansi_c_quoted(word);
+            }
             shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
         })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
+fn ansi_c_quoted(word: &str) -> String {
+    let mut quoted = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '\'' => quoted.push_str("\\'"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if crate::display::is_unsafe(c) => {
+                let mut buffer = [0; 4];
+                for byte in c.encode_utf8(&mut buffer).bytes() {
+                    quoted.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
 /// Resolves the context for `cli`.
-pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
+pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
     let home = std::env::home_dir()
         .filter(|home| !home.as_os_str().is_empty())
         .ok_or_else(|| {
@@ -112,10 +195,10 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
             .map(PathBuf::from)
     };
     let dirs = directories::ProjectDirs::from("", "", "mcpenv");
-    let state_dir = dirs
-        .as_ref()
-        .map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf())
-        .unwrap_or_else(|| std::env::temp_dir().join("mcpenv"));
+    let (state_dir, state_note) = state_dir(dirs.as_ref());
+    if let Some(note) = state_note.filter(|_| !cli.quiet && may_write(&cli.command)) {
+        let _ = crate::cli::render::warning(&mut anstream::stderr().lock(), &note);
+    }
     let user_templates = dirs
         .as_ref()
         .map(|dirs| dirs.config_dir().join("templates"));
@@ -147,7 +230,64 @@ pub fn resolve(cli: &Cli) -> Result<Ctx, CliError> {
         config_home,
         process_env,
         user_templates,
+        shield,
     })
+}
+
+/// mcpenv's state directory (its lock files): `$XDG_STATE_HOME/mcpenv`
+/// (`~/.local/state/mcpenv`) when it can be created and written. When it
+/// cannot (a read-only HOME, a file in the way), a private per-user directory
+/// in the temporary directory (`$TMPDIR/mcpenv-<uid>`, mode 0700, owned by
+/// this user, not a symlink), so that writing a project's `.mcp.json` never
+/// depends on a writable HOME; with the note that says so. Nothing is created
+/// in the preferred place here: it is only checked.
+fn state_dir(dirs: Option<&directories::ProjectDirs>) -> (PathBuf, Option<String>) {
+    let preferred = dirs.map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf());
+    let reason = match &preferred {
+        Some(dir) => match crate::fsx::check_writable_dir(&dir.join("locks")) {
+            Ok(()) => return (dir.clone(), None),
+            Err(error) => error.to_string(),
+        },
+        None => "there is no home directory".to_string(),
+    };
+    let fallback = std::env::temp_dir().join(format!("mcpenv-{}", nix::unistd::geteuid().as_raw()));
+    let shown = preferred.as_ref().map_or_else(
+        || "mcpenv's state directory".to_string(),
+        |dir| format!("mcpenv's state directory `{}`", dir.display()),
+    );
+    match crate::fsx::private_dir(&fallback) {
+        Ok(()) => (
+            fallback.clone(),
+            Some(format!(
+                "{shown} cannot be used ({reason}); lock files go to `{}` instead",
+                fallback.display()
+            )),
+        ),
+        // Neither: keep the preferred one, whose lock error names the path.
+        Err(error) => (
+            preferred.unwrap_or(fallback),
+            Some(format!(
+                "{shown} cannot be used ({reason}), nor can the fallback ({error})"
+            )),
+        ),
+    }
+}
+
+/// Whether `command` may take a lock (write a file), so that a fallback of
+/// the state directory is worth a note.
+fn may_write(command: &crate::cli::args::Command) -> bool {
+    use crate::cli::args::Command;
+    matches!(
+        command,
+        Command::Add(_)
+            | Command::AddJson(_)
+            | Command::Remove(_)
+            | Command::Extract(_)
+            | Command::Share(_)
+            | Command::Onboard(_)
+            | Command::Import(_)
+            | Command::Export(_)
+    )
 }
 
 /// The colour choice for `--color`; `auto` lets anstream apply NO_COLOR,
@@ -167,5 +307,22 @@ impl From<ScopeArg> for Scope {
             ScopeArg::Project => Self::Project,
             ScopeArg::User => Self::User,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_with_controls_stay_on_one_line() {
+        let words = vec![
+            "mcpenv".to_string(),
+            "a\u{1b}b\n'x".to_string(),
+            "a b".to_string(),
+        ];
+        assert_eq!(shell_words(&words), "mcpenv $'a\\x1bb\\n\\'x' 'a b'");
+        let bidi = vec!["x\u{202e}".to_string()];
+        assert_eq!(shell_words(&bidi), "$'x\\xe2\\x80\\xae'");
     }
 }

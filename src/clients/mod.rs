@@ -167,8 +167,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Value, FormatError> {
     }
     // Most files are strict JSON, which serde_json reads several times
     // faster; comments and trailing commas fall back to the JSONC parser.
-    if let Ok(value) = serde_json::from_str::<Value>(text) {
-        return Ok(value);
+    // Any depth up to mcpenv's bound, as `.mcp.json` is read (serde_json
+    // alone stops at 128 levels, which Claude Code reads).
+    match crate::document::parse_value(text) {
+        Ok(value) => return Ok(value),
+        Err(crate::document::ValueError::TooDeep(error)) => {
+            return Err(FormatError {
+                line: 1,
+                column: 1,
+                message: error.to_string(),
+            });
+        }
+        Err(crate::document::ValueError::Syntax(_)) => {}
     }
     let options = jsonc_parser::ParseOptions::default();
     match jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options) {

@@ -321,7 +321,7 @@ fn claude_code_skips_a_mcp_json_over_2_mib_and_mcpenv_does_not_write_one() {
     assert_eq!(code, 1, "one byte more and Claude Code skips it:\n{text}");
     let out = env.run(&["add", "-s", "project", "x", "node"]);
     assert_eq!(out.code, 1, "{out}");
-    assert!(out.stderr.contains("Claude Code skips it"), "{out}");
+    assert!(out.stderr.contains("bytes Claude Code reads"), "{out}");
     assert!(env.bytes("project/.mcp.json") == over.as_bytes());
 
     // Well under the limit mcpenv writes, and Claude Code reads what it wrote.

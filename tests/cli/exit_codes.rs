@@ -145,10 +145,9 @@ fn an_unreadable_config_is_a_failure() {
     std::fs::create_dir_all(env.home.join(".claude.json")).unwrap();
     assert_snapshot!(env.run(&["list"]), @"
     ----- stderr -----
-    error: failed to read `[ROOT]/home/.claude.json`
-      caused by: Is a directory (os error 21)
+    error: `[ROOT]/home/.claude.json` is a directory, not a regular file
 
-    hint: check that the file is readable and is UTF-8 text
+    hint: mcpenv reads only regular files and never opens anything else there: move it away, or put a regular file in its place
     [exit status: 1]
     ");
 }

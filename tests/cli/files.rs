@@ -190,24 +190,21 @@ fn a_wrongly_shaped_config_is_an_error_naming_the_value() {
     ");
 }
 
+/// Claude Code reads a blank `.mcp.json` as `{}` and writes over it; mcpenv
+/// reads it the same (with a note) but will not write over a file that may
+/// have been truncated by accident (see `hostile_files` for the rest).
 #[test]
-fn an_empty_mcp_json_counts_as_empty() {
+fn an_empty_mcp_json_is_read_as_empty_and_never_written_over() {
     let env = TestEnv::new();
     env.write("project/.mcp.json", "  \n");
-    env.run(&["add", "-s", "project", "x", "node"])
-        .expect_code(0);
-    assert_snapshot!(env.read("project/.mcp.json"), @r#"
-    {
-      "mcpServers": {
-        "x": {
-          "type": "stdio",
-          "command": "node",
-          "args": [],
-          "env": {}
-        }
-      }
-    }
-    "#);
+    assert_snapshot!(env.run(&["add", "-s", "project", "x", "node"]), @"
+    ----- stderr -----
+    error: `[ROOT]/project/.mcp.json` is empty
+
+    hint: Claude Code reads an empty `.mcp.json` as no servers, but it may be a file truncated by accident, so mcpenv does not write over it: delete it, or write `{}` in it, and run the command again
+    [exit status: 1]
+    ");
+    assert_eq!(env.read("project/.mcp.json"), "  \n");
 }
 
 #[test]

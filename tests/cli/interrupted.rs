@@ -244,9 +244,9 @@ fn an_add_to_a_mcp_json_claude_code_skips_is_refused_before_env_is_written() {
     out.assert_no_secret(&[PAT]);
     assert_snapshot!(out, @"
     ----- stderr -----
-    error: `[ROOT]/project/.mcp.json` is 2097193 bytes, more than the 2097152 bytes (2 MiB) Claude Code reads: Claude Code skips it, so mcpenv does not write to it
+    error: `[ROOT]/project/.mcp.json` is 2097193 bytes, larger than the 2097152 bytes Claude Code reads
 
-    hint: make the file smaller, or keep the server in another scope (`-s local` or `-s user`)
+    hint: Claude Code skips a `.mcp.json` over 2 MiB (2,097,152 bytes): make it smaller by hand
     [exit status: 1]
     ");
     assert!(env.bytes("project/.mcp.json") == big.as_bytes());

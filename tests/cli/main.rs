@@ -11,9 +11,11 @@ mod extract;
 mod files;
 mod get;
 mod harness;
+mod hostile_files;
 mod interrupted;
 mod layout;
 mod list;
+mod no_leak;
 mod onboard;
 mod probe;
 mod probe_everything;
@@ -23,6 +25,7 @@ mod scan;
 mod secrets_corpus;
 mod templates;
 mod templates_schema;
+mod untrusted_text;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

@@ -9,7 +9,7 @@ use crate::harness::TestEnv;
 
 /// The fake MCP server (`tests/support/fake_mcp_server.rs`): an example, so
 /// `cargo install` leaves it out, built on first use.
-fn fake_bin() -> &'static str {
+pub fn fake_bin() -> &'static str {
     static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     PATH.get_or_init(|| example("mcpenv-fake-server"))
 }
@@ -404,7 +404,7 @@ fn without_timings(text: &str) -> String {
 }
 
 /// A background fake server, killed when dropped (also when a test fails).
-struct Background(std::process::Child);
+pub struct Background(std::process::Child);
 
 impl Drop for Background {
     fn drop(&mut self) {
@@ -415,7 +415,7 @@ impl Drop for Background {
 
 /// Starts `mcpenv-fake-server MODE:PORTFILE:TOKEN` (MODE `http` or `sse`)
 /// and returns it with its URL.
-fn remote_server(dir: &Path, mode: &str, token: &str) -> (Background, String) {
+pub fn remote_server(dir: &Path, mode: &str, token: &str) -> (Background, String) {
     let portfile = dir.join(format!("{mode}.port"));
     let child = Background(
         std::process::Command::new(fake_bin())

@@ -10,7 +10,10 @@
 //! `mixed-result`, `mixed-error`, `version=V` (answers `initialize` with
 //! protocol version V), `http:PORTFILE[:TOKEN]` (streamable HTTP on loopback),
 //! `sse:PORTFILE[:TOKEN]` (the 2024-11-05 HTTP+SSE transport on loopback),
-//! `sse-post-auth:PORTFILE[:TOKEN]` (the same, but the stream opens for anyone).
+//! `sse-post-auth:PORTFILE[:TOKEN]` (the same, but the stream opens for anyone),
+//! `echo-crash` (prints its arguments and environment on stderr, then exits 3),
+//! `http-echo:PORTFILE` (answers every request 400 with its headers and path
+//! as the body): the last two play a careless server that echoes what it got.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -22,6 +25,16 @@ fn main() -> ExitCode {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "ok".to_string());
     let (kind, argument) = mode.split_once(':').unwrap_or((mode.as_str(), ""));
     match kind {
+        "echo-crash" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            let env: serde_json::Map<String, Value> = std::env::vars()
+                .map(|(key, value)| (key, Value::String(value)))
+                .collect();
+            eprintln!("fake: bad option: {}", args.join(" "));
+            eprintln!("fake: environment {}", Value::Object(env));
+            return ExitCode::from(3);
+        }
+        "http-echo" => return serve_http_echo(argument),
         "crash" => {
             eprintln!("fake: starting");
             eprintln!("fake: cannot open the database");
@@ -114,6 +127,7 @@ fn respond(kind: &str, message: &Value) -> Option<Value> {
 struct Request {
     line: String,
     authorized: bool,
+    headers: Vec<String>,
     body: Vec<u8>,
 }
 
@@ -128,11 +142,13 @@ fn read_request(stream: &std::net::TcpStream, token: &str) -> Option<Request> {
     let expected = format!("bearer {token}");
     let mut length = 0;
     let mut authorized = token.is_empty();
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
             break;
         }
+        headers.push(header.trim().to_string());
         let lower = header.trim().to_ascii_lowercase();
         if let Some(value) = lower.strip_prefix("content-length:") {
             length = value.trim().parse().unwrap_or(0);
@@ -146,6 +162,7 @@ fn read_request(stream: &std::net::TcpStream, token: &str) -> Option<Request> {
     Some(Request {
         line,
         authorized,
+        headers,
         body,
     })
 }
@@ -201,6 +218,32 @@ fn serve_http(argument: &str) -> ExitCode {
                 }
             };
             let _ = stream.write_all(response.as_bytes());
+        });
+    }
+    ExitCode::SUCCESS
+}
+
+/// `http-echo:PORTFILE`: every request gets a 400 whose body repeats the
+/// request line and headers, as a careless server's error page might.
+fn serve_http_echo(argument: &str) -> ExitCode {
+    let portfile = argument
+        .split_once(':')
+        .map_or(argument, |(portfile, _)| portfile);
+    let listener = listen(portfile);
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            continue;
+        };
+        std::thread::spawn(move || {
+            let Some(request) = read_request(&stream, "") else {
+                return;
+            };
+            let body = format!(
+                "bad request {} {}",
+                request.line.trim(),
+                request.headers.join("; ")
+            );
+            let _ = stream.write_all(answer("400 Bad Request", "", &body).as_bytes());
         });
     }
     ExitCode::SUCCESS

@@ -6,13 +6,12 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::check::{self, CheckReport, EnvSources, Severity, State, Status};
+use crate::check::{self, CheckReport, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
-use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW};
+use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown};
 use crate::cli::resolve::Ctx;
-use crate::layered::Inventory;
 
 /// The report `check` (and `onboard`, at its end) prints.
 #[derive(Debug, Serialize)]
@@ -41,7 +40,7 @@ impl Report for CheckOutput {
                 server
                     .command
                     .as_ref()
-                    .map(|command| command.command.len() + 10)
+                    .map(|command| shown(&command.command).chars().count() + 10)
             }))
             .max()
             .unwrap_or(0);
@@ -54,7 +53,8 @@ impl Report for CheckOutput {
             writeln!(
                 out,
                 "{BOLD}{}{BOLD:#}  {}{DIM}{status}{DIM:#}",
-                server.name, server.scope
+                shown(&server.name),
+                server.scope
             )?;
             if server.status == Status::Skipped {
                 continue;
@@ -83,7 +83,7 @@ impl Report for CheckOutput {
                 writeln!(out, "  {name:width$}  {style}{text}{style:#}")?;
             }
             if let Some(command) = &server.command {
-                let label = format!("command `{}`", command.command);
+                let label = format!("command `{}`", shown(&command.command));
                 let (style, text) = if command.found {
                     (GREEN, "found")
                 } else {
@@ -107,9 +107,14 @@ impl Report for CheckOutput {
                 .as_ref()
                 .map(|file| format!("`{file}`: "))
                 .unwrap_or_default();
-            writeln!(out, "{style}{label}:{style:#} {file}{}", finding.message)?;
+            writeln!(
+                out,
+                "{style}{label}:{style:#} {}{}",
+                shown(&file),
+                shown(&finding.message)
+            )?;
             if let Some(hint) = &finding.hint {
-                writeln!(out, "  hint: {hint}")?;
+                writeln!(out, "  hint: {}", shown(hint))?;
             }
         }
         if !self.report.servers.is_empty() {
@@ -186,11 +191,8 @@ fn source(source: Option<&str>) -> &str {
 
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
-    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone()).map_err(|error| {
-        CliError::failure_from("cannot read the project's `.env` files", error)
-            .with_hint("check their permissions")
-    })?;
+    let inventory = ctx.inventory()?;
+    let sources = ctx.env_sources()?;
     let report = check::check(
         &ctx.locations,
         &inventory,

@@ -8,13 +8,12 @@ use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 
-use crate::check::{self, EnvSources};
+use crate::check::{self};
 use crate::cli::args::{EnvArgs, EnvFormat};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
 use crate::dotenv;
-use crate::layered::Inventory;
 use crate::redact;
 
 /// The variables to export.
@@ -29,6 +28,12 @@ pub struct EnvReport {
 }
 
 impl Report for EnvReport {
+    /// Printing the values is the point (for `eval` and direnv); on a
+    /// terminal they are masked all the same.
+    fn reveals(&self) -> bool {
+        !self.masked
+    }
+
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         for (name, value) in &self.variables {
             let value = if self.masked {
@@ -71,9 +76,8 @@ fn fish_quote(value: &str) -> String {
 
 /// Runs `mcpenv env`; returns the report and whether to print it as JSON.
 pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
-    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone())
-        .map_err(|error| CliError::failure_from("cannot read the project's `.env` files", error))?;
+    let inventory = ctx.inventory()?;
+    let sources = ctx.env_sources()?;
     let report = check::check(
         &ctx.locations,
         &inventory,

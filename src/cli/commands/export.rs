@@ -16,7 +16,6 @@ use crate::cli::resolve::Ctx;
 use crate::clients::export::{self, ExportOptions};
 use crate::clients::{self, Client};
 use crate::fsx::{self, NewMode, TextEditError};
-use crate::layered::Inventory;
 use crate::model::ServerEntry;
 use crate::scope::Scope;
 
@@ -228,7 +227,7 @@ fn report(
 /// The servers of a scope: every server of the project's `.mcp.json`
 /// whatever its approval, or the user's servers.
 fn servers_of(ctx: &Ctx, scope: ExportScope) -> Result<Vec<(String, ServerEntry)>, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let project_file = ctx.locations.project_file_for_write();
     Ok(inventory
         .entries

@@ -14,7 +14,6 @@ use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::envfiles::{self, EnvFiles, EnvFilesError};
 use crate::extract::{self, Candidate, ExtractionPlan, Move};
-use crate::layered::Inventory;
 use crate::scope::Scope;
 use crate::store::{self, Target};
 
@@ -119,7 +118,7 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
     } else {
         vec![args.scope.map_or(Scope::Project, Scope::from)]
     };
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let repository = ctx
         .locations
         .git_root

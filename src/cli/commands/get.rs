@@ -12,9 +12,8 @@ use crate::approval::Approval;
 use crate::cli::args::GetArgs;
 use crate::cli::commands::{list, scope_file, unknown_name_hints};
 use crate::cli::error::CliError;
-use crate::cli::render::{BOLD, DIM, Report, warning};
+use crate::cli::render::{BOLD, DIM, Report, shown, warning};
 use crate::cli::resolve::{Ctx, shell_words};
-use crate::layered::Inventory;
 use crate::model::Transport;
 use crate::redact;
 use crate::scope::Scope;
@@ -41,6 +40,8 @@ pub struct GetReport {
     pub warnings: Vec<list::Warning>,
     #[serde(skip)]
     shown: Shown,
+    #[serde(skip)]
+    reveal: bool,
 }
 
 /// Another scope's definition of the same name.
@@ -62,8 +63,12 @@ struct Shown {
 }
 
 impl Report for GetReport {
+    fn reveals(&self) -> bool {
+        self.reveal
+    }
+
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "{BOLD}{}{BOLD:#}", self.name)?;
+        writeln!(out, "{BOLD}{}{BOLD:#}", shown(&self.name))?;
         let mut rows: Vec<(String, String)> = vec![
             (
                 "Scope".into(),
@@ -114,14 +119,22 @@ impl Report for GetReport {
                 (other, value) => rows.push((other.to_string(), value.to_string())),
             }
         }
-        let width = rows.iter().map(|(label, _)| label.len()).max().unwrap_or(0) + 2;
+        let width = rows
+            .iter()
+            .map(|(label, _)| shown(label).chars().count() + 1)
+            .max()
+            .unwrap_or(0)
+            + 1;
         for (label, value) in &rows {
             let label = if label.is_empty() {
                 String::new()
             } else {
                 format!("{label}:")
             };
-            writeln!(out, "  {label:width$}{value}")?;
+            // Labels and values come from the file: escaped.
+            let (label, value) = (shown(&label), shown(value));
+            let pad = width.saturating_sub(label.chars().count());
+            writeln!(out, "  {label}{:pad$}{value}", "")?;
         }
         if !self.shown.others.is_empty() {
             writeln!(out)?;
@@ -151,7 +164,7 @@ fn approval_text(approval: Approval) -> &'static str {
 
 /// Runs `mcpenv get`.
 pub fn run(ctx: &Ctx, args: &GetArgs) -> Result<GetReport, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let Some(winner) = inventory.winner(&args.name) else {
         let mut error = CliError::failure(format!("no MCP server named `{}`", args.name));
         for hint in unknown_name_hints(ctx, &inventory, &args.name) {
@@ -185,6 +198,7 @@ pub fn run(ctx: &Ctx, args: &GetArgs) -> Result<GetReport, CliError> {
             })
             .collect(),
         warnings: list::warnings(&inventory.notes),
+        reveal: args.reveal,
         shown: Shown {
             file: scope_file(ctx, winner.scope, &winner.file),
             others: others

@@ -15,12 +15,11 @@ use crate::cli::commands::export::{client_files, client_of};
 use crate::cli::commands::extract::known_values;
 use crate::cli::commands::{begin_writes, save_project_env_with};
 use crate::cli::error::CliError;
-use crate::cli::render::{Report, warning};
-use crate::cli::resolve::Ctx;
+use crate::cli::render::{Report, shown, warning};
+use crate::cli::resolve::{Ctx, shell_words};
 use crate::clients::{self, Client, import};
 use crate::extract::{self, Candidate, Move};
-use crate::layered::Inventory;
-use crate::model::ServerEntry;
+use crate::model::{self, ServerEntry};
 use crate::scope::Scope;
 use crate::store::{self, IfExists, NewServer, Target};
 use serde_json::Value;
@@ -62,7 +61,7 @@ impl Report for ImportReport {
         let names: Vec<String> = self
             .servers
             .iter()
-            .map(|name| format!("`{name}`"))
+            .map(|name| format!("`{}`", crate::display::escape(name)))
             .collect();
         let verb = if self.dry_run {
             "Would import"
@@ -131,10 +130,12 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
                 })?
         }
     };
-    let text = std::fs::read_to_string(&file).map_err(|error| {
-        CliError::failure_from(format!("cannot read `{}`", file.display()), error)
-            .with_hint("check the path, or name the file with `--file PATH`")
-    })?;
+    let text = crate::fsx::read_if_exists(&file)
+        .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+        .map_err(|error| {
+            CliError::failure_from(format!("cannot read `{}`", file.display()), error)
+                .with_hint("check the path, or name the file with `--file PATH`")
+        })?;
     let value = clients::parse(&file, &text).map_err(|error| {
         CliError::failure(format!(
             "failed to parse `{}:{}:{}`: {}",
@@ -172,7 +173,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let mut notes = Vec::new();
     let scope = Scope::from(args.scope);
     let target = Target::for_scope(&ctx.locations, scope);
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let known = known_values(ctx)?;
     // An entry as it would be stored: literal secrets as placeholders.
     let stored = |name: &str, entry: &ServerEntry| {
@@ -207,12 +208,22 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
             .get(&server.name)
             .cloned()
             .unwrap_or(server.name.clone());
-        check_name(&name).map_err(|error| {
-            error.with_hint(format!(
-                "import it under another name: `--rename {}=NEW`",
-                server.name
+        if let Err(error) = model::validate_name(&name) {
+            // The name comes from the other client's file, not from the
+            // arguments: a failure of the world (exit 1), and a hint that
+            // can be pasted as it is, whatever the name holds.
+            let rename = shell_words(&[
+                "--rename".to_string(),
+                format!("{}={}", server.name, suggested_name(&server.name)),
+            ]);
+            return Err(CliError::failure(format!(
+                "cannot import `{}`: {error}",
+                shown(&server.name)
             ))
-        })?;
+            .with_hint(format!(
+                "import it under another name: add `{rename}` to the command"
+            )));
+        }
         let exists = |name: &str| {
             inventory.entries.iter().any(|entry| {
                 entry.name == name && entry.scope == scope && entry.file == target.path
@@ -404,4 +415,28 @@ fn parse_renames(pairs: &[String]) -> Result<IndexMap<String, String>, CliError>
         }
     }
     Ok(renames)
+}
+
+/// A valid server name close to `name`: a registry id's last part
+/// (`io.github.x/chrome-devtools-mcp` → `chrome-devtools-mcp`), with every
+/// other character Claude Code does not take turned into `-`.
+fn suggested_name(name: &str) -> String {
+    let last = name
+        .rsplit('/')
+        .find(|part| !part.is_empty())
+        .unwrap_or(name);
+    let mut suggestion = String::new();
+    for c in last.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            suggestion.push(c);
+        } else if !suggestion.ends_with('-') {
+            suggestion.push('-');
+        }
+    }
+    let suggestion = suggestion.trim_matches('-').to_string();
+    if suggestion.is_empty() || model::validate_name(&suggestion).is_err() {
+        "imported-server".to_string()
+    } else {
+        suggestion
+    }
 }

@@ -173,7 +173,7 @@ impl Report for ListReport {
 
 /// Runs `mcpenv list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let scope = args.scope.map(Scope::from);
     let servers = inventory
         .entries

@@ -58,7 +58,10 @@ pub fn write_moves(
         writeln!(
             err,
             "Moved {} {} into `.env` as `{}` ({})",
-            moved.server, moved.field, moved.variable, moved.value
+            crate::display::escape(&moved.server),
+            crate::display::escape(&moved.field.to_string()),
+            moved.variable,
+            moved.value
         )?;
     }
     Ok(())

@@ -5,7 +5,7 @@
 //! file as it was. Ends with the report `check` prints.
 
 use std::collections::BTreeMap;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 
 use dialoguer::{Input, Password};
 
@@ -15,11 +15,11 @@ use crate::cli::args::{OnboardArgs, OnboardTarget};
 use crate::cli::commands::check::{CheckOutput, report};
 use crate::cli::commands::extract::env_error;
 use crate::cli::error::CliError;
-use crate::cli::render::BOLD;
+use crate::cli::output::{self, Stream};
+use crate::cli::render::{BOLD, shown};
 use crate::cli::resolve::Ctx;
 use crate::dotenv;
 use crate::envfiles::{self, EnvFiles};
-use crate::layered::Inventory;
 
 /// Where a value comes from.
 enum Source {
@@ -42,11 +42,8 @@ struct Step<'a> {
 
 /// Runs `mcpenv onboard`.
 pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
-    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone()).map_err(|error| {
-        CliError::failure_from("cannot read the project's `.env` files", error)
-            .with_hint("check their permissions")
-    })?;
+    let inventory = ctx.inventory()?;
+    let sources = ctx.env_sources()?;
     let found = check::check(
         &ctx.locations,
         &inventory,
@@ -108,7 +105,7 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
                 say(ctx, &format!("Copying `{name}` from {from}"));
                 values.push((name.clone(), value.clone()));
             }
-            Source::Ask => match ask(step.variable, args.to)? {
+            Source::Ask => match ask(ctx, step.variable, args.to)? {
                 Some(value) => values.push((name.clone(), value)),
                 None => skipped.push(name),
             },
@@ -280,20 +277,26 @@ fn refuse_without_terminal(ctx: &Ctx, args: &OnboardArgs, asked: &[&str]) -> Res
 
 /// Asks for one variable on the terminal: hidden input for a secret-like
 /// name. `None` when the answer is empty and there is no default.
-fn ask(variable: &Variable, to: OnboardTarget) -> Result<Option<String>, CliError> {
-    let mut err = anstream::stderr().lock();
+fn ask(ctx: &Ctx, variable: &Variable, to: OnboardTarget) -> Result<Option<String>, CliError> {
     let servers: Vec<&str> = variable.servers.iter().map(String::as_str).collect();
-    let _ = writeln!(
-        err,
-        "\n{BOLD}`{}`{BOLD:#} is needed by {}",
-        variable.name,
-        names(&servers)
-    );
-    if let Some(description) = &variable.description {
-        let _ = writeln!(err, "  {description}");
-    }
-    let _ = err.flush();
-    drop(err);
+    let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
+        writeln!(
+            err,
+            "\n{BOLD}`{}`{BOLD:#} is needed by {}",
+            shown(&variable.name),
+            names(&servers)
+        )?;
+        if let Some(description) = &variable.description {
+            writeln!(err, "  {}", shown(description))?;
+        }
+        Ok(())
+    });
+    // The prompt goes to the terminal through dialoguer, so it is cleaned
+    // here; a default that is itself a secret is not shown at all.
+    let default_shown = variable
+        .default
+        .as_ref()
+        .filter(|default| ctx.shield.clean(&shown(default)) == **default);
     // A value `.env` cannot hold is refused at the prompt, not after the
     // last answer.
     let storable = move |value: &String| -> Result<(), String> {
@@ -305,9 +308,10 @@ fn ask(variable: &Variable, to: OnboardTarget) -> Result<Option<String>, CliErro
         }
     };
     let answer = if variable.secret {
-        let prompt = match &variable.default {
-            Some(default) => format!("{} (hidden; empty: `{default}`)", variable.name),
-            None => format!("{} (hidden)", variable.name),
+        let prompt = match (&variable.default, default_shown) {
+            (Some(_), Some(default)) => format!("{} (hidden; empty: `{default}`)", variable.name),
+            (Some(_), None) => format!("{} (hidden; empty: its default)", variable.name),
+            (None, _) => format!("{} (hidden)", variable.name),
         };
         Password::new()
             .with_prompt(prompt)
@@ -324,7 +328,9 @@ fn ask(variable: &Variable, to: OnboardTarget) -> Result<Option<String>, CliErro
             .allow_empty(true)
             .validate_with(storable);
         if let Some(default) = &variable.default {
-            input = input.default(default.clone());
+            input = input
+                .default(default.clone())
+                .show_default(default_shown.is_some());
         }
         input.interact_text()
     };
@@ -406,15 +412,15 @@ fn say(ctx: &Ctx, line: &str) {
     if ctx.quiet {
         return;
     }
-    let mut err = anstream::stderr().lock();
-    let _ = writeln!(err, "{line}");
-    let _ = err.flush();
+    let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
+        writeln!(err, "{line}")
+    });
 }
 
 fn names<S: AsRef<str>>(names: &[S]) -> String {
     names
         .iter()
-        .map(|name| format!("`{}`", name.as_ref()))
+        .map(|name| format!("`{}`", shown(name.as_ref())))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -18,7 +18,8 @@ use crate::cli::args::ProbeArgs;
 use crate::cli::commands::reap::Reaper;
 use crate::cli::commands::unknown_name_hints;
 use crate::cli::error::CliError;
-use crate::cli::render::{DIM, GREEN, RED, YELLOW, warning};
+use crate::cli::output::{self, Shield, Stream};
+use crate::cli::render::{DIM, GREEN, RED, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::layered::{Inventory, Sourced};
 use crate::model::Transport;
@@ -49,27 +50,24 @@ struct ServerInfo<'a> {
 
 /// Runs `mcpenv probe`; returns whether anything failed.
 pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
-    let sources = EnvSources::load(&ctx.locations, ctx.process_env.clone()).map_err(|error| {
-        CliError::failure_from("cannot read the project's `.env` files", error)
-            .with_hint("check their permissions")
-    })?;
+    let inventory = ctx.inventory()?;
+    let sources = ctx.env_sources()?;
     let targets = select(ctx, args, &inventory, &sources)?;
     if inventory.names().is_empty() && !args.json {
         if !ctx.quiet {
-            let mut err = anstream::stderr().lock();
-            writeln!(err, "No MCP servers configured")
-                .and_then(|()| {
-                    writeln!(
-                        err,
-                        "hint: add one with `mcpenv add NAME -- COMMAND ARGS...`"
-                    )
-                })
-                .map_err(|error| CliError::failure_from("cannot write the output", error))?;
+            output::write(&ctx.shield, Stream::Stderr, false, |err| {
+                writeln!(err, "No MCP servers configured")?;
+                writeln!(
+                    err,
+                    "hint: add one with `mcpenv add NAME -- COMMAND ARGS...`"
+                )
+            })
+            .map_err(|error| CliError::failure_from("cannot write the output", error))?;
         }
         return Ok(Ok(false));
     }
-    let reasons = Reasons::new(&targets, &inventory, &sources);
+    learn_handed(&ctx.shield, &targets, &sources);
+    let reasons = Reasons::new(&targets, &inventory);
     // Only stdio servers start processes.
     let reaper = targets
         .iter()
@@ -102,7 +100,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             // With --audit, name collisions need every server's tools, so
             // lines wait for the last server.
             if args.json && !args.audit && written.is_ok() {
-                written = json_line(&done);
+                written = json_line(&ctx.shield, &done);
             }
             outcomes.push(done);
         });
@@ -139,7 +137,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
         add_collisions(&mut outcomes);
     }
     let elapsed = start.elapsed();
-    Ok(written.and_then(|()| finish(args, &mut outcomes, &order, elapsed)))
+    Ok(written.and_then(|()| finish(ctx, args, &mut outcomes, &order, elapsed)))
 }
 
 /// What turns a probe's outcome into a reason a user can act on: the unset
@@ -149,11 +147,10 @@ struct Reasons {
     missing: BTreeMap<String, Vec<String>>,
     auth_hints: BTreeMap<String, String>,
     url_hints: BTreeMap<String, &'static str>,
-    secrets: Vec<String>,
 }
 
 impl Reasons {
-    fn new(targets: &[ProbeTarget], inventory: &Inventory, sources: &EnvSources) -> Self {
+    fn new(targets: &[ProbeTarget], inventory: &Inventory) -> Self {
         let auth_hints = targets
             .iter()
             .filter_map(|target| {
@@ -196,18 +193,18 @@ impl Reasons {
                 .collect(),
             auth_hints,
             url_hints,
-            secrets: secret_values(targets, sources),
         }
     }
 
-    /// The outcome with its reason in words, secrets masked.
-    fn explain(&self, mut outcome: ProbeOutcome) -> Done {
+    /// The outcome with its reason in words. Secrets a server echoes are
+    /// masked where everything is printed: the shield learned every value
+    /// handed to the servers.
+    fn explain(&self, outcome: ProbeOutcome) -> Done {
         let unset = self
             .missing
             .get(&outcome.name)
             .map_or(&[][..], Vec::as_slice);
-        // A server's stderr may echo what it was given: mask it.
-        let mut error = error_text(&outcome, unset).map(|text| redact_values(&text, &self.secrets));
+        let mut error = error_text(&outcome, unset);
         if let Some(text) = error.as_mut() {
             if let Err(probe::ProbeError::Unauthorized { .. }) = &outcome.result {
                 match self.auth_hints.get(&outcome.name) {
@@ -230,9 +227,6 @@ impl Reasons {
                 text.push_str("; if the server's certificate comes from your organisation's own CA, point `SSL_CERT_FILE` at that CA's certificate");
             }
         }
-        for check in &mut outcome.audit {
-            check.got = redact_values(&check.got, &self.secrets);
-        }
         Done { error, outcome }
     }
 }
@@ -245,8 +239,9 @@ enum Progress {
         lines: indicatif::MultiProgress,
         by_name: BTreeMap<String, indicatif::ProgressBar>,
         done_style: indicatif::ProgressStyle,
+        shield: Arc<Shield>,
     },
-    Lines,
+    Lines(Arc<Shield>),
     Quiet,
 }
 
@@ -257,9 +252,13 @@ impl Progress {
         }
         // JSON Lines on a terminal would be torn by redrawn lines.
         if args.json || !io::stderr().is_terminal() {
-            return Self::Lines;
+            return Self::Lines(Arc::clone(&ctx.shield));
         }
-        let width = names.iter().map(String::len).max().unwrap_or(0);
+        let width = names
+            .iter()
+            .map(|name| shown(name).chars().count())
+            .max()
+            .unwrap_or(0);
         // The templates are fixed text, so they parse; the fallback only
         // keeps this free of a panic path.
         let template = |text: &str| {
@@ -276,7 +275,7 @@ impl Progress {
             .map(|name| {
                 let line = lines.add(indicatif::ProgressBar::new_spinner());
                 line.set_style(style.clone());
-                line.set_prefix(name.clone());
+                line.set_prefix(shown(name).into_owned());
                 line.set_message("starting");
                 line.enable_steady_tick(Duration::from_millis(100));
                 (name.clone(), line)
@@ -286,6 +285,7 @@ impl Progress {
             lines,
             by_name,
             done_style,
+            shield: Arc::clone(&ctx.shield),
         }
     }
 
@@ -294,19 +294,22 @@ impl Progress {
             Self::Live {
                 by_name,
                 done_style,
+                shield,
                 ..
             } => {
                 if let Some(line) = by_name.get(&done.outcome.name) {
                     line.set_style(done_style.clone());
                     let message = match &done.error {
                         None => "ok".to_string(),
-                        Some(error) => format!("failed: {error}"),
+                        Some(error) => shield.clean(&format!("failed: {}", shown(error))),
                     };
                     line.finish_with_message(message);
                 }
             }
-            Self::Lines => {
-                let _ = progress_line(done);
+            Self::Lines(shield) => {
+                let _ = output::write(shield, Stream::Stderr, false, |err| {
+                    progress_line(err, done)
+                });
             }
             Self::Quiet => {}
         }
@@ -338,7 +341,6 @@ fn select(
     let mut env = files.clone();
     env.extend(ctx.process_env.clone());
     let mut targets = Vec::new();
-    let mut err = anstream::stderr().lock();
     for name in names {
         let Some(winner) = inventory.winner(&name) else {
             let mut error = CliError::failure(format!("no MCP server named `{name}`"));
@@ -355,7 +357,9 @@ fn select(
         }
         if let Some(note) = skip_reason(winner, args.trust_project, named) {
             if !ctx.quiet {
-                let _ = warning(&mut err, &format!("skipped `{name}`: {note}"));
+                let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
+                    warning(err, &format!("skipped `{name}`: {note}"))
+                });
             }
             continue;
         }
@@ -384,52 +388,67 @@ fn skip_reason(server: &Sourced, trust_project: bool, named: bool) -> Option<Str
     }
 }
 
-/// The values handed to servers that may be secrets: every header value,
-/// and the environment variables with a secret-like name or from `.env`.
-fn secret_values(targets: &[ProbeTarget], sources: &EnvSources) -> Vec<String> {
+/// Teaches the shield every value handed to a server, so that a server
+/// echoing one (on stderr, in an error, in a tool's result) has it masked:
+/// whatever `scan` would flag and every opaque token-like value among the
+/// env values, arguments and headers, the URL's query values and password,
+/// and the `Basic` credential built from the URL's user and password.
+fn learn_handed(shield: &Shield, targets: &[ProbeTarget], sources: &EnvSources) {
     let from_files = sources.file_values();
-    let mut values: Vec<String> = Vec::new();
-    for target in targets {
-        match &target.endpoint {
-            Endpoint::Stdio(command) => {
-                for (key, value) in command.get_envs() {
-                    let (Some(key), Some(Some(value))) =
-                        (key.to_str(), value.map(|value| value.to_str()))
-                    else {
-                        continue;
-                    };
-                    if crate::secrets::is_secret_name(key) || from_files.contains_key(key) {
-                        values.push(value.to_string());
+    shield.learn(|redactor| {
+        for target in targets {
+            match &target.endpoint {
+                Endpoint::Stdio(command) => {
+                    for (key, value) in command.get_envs() {
+                        let (Some(key), Some(Some(value))) =
+                            (key.to_str(), value.map(|value| value.to_str()))
+                        else {
+                            continue;
+                        };
+                        if crate::secrets::is_secret_name(key) || from_files.contains_key(key) {
+                            redactor.learn(value);
+                        }
+                        redactor.learn_env(key, value);
+                        redactor.learn_handed(value);
+                    }
+                    let args: Vec<String> = command
+                        .get_args()
+                        .map(|arg| arg.to_string_lossy().into_owned())
+                        .collect();
+                    redactor.learn_words(&args);
+                    for arg in &args {
+                        redactor.learn_handed(arg);
                     }
                 }
-            }
-            Endpoint::Http { url, headers } | Endpoint::Sse { url, headers } => {
-                values.extend(headers.iter().map(|(_, value)| value.clone()));
-                // Keys also travel in URLs: `?api_key=…`, `user:token@`.
-                if let Ok(url) = url::Url::parse(url) {
-                    values.extend(url.query_pairs().map(|(_, value)| value.into_owned()));
-                    values.extend(url.password().map(str::to_string));
+                Endpoint::Http { url, headers } | Endpoint::Sse { url, headers } => {
+                    for (name, value) in headers {
+                        redactor.learn(value);
+                        redactor.learn_env(name, value);
+                        for word in value.split_whitespace() {
+                            redactor.learn_handed(word);
+                        }
+                    }
+                    // Keys also travel in URLs: `?api_key=…`, `user:token@`.
+                    if let Ok(url) = url::Url::parse(url) {
+                        for (_, value) in url.query_pairs() {
+                            redactor.learn_handed(&value);
+                        }
+                        if let Some(password) = url.password() {
+                            let decoded = percent_encoding::percent_decode_str(password)
+                                .decode_utf8_lossy()
+                                .into_owned();
+                            let user = percent_encoding::percent_decode_str(url.username())
+                                .decode_utf8_lossy()
+                                .into_owned();
+                            redactor.learn_basic(&user, &decoded);
+                            redactor.learn_url_password(password);
+                        }
+                    }
                 }
+                Endpoint::Remote { .. } => {}
             }
-            Endpoint::Remote { .. } => {}
         }
-    }
-    values.retain(|value| value.len() >= 8);
-    // Longest first, so a value containing another is masked whole.
-    values.sort_by_key(|value| std::cmp::Reverse(value.len()));
-    values.dedup();
-    values
-}
-
-/// `text` with every one of `values` masked.
-fn redact_values(text: &str, values: &[String]) -> String {
-    let mut text = text.to_string();
-    for value in values {
-        if text.contains(value.as_str()) {
-            text = text.replace(value.as_str(), &crate::redact::mask(value));
-        }
-    }
-    text
+    });
 }
 
 /// A server entry with its placeholders expanded.
@@ -504,19 +523,15 @@ fn error_text(outcome: &ProbeOutcome, missing: &[String]) -> Option<String> {
     Some(text)
 }
 
-fn progress_line(done: &Done) -> io::Result<()> {
+fn progress_line(err: &mut dyn Write, done: &Done) -> io::Result<()> {
     let outcome = &done.outcome;
-    let mut err = anstream::stderr().lock();
     let ms = outcome.elapsed.as_millis();
+    let name = shown(&outcome.name);
     match &outcome.result {
-        Ok(_) => writeln!(err, "{GREEN}ok{GREEN:#}      `{}` in {ms} ms", outcome.name),
+        Ok(_) => writeln!(err, "{GREEN}ok{GREEN:#}      `{name}` in {ms} ms"),
         Err(_) => {
-            let error = done.error.as_deref().unwrap_or_default();
-            writeln!(
-                err,
-                "{RED}failed{RED:#}  `{}` after {ms} ms: {error}",
-                outcome.name
-            )
+            let error = shown(done.error.as_deref().unwrap_or_default());
+            writeln!(err, "{RED}failed{RED:#}  `{name}` after {ms} ms: {error}")
         }
     }
 }
@@ -546,12 +561,9 @@ fn server_line(done: &Done) -> ServerLine<'_> {
     }
 }
 
-fn json_line(done: &Done) -> io::Result<()> {
-    let line = server_line(done);
-    let mut out = io::stdout().lock();
-    serde_json::to_writer(&mut out, &line)?;
-    writeln!(out)?;
-    out.flush()
+fn json_line(shield: &Shield, done: &Done) -> io::Result<()> {
+    let line = serde_json::to_value(server_line(done)).map_err(io::Error::other)?;
+    output::write_json_line(shield, line)
 }
 
 fn add_collisions(outcomes: &mut [Done]) {
@@ -583,62 +595,107 @@ fn check_failed(check: &AuditCheck) -> bool {
     !check.ok && check.check != "tool_count"
 }
 
+/// How the servers and the audit checks finished, counted.
+struct Tally {
+    ok: usize,
+    failed: usize,
+    failed_checks: usize,
+    warnings: usize,
+    audit_failed: usize,
+}
+
+impl Tally {
+    fn new(outcomes: &[Done]) -> Self {
+        let failed = outcomes
+            .iter()
+            .filter(|done| done.outcome.result.is_err())
+            .count();
+        let ok = outcomes.len() - failed;
+        let checks = || outcomes.iter().flat_map(|done| &done.outcome.audit);
+        let failed_checks = checks().filter(|check| check_failed(check)).count();
+        let warnings = checks()
+            .filter(|check| !check.ok && !check_failed(check))
+            .count();
+        let audit_failed = outcomes
+            .iter()
+            .filter(|done| done.outcome.audit.iter().any(check_failed))
+            .count();
+        Self {
+            ok,
+            failed,
+            failed_checks,
+            warnings,
+            audit_failed,
+        }
+    }
+}
+
 fn finish(
+    ctx: &Ctx,
     args: &ProbeArgs,
     outcomes: &mut [Done],
     order: &[String],
     elapsed: Duration,
 ) -> io::Result<bool> {
-    let failed = outcomes
-        .iter()
-        .filter(|done| done.outcome.result.is_err())
-        .count();
-    let ok = outcomes.len() - failed;
-    let checks = || outcomes.iter().flat_map(|done| &done.outcome.audit);
-    let failed_checks = checks().filter(|check| check_failed(check)).count();
-    let warnings = checks()
-        .filter(|check| !check.ok && !check_failed(check))
-        .count();
-    let audit_failed = outcomes
-        .iter()
-        .filter(|done| done.outcome.audit.iter().any(check_failed))
-        .count();
+    let Tally {
+        ok,
+        failed,
+        failed_checks,
+        audit_failed,
+        ..
+    } = Tally::new(outcomes);
     let any_failed = failed > 0 || failed_checks > 0;
     if args.json {
-        let mut out = io::stdout().lock();
         if args.audit {
             for done in outcomes.iter() {
-                let line = server_line(done);
-                serde_json::to_writer(&mut out, &line)?;
-                writeln!(out)?;
+                json_line(&ctx.shield, done)?;
             }
         }
         let mut summary = json!({"ok": ok, "failed": failed, "ms": elapsed.as_millis()});
         if args.audit {
             summary["audit_failed"] = json!(audit_failed);
         }
-        writeln!(out, "{}", json!({ "summary": summary }))?;
-        out.flush()?;
+        output::write_json_line(&ctx.shield, json!({ "summary": summary }))?;
         return Ok(any_failed);
     }
     // Text: servers in configuration order, however they finished.
     outcomes.sort_by_key(|done| order.iter().position(|name| name == &done.outcome.name));
     let width = outcomes
         .iter()
-        .map(|done| done.outcome.name.len())
+        .map(|done| shown(&done.outcome.name).chars().count())
         .max()
         .unwrap_or(0);
-    let mut out = anstream::stdout().lock();
-    for done in outcomes.iter() {
+    output::write(&ctx.shield, Stream::Stdout, false, |out| {
+        write_text(out, args, outcomes, width, elapsed)
+    })?;
+    Ok(any_failed)
+}
+
+fn write_text(
+    out: &mut dyn Write,
+    args: &ProbeArgs,
+    outcomes: &[Done],
+    width: usize,
+    elapsed: Duration,
+) -> io::Result<()> {
+    let Tally {
+        ok,
+        failed,
+        failed_checks,
+        warnings,
+        audit_failed,
+    } = Tally::new(outcomes);
+    for done in outcomes {
         let outcome = &done.outcome;
-        let name = &outcome.name;
+        let name = shown(&outcome.name);
         match &outcome.result {
+            // Everything the server says about itself is its text, not ours.
             Ok(facts) => writeln!(
                 out,
                 "{name:width$}  {GREEN}ok{GREEN:#}      {} {}, protocol {}, {}, {}, {}, ready in {} ms",
-                facts.name,
-                facts.version,
-                facts.protocol_version,
+                shown(&facts.name),
+                shown(&facts.version),
+                shown(&facts.protocol_version),
                 plural(facts.tools.len(), "tool"),
                 plural(facts.prompts, "prompt"),
                 plural(facts.resources, "resource"),
@@ -647,12 +704,12 @@ fn finish(
             Err(_) => writeln!(
                 out,
                 "{name:width$}  {RED}failed{RED:#}  {}",
-                done.error.as_deref().unwrap_or_default()
+                shown(done.error.as_deref().unwrap_or_default())
             )?,
         }
         let indent = " ".repeat(width + 2);
         for check in &outcome.audit {
-            write_check(&mut out, &indent, check)?;
+            write_check(out, &indent, check)?;
         }
     }
     let mut summary = format!("{ok} ok, {failed} failed");
@@ -666,14 +723,12 @@ fn finish(
             summary.push_str(&format!(", {}", plural(warnings, "warning")));
         }
     }
-    writeln!(out, "{summary} in {:.1} s", elapsed.as_secs_f64())?;
-    out.flush()?;
-    Ok(any_failed)
+    writeln!(out, "{summary} in {:.1} s", elapsed.as_secs_f64())
 }
 
 /// One audit check: what the server did, and for a finding also what was
 /// expected, the rule and where the spec says so.
-fn write_check(out: &mut impl Write, indent: &str, check: &AuditCheck) -> io::Result<()> {
+fn write_check(out: &mut dyn Write, indent: &str, check: &AuditCheck) -> io::Result<()> {
     let (style, word) = match (check.ok, check_failed(check)) {
         (true, _) => (GREEN, "ok"),
         (false, true) => (RED, "failed"),
@@ -684,13 +739,16 @@ fn write_check(out: &mut impl Write, indent: &str, check: &AuditCheck) -> io::Re
         return writeln!(
             out,
             "{indent}{DIM}audit{DIM:#} {style}{label}{style:#}  {}: {}",
-            check.check, check.got
+            check.check,
+            shown(&check.got)
         );
     }
     writeln!(
         out,
         "{indent}{DIM}audit{DIM:#} {style}{label}{style:#}  {}: got {}; expected {}",
-        check.check, check.got, check.expected
+        check.check,
+        shown(&check.got),
+        check.expected
     )?;
     let spec = check
         .spec

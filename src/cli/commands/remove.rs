@@ -62,12 +62,12 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveReport, CliError> {
             file: written.path,
         }),
         Err(StoreError::NotFound { scope, .. }) => {
-            let inventory = Inventory::load(&ctx.locations)?;
+            let inventory = ctx.inventory()?;
             let target = Target::for_scope(&ctx.locations, scope);
             Err(not_found(ctx, &inventory, &args.name, Some(&target)))
         }
         Err(StoreError::NotFoundAnywhere { .. }) => {
-            let inventory = Inventory::load(&ctx.locations)?;
+            let inventory = ctx.inventory()?;
             Err(not_found(ctx, &inventory, &args.name, None))
         }
         Err(StoreError::Ambiguous { scopes, .. }) => {
@@ -132,10 +132,11 @@ fn ambiguous(ctx: &Ctx, name: &str, targets: &[Target]) -> CliError {
         "MCP server `{name}` is defined in {} scopes; nothing was removed",
         targets.len()
     ))
-    .with_hint(format!(
-        "choose the scope to remove it from:\n{}",
-        lines.join("\n")
-    ))
+    .with_hint_lines(
+        std::iter::once("choose the scope to remove it from:".to_string())
+            .chain(lines)
+            .collect(),
+    )
 }
 
 /// A target's file as a shell comment: plain text, the project for local.

@@ -10,6 +10,7 @@ use std::process::Command;
 
 use crate::cli::args::RunArgs;
 use crate::cli::error::CliError;
+use crate::cli::output::{self, Stream};
 use crate::cli::render::warning;
 use crate::cli::resolve::Ctx;
 use crate::dotenv;
@@ -31,7 +32,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
         // `-C DIR` acts as if started in DIR, for the command too.
         command.current_dir(&ctx.locations.working_dir);
     }
-    let mut set: Vec<String> = Vec::new();
+    let mut set: std::collections::HashSet<String> = std::collections::HashSet::new();
     for file in &files {
         let loaded = match dotenv::read(file) {
             Ok(loaded) => loaded,
@@ -45,18 +46,20 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
                 .with_hint("check the path given to `--env-file`");
         }
         if !ctx.quiet {
-            let mut err = anstream::stderr().lock();
-            for problem in &loaded.problems {
-                let _ = warning(
-                    &mut err,
-                    &format!(
-                        "`{}` line {}: {}; skipped",
-                        file.display(),
-                        problem.line,
-                        problem.message
-                    ),
-                );
-            }
+            let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
+                for problem in &loaded.problems {
+                    warning(
+                        err,
+                        &format!(
+                            "`{}` line {}: {}; skipped",
+                            file.display(),
+                            problem.line,
+                            problem.message
+                        ),
+                    )?;
+                }
+                Ok(())
+            });
         }
         for (name, value) in &loaded.entries {
             // The environment wins, and so does an earlier file.
@@ -64,7 +67,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
                 continue;
             }
             command.env(name, value);
-            set.push(name.clone());
+            set.insert(name.clone());
         }
     }
     // Only returns on failure.

@@ -10,10 +10,11 @@ use crate::cli::args::ScanArgs;
 use crate::cli::commands::list::Warning;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
+use crate::cli::output::Shield;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{self, Client};
-use crate::layered::{Inventory, Note, placeholder_notes};
+use crate::layered::{Note, placeholder_notes};
 use crate::model::{Field, ServerEntry};
 use crate::redact;
 use crate::secrets;
@@ -127,13 +128,14 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<ScanReport, CliError> {
     let mut warnings = Vec::new();
     let mut files_scanned = 0;
     let sources = if args.paths.is_empty() {
-        let inventory = Inventory::load(&ctx.locations)?;
+        let inventory = ctx.inventory()?;
         let mut files: Vec<&Path> = Vec::new();
         for entry in &inventory.entries {
             if !files.contains(&entry.file.as_path()) {
                 files.push(&entry.file);
             }
             findings.extend(scan_one(
+                &ctx.shield,
                 &entry.file,
                 entry.scope.as_str(),
                 None,
@@ -169,7 +171,7 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<ScanReport, CliError> {
         sources
     };
     files_scanned += sources.len();
-    for (file_findings, file_warnings) in scan_files(&sources) {
+    for (file_findings, file_warnings) in scan_files(&ctx.shield, &sources) {
         findings.extend(file_findings);
         warnings.extend(file_warnings);
     }
@@ -200,6 +202,12 @@ fn note_warning(note: &Note) -> Warning {
 /// Files below `path` worth scanning: JSON, JSON with comments, TOML.
 fn collect(path: &Path, sources: &mut Vec<Source>) -> io::Result<()> {
     let metadata = std::fs::metadata(path)?;
+    if !metadata.is_file() && !metadata.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file or directory (a FIFO, socket or device is never read)",
+        ));
+    }
     if metadata.is_file() {
         sources.push(Source {
             path: path.to_path_buf(),
@@ -220,7 +228,10 @@ fn collect(path: &Path, sources: &mut Vec<Source>) -> io::Result<()> {
             if !matches!(name, ".git" | "node_modules" | "target") {
                 collect(&entry, sources)?;
             }
-        } else if name.ends_with(".json") || name.ends_with(".jsonc") || name.ends_with(".toml") {
+        } else if entry.is_file()
+            // Only regular files: a FIFO named `x.json` would block the read.
+            && (name.ends_with(".json") || name.ends_with(".jsonc") || name.ends_with(".toml"))
+        {
             sources.push(Source {
                 path: entry,
                 client: None,
@@ -233,24 +244,40 @@ fn collect(path: &Path, sources: &mut Vec<Source>) -> io::Result<()> {
 type FileResult = (Vec<ScanFinding>, Vec<Warning>);
 
 /// Scans files on every core, keeping their order.
-fn scan_files(sources: &[Source]) -> Vec<FileResult> {
+fn scan_files(shield: &Shield, sources: &[Source]) -> Vec<FileResult> {
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(sources.len().max(1));
     let chunk = sources.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
+        // Values nested deep need the stack the main thread has too.
         let handles: Vec<_> = sources
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(scan_file).collect::<Vec<_>>()))
+            .map(|part| {
+                let thread = std::thread::Builder::new()
+                    .stack_size(crate::document::STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        part.iter()
+                            .map(|source| scan_file(shield, source))
+                            .collect::<Vec<_>>()
+                    });
+                (part, thread)
+            })
             .collect();
         handles
             .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
+            .flat_map(|(part, handle)| match handle {
+                Ok(handle) => handle.join().unwrap_or_default(),
+                Err(_) => part
+                    .iter()
+                    .map(|source| scan_file(shield, source))
+                    .collect(),
+            })
             .collect()
     })
 }
 
-fn scan_file(source: &Source) -> FileResult {
+fn scan_file(shield: &Shield, source: &Source) -> FileResult {
     let path = &source.path;
     let problem = |message: String| {
         (
@@ -261,7 +288,9 @@ fn scan_file(source: &Source) -> FileResult {
             }],
         )
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsx::read_if_exists(path)
+        .and_then(|text| text.ok_or_else(|| io::ErrorKind::NotFound.into()))
+    {
         Ok(text) => text,
         Err(error) => return problem(format!("cannot be read: {error}")),
     };
@@ -284,6 +313,7 @@ fn scan_file(source: &Source) -> FileResult {
             (client, _, _) => client.as_str(),
         };
         findings.extend(scan_one(
+            shield,
             path,
             scope,
             server.project.clone(),
@@ -301,13 +331,17 @@ fn scan_file(source: &Source) -> FileResult {
     (findings, warnings)
 }
 
+/// The findings of one entry; the shield learns each secret, so nothing
+/// printed later (a warning, an error) shows one whole.
 fn scan_one(
+    shield: &Shield,
     file: &Path,
     scope: &str,
     project: Option<String>,
     server: &str,
     entry: &ServerEntry,
 ) -> Vec<ScanFinding> {
+    shield.learn(|redactor| redactor.learn_entry(entry));
     secrets::scan_entry(entry)
         .into_iter()
         .map(|finding| ScanFinding {

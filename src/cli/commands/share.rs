@@ -15,7 +15,6 @@ use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
 use crate::error::StoreError;
 use crate::extract::{self, Candidate, Move};
-use crate::layered::Inventory;
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target};
 
@@ -75,7 +74,7 @@ impl Report for ShareReport {
 
 /// Runs `mcpenv share`.
 pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
-    let inventory = Inventory::load(&ctx.locations)?;
+    let inventory = ctx.inventory()?;
     let wanted: Vec<Scope> = match args.from {
         Some(PrivateScope::Local) => vec![Scope::Local],
         Some(PrivateScope::User) => vec![Scope::User],

@@ -7,7 +7,6 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::check::EnvSources;
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
 use crate::cli::commands::add::{AddReport, already_exists_hint};
 use crate::cli::commands::save_project_env;
@@ -408,7 +407,7 @@ fn comment(variable: &TemplateVariable, server: &str) -> String {
 
 /// Variables `entry` references that nothing sets and that have no default.
 fn still_missing(ctx: &Ctx, entry: &Value) -> Vec<String> {
-    let Ok(sources) = EnvSources::load(&ctx.locations, ctx.process_env.clone()) else {
+    let Ok(sources) = ctx.env_sources() else {
         return Vec::new();
     };
     let values = sources.file_values();

@@ -1,0 +1,126 @@
+//! Untrusted text made safe for a terminal: names, commands, URLs, file
+//! contents and what servers send are shown, never obeyed.
+//!
+//! A cloned repository can name a server `"evil\nFAKE-ROW"` or put
+//! `\u{1b}[2J` or a right-to-left override in a command. Stripping such
+//! characters would show something other than what Claude Code runs
+//! (`ec\u{1b}[2Jho` is not `echo`), so they are escaped visibly instead, in
+//! Rust's `\u{…}` notation. JSON output keeps the exact strings: JSON's own
+//! escaping already makes them inert.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether `c` must never reach a terminal raw: C0 and C1 controls, DEL, and
+/// the bidirectional marks, embeddings, overrides and isolates that reorder
+/// what is shown (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069).
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with every unsafe character escaped: `\n`, `\r`, `\t` and
+/// `\u{1b}`-style for the rest. Borrowed when nothing needed escaping.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        push_escaped(&mut shown, c);
+    }
+    Cow::Owned(shown)
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if is_unsafe(c) => {
+            // Writing to a String cannot fail.
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+/// The last line of defence before bytes reach a terminal: escapes every
+/// unsafe character that is still raw in rendered output, except line
+/// breaks and tabs (the layout's own) and SGR colour sequences (`ESC [ … m`,
+/// the only escapes mcpenv writes itself). Untrusted pieces are escaped with
+/// [`escape`] where they are put into the output; this catches any that
+/// were missed, so a forgotten call cannot clear a screen or reorder a line.
+pub fn escape_stray(rendered: &str) -> Cow<'_, str> {
+    let needs = rendered.char_indices().any(|(at, c)| {
+        is_unsafe(c)
+            && c != '\n'
+            && c != '\t'
+            && !(c == '\u{1b}' && sgr_len(&rendered[at..]).is_some())
+    });
+    if !needs {
+        return Cow::Borrowed(rendered);
+    }
+    let mut out = String::with_capacity(rendered.len() + 16);
+    let mut rest = rendered;
+    while let Some(c) = rest.chars().next() {
+        if c == '\u{1b}'
+            && let Some(len) = sgr_len(rest)
+        {
+            out.push_str(&rest[..len]);
+            rest = &rest[len..];
+            continue;
+        }
+        if c == '\n' || c == '\t' {
+            out.push(c);
+        } else {
+            push_escaped(&mut out, c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Cow::Owned(out)
+}
+
+/// Length of the SGR sequence `ESC [ digits-and-semicolons m` at the start
+/// of `text`, if that is what starts it.
+fn sgr_len(text: &str) -> Option<usize> {
+    let body = text.strip_prefix("\u{1b}[")?;
+    let params = body
+        .bytes()
+        .take_while(|byte| byte.is_ascii_digit() || *byte == b';')
+        .count();
+    (body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_and_bidi_are_shown_not_obeyed() {
+        assert_eq!(escape("plain"), "plain");
+        assert!(matches!(escape("plain"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape("evil\nFAKE-LINE  project"),
+            "evil\\nFAKE-LINE  project"
+        );
+        assert_eq!(escape("ec\u{1b}[2Jho"), "ec\\u{1b}[2Jho");
+        assert_eq!(escape("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(escape("a\u{2066}b\u{2069}"), "a\\u{2066}b\\u{2069}");
+        assert_eq!(escape("a\rb\tc\u{7f}\u{85}"), "a\\rb\\tc\\u{7f}\\u{85}");
+        assert_eq!(escape("café ✔"), "café ✔");
+    }
+
+    #[test]
+    fn stray_escapes_keep_colour_and_layout() {
+        let ours = "\u{1b}[1mNAME\u{1b}[0m  x\n\tnext\u{1b}[33;1mwarn\u{1b}[0m\n";
+        assert_eq!(escape_stray(ours), ours);
+        assert_eq!(
+            escape_stray("a\u{1b}[2Jb\u{1b}]8;;x\u{7}c\r\u{202e}"),
+            "a\\u{1b}[2Jb\\u{1b}]8;;x\\u{7}c\\r\\u{202e}"
+        );
+    }
+}
