@@ -5,7 +5,7 @@
 //! reported instead of claimed. Commands that write several files keep
 //! their [`Progress`], so a failure names what was already written.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -626,7 +626,7 @@ fn stamp(directory: &Path) -> io::Result<String> {
 /// [`EditLock`].
 fn remove_abandoned_claude_lock(state_dir: &Path, configured: &Path) {
     let note = claude_lock_note(state_dir, configured);
-    let Ok(noted) = fs::read_to_string(&note) else {
+    let Ok(Some(noted)) = fsx::read_if_exists(&note) else {
         return;
     };
     let directory = claude_lock_dir(configured);
@@ -851,9 +851,12 @@ fn edit_with<E: From<ConfigError>>(
 }
 
 /// Whether the file at `path` holds exactly the concatenation of `pieces`,
-/// compared in chunks so a large file is not read into memory again.
+/// compared in chunks so a large file is not read into memory again; only
+/// a regular file is opened (a FIFO put there is not waited on).
 fn holds(path: &Path, pieces: &[&[u8]]) -> io::Result<bool> {
-    let mut file = File::open(path)?;
+    let Some(mut file) = fsx::open_regular(path)? else {
+        return Ok(false);
+    };
     let size: usize = pieces.iter().map(|piece| piece.len()).sum();
     if file.metadata()?.len() != size as u64 {
         return Ok(false);
