@@ -75,6 +75,11 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     let program = &args.command[0];
     let hint = if error.kind() == std::io::ErrorKind::NotFound {
         format!("`{program}` is not on PATH; check the spelling or install it")
+    } else if error.kind() == std::io::ErrorKind::ArgumentListTooLong {
+        format!(
+            "the environment is larger than the system allows for a new program ({} variables come from the env files); keep only what the servers need in them",
+            set.len()
+        )
     } else {
         format!("check that `{program}` is executable")
     };
