@@ -56,9 +56,9 @@ fn check_reports_every_state_per_server() {
       EMPTY_ONE                        set but empty (.env)
     tool  project  pending approval
       command `/nonexistent/mcp-tool`  not found on PATH
-    off  project  skipped: rejected in Claude Code's settings
+    off  project  rejected in Claude Code's settings: not checked
 
-    error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which is not on PATH
+    error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which does not exist or is not executable
       hint: check the path `/nonexistent/mcp-tool`
     error: `DB_SCHEMA` is not set (needed by db)
       hint: set it with `mcpenv onboard`, or export it in your shell
@@ -131,7 +131,9 @@ fn check_json_has_states_and_never_values() {
             ("db", "pending"),
             ("api", "pending"),
             ("tool", "pending"),
-            ("off", "skipped")
+            // Rejected servers were `skipped` before Claude Code's own
+            // skips (invalid entries) had a status of their own.
+            ("off", "rejected")
         ]
     );
     for key in ["servers", "variables", "warnings"] {

@@ -111,6 +111,8 @@ fn get_json() {
       "scope": "local",
       "file": "[ROOT]/home/.claude.json",
       "approval": null,
+      "status": "active",
+      "reason": null,
       "transport": "stdio",
       "entry": {
         "type": "stdio",
@@ -128,10 +130,12 @@ fn get_json() {
         {
           "scope": "user",
           "file": "[ROOT]/home/.claude.json",
-          "approval": null
+          "approval": null,
+          "status": "shadowed"
         }
       ],
-      "warnings": []
+      "warnings": [],
+      "errors": []
     }
     ----- stderr -----
     [exit status: 0]

@@ -15,7 +15,8 @@ fn list_with_nothing_configured() {
     {
       "schema_version": 1,
       "servers": [],
-      "warnings": []
+      "warnings": [],
+      "errors": []
     }
     ----- stderr -----
     No MCP servers configured
@@ -183,6 +184,8 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "shadowed": false,
           "shadowed_by": null,
           "approval": null,
+          "status": "active",
+          "reason": null,
           "env_names": [
             "GITHUB_TOKEN"
           ],
@@ -199,13 +202,16 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "shadowed": false,
           "shadowed_by": null,
           "approval": "pending",
+          "status": "pending",
+          "reason": null,
           "env_names": [],
           "header_names": [
             "X-Api-Key"
           ]
         }
       ],
-      "warnings": []
+      "warnings": [],
+      "errors": []
     }
     ----- stderr -----
     [exit status: 0]
@@ -219,19 +225,21 @@ fn entries_claude_code_would_skip_are_listed_with_a_warning() {
         "project/.mcp.json",
         r#"{"mcpServers": {"nocmd": {"args": []}, "weird": {"type": "bogus", "url": "x"}, "workspace": {"command": "x"}}}"#,
     );
-    assert_snapshot!(env.run(&["list"]), @"
-    NAME       SCOPE    TRANSPORT  STATUS            COMMAND / URL
-    nocmd      project  stdio      pending approval
-    weird      project  bogus      pending approval
-    workspace  project  stdio      pending approval  x
+    assert_snapshot!(env.run(&["list"]), @r#"
+    NAME       SCOPE    TRANSPORT  STATUS         COMMAND / URL
+    nocmd      project  stdio      skipped
+    weird      project  bogus      skipped
+    workspace  project  stdio      reserved name  x
     ----- stderr -----
-    warning: `[ROOT]/project/.mcp.json`: `nocmd`: stdio entry has no `command`; Claude Code skips it
-    warning: `[ROOT]/project/.mcp.json`: `weird`: unknown transport type `bogus`; Claude Code skips it
-    warning: `[ROOT]/project/.mcp.json`: `workspace` is a reserved name; Claude Code does not load it
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `weird`: unknown MCP server type "bogus" for server "weird"
+    warning: `[ROOT]/project/.mcp.json`: "workspace" is a reserved MCP server name and was not loaded
     [exit status: 0]
-    ");
+    "#);
 }
 
+/// Claude Code 2.1.332 reports such a file as an error and loads none of
+/// it, so this is an error (exit 1) now, not a warning.
 #[test]
 fn a_servers_key_instead_of_mcp_servers_is_pointed_out() {
     let env = TestEnv::new();
@@ -239,13 +247,14 @@ fn a_servers_key_instead_of_mcp_servers_is_pointed_out() {
         "project/.mcp.json",
         r#"{"servers": {"a": {"command": "x"}}}"#,
     );
-    assert_snapshot!(env.run(&["list"]), @"
+    assert_snapshot!(env.run(&["list"]), @r#"
     ----- stderr -----
-    warning: `[ROOT]/project/.mcp.json`: has `servers` but no `mcpServers`; Claude Code reads only `mcpServers`
-    No MCP servers configured
-    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
-    [exit status: 0]
-    ");
+    error: `[ROOT]/project/.mcp.json` has `servers` but no `mcpServers`: Claude Code loads none of its servers
+
+    hint: Claude Code skips this file too and reads the others; it reports: mcpServers: Missing "mcpServers" — found "servers" instead. Claude Code reads MCP servers from the "mcpServers" key.
+    hint: rename the top-level `servers` key to `mcpServers` (`servers` is VS Code's `.vscode/mcp.json` format)
+    [exit status: 1]
+    "#);
 }
 
 #[test]
