@@ -196,6 +196,10 @@ pub struct ServerCheck {
     pub reason: Option<String>,
     /// The variables it references, in order.
     pub variables: Vec<String>,
+    /// Those it references only with a `:-` default (unset, the default
+    /// applies, whatever other servers need).
+    #[serde(skip)]
+    pub defaulted: Vec<String>,
     /// For stdio servers: the command and whether it was found.
     pub command: Option<CommandCheck>,
     /// Whether it has everything it needs.
@@ -329,6 +333,7 @@ pub fn check(
             });
         }
         let mut names = Vec::new();
+        let mut required: Vec<String> = Vec::new();
         // What the server's template (if it came from one) says about its variables.
         let declared = templates::matching(templates, &winner.entry)
             .map(|template| (template, templates::declared_variables(template, name)));
@@ -337,6 +342,9 @@ pub fn check(
                 for reference in placeholder::references(value) {
                     if !names.contains(&reference.name) {
                         names.push(reference.name.clone());
+                    }
+                    if reference.default.is_none() && !required.contains(&reference.name) {
+                        required.push(reference.name.clone());
                     }
                     let from_template = declared.as_ref().and_then(|(template, variables)| {
                         variables
@@ -376,7 +384,7 @@ pub fn check(
                 } else {
                     format!("`{name}` runs {shown}, which is not on PATH")
                 },
-                hint: Some(install_hint(target)),
+                hint: Some(install_hint(target, locations)),
             });
         }
         servers.push(ServerCheck {
@@ -385,6 +393,11 @@ pub fn check(
             file: winner.file.clone(),
             status,
             reason,
+            defaulted: names
+                .iter()
+                .filter(|name| !required.contains(name))
+                .cloned()
+                .collect(),
             variables: names,
             command,
             ok: true,
@@ -426,11 +439,16 @@ pub fn check(
     }
     file_findings(locations, sources, &variables, &mut findings);
     for server in &mut servers {
-        let missing = server.variables.iter().any(|name| {
-            variables
-                .iter()
-                .any(|variable| &variable.name == name && variable.state == State::Missing)
-        });
+        // Only its own references without a default can leave it short.
+        let missing = server
+            .variables
+            .iter()
+            .filter(|name| !server.defaulted.contains(name))
+            .any(|name| {
+                variables
+                    .iter()
+                    .any(|variable| &variable.name == name && variable.state == State::Missing)
+            });
         server.ok = match server.status {
             Status::Rejected | Status::Disabled => true,
             Status::Skipped | Status::Reserved => false,
@@ -547,10 +565,20 @@ fn value_state(value: &str) -> State {
     }
 }
 
+/// Set by Claude Code for the servers it starts (observed with 2.1.332:
+/// the project directory), never for the expansion of their configuration.
+const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+
 fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
     for variable in variables {
         let servers = variable.servers.join(", ");
         let (code, severity, message, hint) = match (variable.state, variable.seen_by_claude) {
+            (State::Missing, _) if variable.name == CLAUDE_PROJECT_DIR => (
+                "missing-variable",
+                Severity::Error,
+                format!("`{}` is not set (needed by {servers})", variable.name),
+                "Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a path relative to the directory Claude Code starts in, or give it a default (`${CLAUDE_PROJECT_DIR:-.}`)".to_string(),
+            ),
             (State::Missing, _) => (
                 "missing-variable",
                 Severity::Error,
@@ -752,11 +780,17 @@ fn check_command(command: &str, locations: &Locations, sources: &EnvSources) -> 
     }
 }
 
-fn install_hint(command: &str) -> String {
+fn install_hint(command: &str, locations: &Locations) -> String {
     let name = Path::new(command)
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or(command);
+    if command.contains('/') && !command.starts_with('/') {
+        return format!(
+            "check the path `{command}`: Claude Code resolves it from the directory it starts in (here `{}`)",
+            locations.working_dir.display()
+        );
+    }
     match name {
         "npx" | "node" | "npm" => {
             "install Node.js (it provides `npx`), then run `mcpenv check` again".to_string()

@@ -77,6 +77,9 @@ impl Report for CheckOutput {
                 let variable = &self.report.variables[index];
                 let shown = self.sources[index].as_deref();
                 let (style, text) = match (variable.state, variable.seen_by_claude) {
+                    (State::Missing, _) if server.defaulted.contains(name) => {
+                        (GREEN, "not set; its default applies".to_string())
+                    }
                     (State::Missing, _) => (RED, "missing".to_string()),
                     (State::Empty, _) => (YELLOW, format!("set but empty ({})", source(shown))),
                     (State::Set, false) => (

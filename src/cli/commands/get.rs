@@ -96,7 +96,7 @@ impl Report for GetReport {
             )),
             _ => {}
         }
-        if let Some(approval) = self.approval {
+        if let Some(approval) = self.approval.filter(|_| !self.status.not_loaded()) {
             rows.push(("Approval".into(), approval_text(approval).into()));
         }
         rows.push(("Type".into(), self.transport.to_string()));
@@ -233,7 +233,19 @@ pub fn run(ctx: &Ctx, args: &GetArgs) -> Result<GetReport, CliError> {
                 status: inventory.status(other),
             })
             .collect(),
-        warnings: list::warnings(&inventory.notes),
+        // Notes about the files, and about this server; not about others.
+        warnings: list::warnings(
+            &inventory
+                .notes
+                .iter()
+                .filter(|note| {
+                    note.server
+                        .as_ref()
+                        .is_none_or(|server| *server == args.name)
+                })
+                .cloned()
+                .collect::<Vec<_>>(),
+        ),
         errors: list::file_errors(&inventory),
         reveal: args.reveal,
         shown: Shown {
