@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::approval::{self, Approval};
+use crate::approval;
 use crate::dotenv::{self, DotEnv};
 use crate::envfiles;
-use crate::layered::Inventory;
+use crate::layered::{self, Inventory};
 use crate::locate::Locations;
 use crate::placeholder;
 use crate::scope::Scope;
@@ -158,8 +158,27 @@ pub enum Status {
     /// A project server not approved yet; counted, since a teammate who
     /// just cloned has approved nothing.
     Pending,
-    /// Rejected in Claude Code's settings: skipped.
+    /// Rejected in Claude Code's settings: never started, not checked.
+    Rejected,
+    /// Disabled for this project (`disabledMcpServers`): never started,
+    /// not checked.
+    Disabled,
+    /// Skipped by Claude Code's loader: an error, since it never starts.
     Skipped,
+    /// A reserved name Claude Code does not load: an error.
+    Reserved,
+}
+
+impl Status {
+    /// Whether its needs are checked and it counts as in effect.
+    pub fn counted(self) -> bool {
+        !matches!(self, Self::Rejected | Self::Disabled)
+    }
+
+    /// Whether what it references is checked.
+    fn checked(self) -> bool {
+        matches!(self, Self::Active | Self::Pending)
+    }
 }
 
 /// One server in effect.
@@ -173,8 +192,14 @@ pub struct ServerCheck {
     pub file: PathBuf,
     /// How Claude Code treats it.
     pub status: Status,
+    /// For `skipped` and `reserved`: Claude Code's reason.
+    pub reason: Option<String>,
     /// The variables it references, in order.
     pub variables: Vec<String>,
+    /// Those it references only with a `:-` default (unset, the default
+    /// applies, whatever other servers need).
+    #[serde(skip)]
+    pub defaulted: Vec<String>,
     /// For stdio servers: the command and whether it was found.
     pub command: Option<CommandCheck>,
     /// Whether it has everything it needs.
@@ -186,8 +211,21 @@ pub struct ServerCheck {
 pub struct CommandCheck {
     /// The command as configured.
     pub command: String,
-    /// Whether it is on PATH (or exists, for a path).
-    pub found: bool,
+    /// The command with its placeholders expanded as Claude Code would
+    /// (when it has any and each is set or has a default).
+    pub resolved: Option<String>,
+    /// Whether it is on PATH (or exists, for a path); `None` when it was not
+    /// checked because it depends on variables that are not set.
+    pub found: Option<bool>,
+    /// The unset variables (without default) the command depends on.
+    pub depends_on: Vec<String>,
+}
+
+impl CommandCheck {
+    /// Whether the command is known to be missing.
+    pub fn missing(&self) -> bool {
+        self.found == Some(false)
+    }
 }
 
 /// How bad a finding is.
@@ -263,20 +301,50 @@ pub fn check(
         let Some(winner) = inventory.winner(name) else {
             continue;
         };
-        let status = match winner.approval {
-            Some(Approval::Rejected) => Status::Skipped,
-            Some(Approval::Pending) => Status::Pending,
-            _ => Status::Active,
+        let status = match inventory.status(winner) {
+            layered::Status::Reserved => Status::Reserved,
+            layered::Status::Skipped => Status::Skipped,
+            layered::Status::Rejected => Status::Rejected,
+            layered::Status::Pending => Status::Pending,
+            layered::Status::Disabled => Status::Disabled,
+            layered::Status::Active | layered::Status::Shadowed => Status::Active,
         };
+        let reason = winner.reason();
+        if let Some(reason) = &reason {
+            let file = winner.file.file_name().map_or_else(
+                || winner.file.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            findings.push(Finding {
+                code: if status == Status::Reserved {
+                    "reserved-name"
+                } else {
+                    "skipped-entry"
+                },
+                severity: Severity::Error,
+                server: Some(name.to_string()),
+                file: Some(winner.file.clone()),
+                message: format!("Claude Code does not load `{name}`: {reason}"),
+                hint: Some(if status == Status::Reserved {
+                    format!("rename the server in `{file}`")
+                } else {
+                    format!("fix the entry in `{file}`; until then Claude Code never starts it")
+                }),
+            });
+        }
         let mut names = Vec::new();
+        let mut required: Vec<String> = Vec::new();
         // What the server's template (if it came from one) says about its variables.
         let declared = templates::matching(templates, &winner.entry)
             .map(|template| (template, templates::declared_variables(template, name)));
-        if status != Status::Skipped {
+        if status.checked() {
             for (_, value) in winner.entry.expandable_fields() {
                 for reference in placeholder::references(value) {
                     if !names.contains(&reference.name) {
                         names.push(reference.name.clone());
+                    }
+                    if reference.default.is_none() && !required.contains(&reference.name) {
+                        required.push(reference.name.clone());
                     }
                     let from_template = declared.as_ref().and_then(|(template, variables)| {
                         variables
@@ -296,25 +364,27 @@ pub fn check(
                 }
             }
         }
-        let command = (status != Status::Skipped && !winner.entry.transport().is_remote())
+        let command = (status.checked() && !winner.entry.transport().is_remote())
             .then(|| winner.entry.command())
             .flatten()
-            .map(|command| CommandCheck {
-                command: command.to_string(),
-                found: command_found(command, locations, sources),
-            });
-        if let Some(CommandCheck {
-            command,
-            found: false,
-        }) = &command
-        {
+            .map(|command| check_command(command, locations, sources));
+        if let Some(check) = command.as_ref().filter(|check| check.missing()) {
+            let shown = match &check.resolved {
+                Some(resolved) => format!("`{}` (`{resolved}`)", check.command),
+                None => format!("`{}`", check.command),
+            };
+            let target = check.resolved.as_deref().unwrap_or(&check.command);
             findings.push(Finding {
                 code: "command-not-found",
                 severity: Severity::Error,
                 server: Some(name.to_string()),
                 file: Some(winner.file.clone()),
-                message: format!("`{name}` runs `{command}`, which is not on PATH"),
-                hint: Some(install_hint(command)),
+                message: if target.contains('/') {
+                    format!("`{name}` runs {shown}, which does not exist or is not executable")
+                } else {
+                    format!("`{name}` runs {shown}, which is not on PATH")
+                },
+                hint: Some(install_hint(target, locations)),
             });
         }
         servers.push(ServerCheck {
@@ -322,13 +392,42 @@ pub fn check(
             scope: winner.scope,
             file: winner.file.clone(),
             status,
+            reason,
+            defaulted: names
+                .iter()
+                .filter(|name| !required.contains(name))
+                .cloned()
+                .collect(),
             variables: names,
             command,
             ok: true,
         });
     }
+    for unloaded in &inventory.unloaded {
+        findings.push(Finding {
+            code: "file-not-loaded",
+            severity: Severity::Error,
+            server: None,
+            file: Some(unloaded.path.clone()),
+            message: error_chain(&unloaded.problem),
+            hint: Some(match unloaded.problem.claude_says() {
+                Some(text) => format!(
+                    "Claude Code loads none of its servers (it reports \"{text}\"); fix the file by hand"
+                ),
+                None => "Claude Code loads none of its servers; fix the file by hand".to_string(),
+            }),
+        });
+    }
     variable_findings(&variables, &mut findings);
     for note in &inventory.notes {
+        // A server Claude Code does not load has its error above.
+        if note.server.as_deref().is_some_and(|name| {
+            servers
+                .iter()
+                .any(|server| server.name == name && server.reason.is_some())
+        }) {
+            continue;
+        }
         findings.push(Finding {
             code: "config",
             severity: Severity::Warning,
@@ -340,19 +439,40 @@ pub fn check(
     }
     file_findings(locations, sources, &variables, &mut findings);
     for server in &mut servers {
-        let missing = server.variables.iter().any(|name| {
-            variables
-                .iter()
-                .any(|variable| &variable.name == name && variable.state == State::Missing)
-        });
-        server.ok = server.status == Status::Skipped
-            || (!missing && server.command.as_ref().is_none_or(|command| command.found));
+        // Only its own references without a default can leave it short.
+        let missing = server
+            .variables
+            .iter()
+            .filter(|name| !server.defaulted.contains(name))
+            .any(|name| {
+                variables
+                    .iter()
+                    .any(|variable| &variable.name == name && variable.state == State::Missing)
+            });
+        server.ok = match server.status {
+            Status::Rejected | Status::Disabled => true,
+            Status::Skipped | Status::Reserved => false,
+            Status::Active | Status::Pending => {
+                !missing && !server.command.as_ref().is_some_and(CommandCheck::missing)
+            }
+        };
     }
     CheckReport {
         servers,
         variables,
         findings,
     }
+}
+
+/// An error and its causes, on one line.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    message
 }
 
 fn record(
@@ -445,10 +565,20 @@ fn value_state(value: &str) -> State {
     }
 }
 
+/// Set by Claude Code for the servers it starts (observed with 2.1.332:
+/// the project directory), never for the expansion of their configuration.
+const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+
 fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
     for variable in variables {
         let servers = variable.servers.join(", ");
         let (code, severity, message, hint) = match (variable.state, variable.seen_by_claude) {
+            (State::Missing, _) if variable.name == CLAUDE_PROJECT_DIR => (
+                "missing-variable",
+                Severity::Error,
+                format!("`{}` is not set (needed by {servers})", variable.name),
+                "Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a path relative to the directory Claude Code starts in, or give it a default (`${CLAUDE_PROJECT_DIR:-.}`)".to_string(),
+            ),
             (State::Missing, _) => (
                 "missing-variable",
                 Severity::Error,
@@ -617,22 +747,50 @@ fn example_descriptions(example: &DotEnv) -> BTreeMap<String, String> {
     descriptions
 }
 
-/// Whether `command` can be started: a path that exists, or a name on the
-/// PATH Claude Code would search. A command still holding a placeholder
+/// Whether `command` can be started: a path that exists (a relative one
+/// from the working directory, as Claude Code starts servers there), or a
+/// name on the PATH Claude Code would search. Placeholders are expanded
+/// first, from what Claude Code sees, else from `.env` (as `mcpenv run`
+/// would); a command that depends on an unset variable without a default
 /// is not judged.
-fn command_found(command: &str, locations: &Locations, sources: &EnvSources) -> bool {
-    if command.contains("${") {
-        return true;
+fn check_command(command: &str, locations: &Locations, sources: &EnvSources) -> CommandCheck {
+    let expansion = placeholder::expand(command, |name| {
+        sources
+            .for_claude(name)
+            .or_else(|| sources.in_files(name))
+            .map(|(value, _)| value)
+    });
+    let resolved = (expansion.text != command).then(|| expansion.text.clone());
+    if !expansion.missing.is_empty() {
+        return CommandCheck {
+            command: command.to_string(),
+            resolved: None,
+            found: None,
+            depends_on: expansion.missing,
+        };
     }
     let path = sources.process.get("PATH").cloned().unwrap_or_default();
-    which::which_in(command, Some(path), &locations.working_dir).is_ok()
+    let found = !expansion.text.is_empty()
+        && which::which_in(&expansion.text, Some(path), &locations.working_dir).is_ok();
+    CommandCheck {
+        command: command.to_string(),
+        resolved,
+        found: Some(found),
+        depends_on: Vec::new(),
+    }
 }
 
-fn install_hint(command: &str) -> String {
+fn install_hint(command: &str, locations: &Locations) -> String {
     let name = Path::new(command)
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or(command);
+    if command.contains('/') && !command.starts_with('/') {
+        return format!(
+            "check the path `{command}`: Claude Code resolves it from the directory it starts in (here `{}`)",
+            locations.working_dir.display()
+        );
+    }
     match name {
         "npx" | "node" | "npm" => {
             "install Node.js (it provides `npx`), then run `mcpenv check` again".to_string()

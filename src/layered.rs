@@ -1,8 +1,13 @@
 //! The merged view of every scope: each server with the scope and file it
-//! comes from, its approval, and which definition wins.
+//! comes from, how Claude Code's loader treats it, its approval, and which
+//! definition wins. Every reader (`list`, `get`, `check`, `scan`, `probe`,
+//! `export`, …) sees the configuration through this one loader.
+
+pub mod loader;
 
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::approval::{Approval, ApprovalPolicy};
@@ -10,8 +15,10 @@ use crate::document::JsonDocument;
 use crate::error::ConfigError;
 use crate::fsx;
 use crate::locate::{Locations, MAX_PROJECT_FILE_BYTES};
-use crate::model::{RESERVED_NAMES, ServerEntry};
+use crate::model::{Field, ServerEntry};
 use crate::scope::Scope;
+
+pub use loader::Loading;
 
 /// A server definition and where it was found.
 #[derive(Debug, Clone)]
@@ -26,14 +33,73 @@ pub struct Sourced {
     pub entry: ServerEntry,
     /// For project servers, Claude Code's approval state.
     pub approval: Option<Approval>,
+    /// How Claude Code's loader treats the entry.
+    pub loading: Loading,
+    /// Whether the name is in this project's `disabledMcpServers` in
+    /// `~/.claude.json` (what the `/mcp` toggle writes).
+    pub disabled: bool,
 }
 
 impl Sourced {
     /// Whether Claude Code lets this definition take a name from a lower
-    /// scope: pending and rejected project servers do not.
+    /// scope: entries it does not load, and pending and rejected project
+    /// servers, do not.
     fn can_shadow(&self) -> bool {
-        self.approval
-            .is_none_or(|approval| approval == Approval::Approved)
+        self.loading.is_loaded()
+            && self
+                .approval
+                .is_none_or(|approval| approval == Approval::Approved)
+    }
+
+    /// Claude Code's words for why it does not load this entry, if it does
+    /// not.
+    pub fn reason(&self) -> Option<String> {
+        self.loading.reason(&self.name)
+    }
+}
+
+/// What Claude Code makes of one definition, from the most to the least
+/// decisive: not loaded at all (reserved, skipped), loaded but losing its
+/// name to another scope (shadowed), not approved (pending, rejected),
+/// turned off for this project (disabled), or in use (active).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Loaded and started (once connected).
+    Active,
+    /// Another scope's definition of the name wins.
+    Shadowed,
+    /// A project server Claude Code asks about before starting it.
+    Pending,
+    /// A project server rejected in Claude Code's settings: hidden.
+    Rejected,
+    /// Turned off for this project (`disabledMcpServers`): listed, never
+    /// started.
+    Disabled,
+    /// Skipped by Claude Code's loader (invalid entry, unknown or `sdk`
+    /// type): never listed, never started.
+    Skipped,
+    /// A name Claude Code reserves: never loaded.
+    Reserved,
+}
+
+impl Status {
+    /// The word used in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Shadowed => "shadowed",
+            Self::Pending => "pending",
+            Self::Rejected => "rejected",
+            Self::Disabled => "disabled",
+            Self::Skipped => "skipped",
+            Self::Reserved => "reserved",
+        }
+    }
+
+    /// Whether Claude Code does not load the definition at all.
+    pub fn not_loaded(self) -> bool {
+        matches!(self, Self::Skipped | Self::Reserved)
     }
 }
 
@@ -44,90 +110,234 @@ pub struct Note {
     pub path: PathBuf,
     /// What to know about it.
     pub message: String,
+    /// The server it is about, if one.
+    pub server: Option<String>,
+}
+
+/// A file (or the part of one holding a scope) that Claude Code does not
+/// load at all.
+#[derive(Debug)]
+pub struct Unloaded {
+    /// The file.
+    pub path: PathBuf,
+    /// The scopes it would have provided.
+    pub scopes: Vec<Scope>,
+    /// Why it is not loaded.
+    pub problem: FileProblem,
+}
+
+/// Why a whole file is not loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum FileProblem {
+    /// It cannot be read, does not parse, or a value on the way to its
+    /// servers has the wrong type.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A project file without an `mcpServers` object: Claude Code reports
+    /// it as an error and loads none of it.
+    #[error("{}", no_mcp_servers_message(path, top_level, *servers_key))]
+    NoMcpServers {
+        /// The file.
+        path: PathBuf,
+        /// Top-level members that look like server entries.
+        top_level: Vec<String>,
+        /// Whether it has VS Code's `servers` key instead.
+        servers_key: bool,
+    },
+}
+
+fn no_mcp_servers_message(path: &Path, top_level: &[String], servers_key: bool) -> String {
+    let path = path.display();
+    if servers_key {
+        format!("`{path}` has `servers` but no `mcpServers`: Claude Code loads none of its servers")
+    } else if top_level.is_empty() {
+        format!("`{path}` has no `mcpServers` object: Claude Code reports it as an error")
+    } else {
+        let names: Vec<String> = top_level.iter().map(|name| format!("`{name}`")).collect();
+        format!(
+            "`{path}` lists servers at the top level ({}) without `mcpServers`: Claude Code loads none of them",
+            names.join(", ")
+        )
+    }
+}
+
+impl FileProblem {
+    /// What Claude Code 2.1.332 reports for the file in `claude mcp list`,
+    /// when that is known.
+    pub fn claude_says(&self) -> Option<String> {
+        match self {
+            Self::Config(ConfigError::Syntax { line, column, .. }) => Some(format!(
+                "MCP config is not a valid JSON (line {line}, column {column})"
+            )),
+            Self::NoMcpServers {
+                servers_key: true, ..
+            } => Some(
+                "mcpServers: Missing \"mcpServers\" — found \"servers\" instead. Claude Code reads MCP servers from the \"mcpServers\" key."
+                    .to_string(),
+            ),
+            Self::NoMcpServers { .. } => {
+                Some("mcpServers: Invalid input: expected record, received undefined".to_string())
+            }
+            Self::Config(_) => None,
+        }
+    }
+
+    /// The line and column of a syntax error.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        match self {
+            Self::Config(ConfigError::Syntax { line, column, .. }) => Some((*line, *column)),
+            _ => None,
+        }
+    }
 }
 
 /// Every server of every scope for one working directory.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Inventory {
     /// Definitions by precedence: local, project (nearest file first), user;
-    /// file order within a file.
+    /// file order within a file. Entries Claude Code skips are included,
+    /// marked by their [`Sourced::loading`].
     pub entries: Vec<Sourced>,
     /// Things Claude Code would skip or warn about.
     pub notes: Vec<Note>,
+    /// Files Claude Code does not load at all; every other file is read.
+    pub unloaded: Vec<Unloaded>,
 }
 
 impl Inventory {
-    /// Reads every scope. A file that does not parse is an error: nothing is
-    /// guessed about a broken file.
+    /// Reads every scope. A file that cannot be read or does not parse is
+    /// an error: nothing is guessed about a broken file. A project file
+    /// without `mcpServers` becomes a note.
     pub fn load(locations: &Locations) -> Result<Self, ConfigError> {
+        let mut inventory = Self::load_all(locations);
+        let mut unloaded = std::mem::take(&mut inventory.unloaded).into_iter();
+        for file in unloaded.by_ref() {
+            match file.problem {
+                FileProblem::Config(error) => return Err(error),
+                problem @ FileProblem::NoMcpServers { .. } => inventory.notes.push(Note {
+                    message: problem.to_string(),
+                    path: file.path,
+                    server: None,
+                }),
+            }
+        }
+        Ok(inventory)
+    }
+
+    /// Reads every scope as Claude Code does: a file it cannot load is
+    /// listed in [`Inventory::unloaded`], and every other file is still
+    /// read.
+    pub fn load_all(locations: &Locations) -> Self {
         let mut notes = Vec::new();
-        let claude = load_document(&locations.claude_json, CLAUDE_JSON_EXPAND)?;
-        if claude.as_ref().is_some_and(JsonDocument::is_empty) {
+        let mut unloaded = Vec::new();
+        let claude_scopes = vec![Scope::Local, Scope::User];
+        let claude = match load_document(&locations.claude_json, CLAUDE_JSON_EXPAND) {
             // Claude Code reports an empty `~/.claude.json` as corrupted and
             // loads nothing; reading it as `{}` would tell a different story.
-            return Err(ConfigError::Empty {
-                path: locations.claude_json.clone(),
-                claude_refuses: true,
-            });
-        }
+            Ok(Some(document)) if document.is_empty() => {
+                unloaded.push(Unloaded {
+                    path: locations.claude_json.clone(),
+                    scopes: claude_scopes,
+                    problem: ConfigError::Empty {
+                        path: locations.claude_json.clone(),
+                        claude_refuses: true,
+                    }
+                    .into(),
+                });
+                None
+            }
+            Ok(document) => document,
+            Err(error) => {
+                unloaded.push(Unloaded {
+                    path: locations.claude_json.clone(),
+                    scopes: claude_scopes,
+                    problem: error.into(),
+                });
+                None
+            }
+        };
         let project_path = ["projects", locations.local_key.as_str()];
-        let local = match &claude {
-            Some(document) => servers_at(
-                document,
-                &locations.claude_json,
-                &[project_path[0], project_path[1], "mcpServers"],
-            )?,
-            None => Vec::new(),
+        let mut servers_of = |scope: Scope, object_path: &[&str]| {
+            let document = claude.as_ref()?;
+            match servers_at(document, &locations.claude_json, object_path) {
+                Ok(servers) => Some(servers),
+                Err(error) => {
+                    unloaded.push(Unloaded {
+                        path: locations.claude_json.clone(),
+                        scopes: vec![scope],
+                        problem: error.into(),
+                    });
+                    None
+                }
+            }
         };
-        let user = match &claude {
-            Some(document) => servers_at(document, &locations.claude_json, &["mcpServers"])?,
-            None => Vec::new(),
-        };
-        let project_entry = match &claude {
-            Some(document) => approval_keys(document, &locations.claude_json, &project_path)?,
-            None => None,
-        };
+        let local = servers_of(
+            Scope::Local,
+            &[project_path[0], project_path[1], "mcpServers"],
+        )
+        .unwrap_or_default();
+        let user = servers_of(Scope::User, &["mcpServers"]).unwrap_or_default();
+        let project_entry = claude.as_ref().and_then(|document| {
+            approval_keys(document, &locations.claude_json, &project_path)
+                .map_err(|error| {
+                    unloaded.push(Unloaded {
+                        path: locations.claude_json.clone(),
+                        scopes: vec![Scope::Local],
+                        problem: error.into(),
+                    });
+                })
+                .ok()
+                .flatten()
+        });
+        let disabled = disabled_servers(project_entry.as_ref());
         let policy = ApprovalPolicy::load(locations, project_entry.as_ref());
         notes.extend(policy.problems.iter().map(|problem| Note {
             path: problem.path.clone(),
             message: format!("settings file {}; Claude Code skips it", problem.message),
+            server: None,
         }));
 
         let mut entries = Vec::new();
-        let mut add = |scope: Scope,
-                       file: &Path,
-                       servers: Vec<(String, ServerEntry)>,
-                       notes: &mut Vec<Note>| {
-            for (name, entry) in servers {
-                if RESERVED_NAMES.contains(&name.as_str()) {
-                    notes.push(Note {
-                        path: file.to_path_buf(),
-                        message: format!(
-                            "`{name}` is a reserved name; Claude Code does not load it"
-                        ),
+        let mut add =
+            |scope: Scope, file: &Path, servers: Vec<(String, Value)>, notes: &mut Vec<Note>| {
+                for (name, value) in servers {
+                    let loading = loader::classify(&name, &value);
+                    let entry = ServerEntry::from_value(value);
+                    if let Some(reason) = loading.reason(&name) {
+                        let message = match &loading {
+                            Loading::Skipped(_) => format!("Claude Code skips `{name}`: {reason}"),
+                            _ => reason,
+                        };
+                        notes.push(Note {
+                            path: file.to_path_buf(),
+                            message,
+                            server: Some(name.clone()),
+                        });
+                    } else {
+                        notes.extend(entry_notes(file, &name, &entry));
+                    }
+                    let approval = (scope == Scope::Project).then(|| policy.approval(&name));
+                    entries.push(Sourced {
+                        disabled: disabled.contains(&name),
+                        name,
+                        scope,
+                        file: file.to_path_buf(),
+                        entry,
+                        approval,
+                        loading,
                     });
                 }
-                for problem in entry.problems() {
-                    notes.push(Note {
-                        path: file.to_path_buf(),
-                        message: format!("`{name}`: {problem}; Claude Code skips it"),
-                    });
-                }
-                notes.extend(placeholder_notes(file, &name, &entry));
-                let approval = (scope == Scope::Project).then(|| policy.approval(&name));
-                entries.push(Sourced {
-                    name,
-                    scope,
-                    file: file.to_path_buf(),
-                    entry,
-                    approval,
-                });
-            }
-        };
+            };
         add(Scope::Local, &locations.claude_json, local, &mut notes);
         for file in locations.project_files().iter().rev() {
-            if let Some(servers) = read_project_file(file, &mut notes)? {
-                add(Scope::Project, file, servers, &mut notes);
+            match read_project_file(file, &mut notes) {
+                Ok(Some(servers)) => add(Scope::Project, file, servers, &mut notes),
+                Ok(None) => {}
+                Err(problem) => unloaded.push(Unloaded {
+                    path: file.clone(),
+                    scopes: vec![Scope::Project],
+                    problem,
+                }),
             }
         }
         add(Scope::User, &locations.claude_json, user, &mut notes);
@@ -138,16 +348,44 @@ impl Inventory {
                 path: managed,
                 message: "managed MCP configuration is active: Claude Code uses only its servers and ignores every scope listed here"
                     .to_string(),
+                server: None,
             });
         }
-        Ok(Self { entries, notes })
+        Self {
+            entries,
+            notes,
+            unloaded,
+        }
     }
 
-    /// The definition Claude Code uses for `name`, if any.
+    /// The definition Claude Code uses for `name`, if any: the first one
+    /// that may take the name (loaded, and approved when from the
+    /// project), else the first one it loads at all (pending or rejected),
+    /// else the first one.
     pub fn winner(&self, name: &str) -> Option<&Sourced> {
-        let mut candidates = self.entries.iter().filter(|entry| entry.name == name);
-        let first = candidates.clone().next()?;
-        Some(candidates.find(|entry| entry.can_shadow()).unwrap_or(first))
+        let candidates = || self.entries.iter().filter(|entry| entry.name == name);
+        candidates()
+            .find(|entry| entry.can_shadow())
+            .or_else(|| candidates().find(|entry| entry.loading.is_loaded()))
+            .or_else(|| candidates().next())
+    }
+
+    /// What Claude Code makes of `entry`.
+    pub fn status(&self, entry: &Sourced) -> Status {
+        match entry.loading {
+            Loading::Reserved => return Status::Reserved,
+            Loading::Skipped(_) => return Status::Skipped,
+            Loading::Loaded => {}
+        }
+        if self.shadowed_by(entry).is_some() {
+            return Status::Shadowed;
+        }
+        match entry.approval {
+            Some(Approval::Rejected) => Status::Rejected,
+            Some(Approval::Pending) => Status::Pending,
+            _ if entry.disabled => Status::Disabled,
+            _ => Status::Active,
+        }
     }
 
     /// Whether `entry` loses its name to another definition, and to which.
@@ -180,11 +418,47 @@ impl Inventory {
 /// `projects` holds the local scope, and is most of the file.
 pub const CLAUDE_JSON_EXPAND: &[&str] = &["projects"];
 
-/// Placeholder forms in `entry` that Claude Code never expands, with the fix.
+/// Notes about an entry Claude Code loads: an empty `url`, and
+/// placeholder forms it never expands.
+fn entry_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if entry.transport().is_remote() && entry.url().is_some_and(|url| url.trim().is_empty()) {
+        notes.push(Note {
+            path: path.to_path_buf(),
+            message: format!(
+                "`{name}` has an empty `url`: Claude Code lists it as not configured and never connects"
+            ),
+            server: Some(name.to_string()),
+        });
+    }
+    notes.extend(placeholder_notes(path, name, entry));
+    notes
+}
+
+/// Placeholder forms in `entry` that Claude Code never expands, with the
+/// fix. The script argument of an interpreter (`sh -c SCRIPT`, `node -e
+/// SCRIPT`, …) is the interpreter's own code: its `$VAR` forms are the
+/// interpreter's to expand, so they are not reported.
 pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
+    let scripts = if entry.transport().is_remote() {
+        Vec::new()
+    } else {
+        let args: Vec<&str> = entry
+            .fields()
+            .get("args")
+            .and_then(Value::as_array)
+            .map(|args| {
+                args.iter()
+                    .map(|arg| arg.as_str().unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        crate::placeholder::script_arguments(entry.command().unwrap_or_default(), &args)
+    };
     entry
         .expandable_fields()
         .into_iter()
+        .filter(|(field, _)| !matches!(field, Field::Arg(index) if scripts.contains(index)))
         .flat_map(|(field, value)| {
             crate::placeholder::unsupported_forms(value)
                 .into_iter()
@@ -194,6 +468,7 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
                         "`{name}` {field}: Claude Code never expands `{}`; {}",
                         form.found, form.fix
                     ),
+                    server: Some(name.to_string()),
                 })
         })
         .collect()
@@ -277,20 +552,20 @@ pub fn document_error(path: &Path, error: crate::document::DocumentError) -> Con
     }
 }
 
-/// The servers of the object at `object_path`, duplicates resolved as
-/// `JSON.parse` does (first position, last value).
+/// The servers of the object at `object_path` as written, duplicates
+/// resolved as `JSON.parse` does (first position, last value).
 pub fn servers_at(
     document: &JsonDocument,
     path: &Path,
     object_path: &[&str],
-) -> Result<Vec<(String, ServerEntry)>, ConfigError> {
+) -> Result<Vec<(String, Value)>, ConfigError> {
     let object = document
         .object_at(object_path)
         .map_err(|shape| ConfigError::shape(path, &shape))?;
     let Some(object) = object else {
         return Ok(Vec::new());
     };
-    let mut servers: Vec<(String, ServerEntry)> = Vec::new();
+    let mut servers: Vec<(String, Value)> = Vec::new();
     for member in document.members(&object).iter() {
         let name = document.key(member).into_owned();
         let value = document.try_value_at(&member.value_span).map_err(|_| {
@@ -302,17 +577,17 @@ pub fn servers_at(
                 limit: crate::document::MAX_DEPTH,
             }
         })?;
-        let entry = ServerEntry::from_value(value);
         match servers.iter_mut().find(|(existing, _)| *existing == name) {
-            Some(slot) => slot.1 = entry,
-            None => servers.push((name, entry)),
+            Some(slot) => slot.1 = value,
+            None => servers.push((name, value)),
         }
     }
     Ok(servers)
 }
 
-/// The approval-related members of this project's `~/.claude.json` entry,
-/// without parsing the rest of it (its `history` can be megabytes).
+/// The members of this project's `~/.claude.json` entry that decide
+/// approvals and what is disabled, without parsing the rest of it (its
+/// `history` can be megabytes).
 fn approval_keys(
     document: &JsonDocument,
     path: &Path,
@@ -333,6 +608,7 @@ fn approval_keys(
                 | "enabledMcpjsonServers"
                 | "disabledMcpjsonServers"
                 | "enableAllProjectMcpServers"
+                | "disabledMcpServers"
         ) {
             keys.insert(key.into_owned(), document.value_at(&member.value_span));
         }
@@ -340,18 +616,36 @@ fn approval_keys(
     Ok(Some(Value::Object(keys)))
 }
 
+/// The names in the project entry's `disabledMcpServers`, which Claude Code
+/// compares as written (no normalisation, case-sensitive).
+fn disabled_servers(project_entry: Option<&Value>) -> Vec<String> {
+    project_entry
+        .and_then(|entry| entry.get("disabledMcpServers"))
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Reads one project file as Claude Code does: a file that is not regular
 /// (a FIFO, a directory, …) or is over 2 MiB is skipped with a note and never
 /// opened; an empty one has no servers, with a note (mcpenv will not write
-/// to it).
+/// to it). A file that does not parse, or has no `mcpServers` object, is a
+/// [`FileProblem`]: Claude Code loads none of it.
 fn read_project_file(
     file: &Path,
     notes: &mut Vec<Note>,
-) -> Result<Option<Vec<(String, ServerEntry)>>, ConfigError> {
+) -> Result<Option<Vec<(String, Value)>>, FileProblem> {
     let mut skip = |message: String| {
         notes.push(Note {
             path: file.to_path_buf(),
             message,
+            server: None,
         });
         Ok(None)
     };
@@ -377,7 +671,7 @@ fn read_project_file(
                 "is {kind}, not a regular file; Claude Code skips it"
             ));
         }
-        Err(error) => return Err(error),
+        Err(error) => return Err(error.into()),
     };
     if document.is_empty() {
         return skip(
@@ -385,14 +679,33 @@ fn read_project_file(
                 .to_string(),
         );
     }
-    if document.object_at(&["mcpServers"]).ok().flatten().is_none()
-        && document.object_at(&["servers"]).ok().flatten().is_some()
+    if document
+        .object_at(&["mcpServers"])
+        .map_err(|shape| ConfigError::shape(file, &shape))?
+        .is_none()
     {
-        notes.push(Note {
-            path: file.to_path_buf(),
-            message: "has `servers` but no `mcpServers`; Claude Code reads only `mcpServers`"
-                .to_string(),
-        });
+        return Err(no_mcp_servers(file, &document));
     }
-    servers_at(&document, file, &["mcpServers"]).map(Some)
+    Ok(Some(servers_at(&document, file, &["mcpServers"])?))
+}
+
+/// The problem of a project file whose root object has no `mcpServers`:
+/// VS Code's `servers` key instead, servers at the top level, or nothing.
+fn no_mcp_servers(file: &Path, document: &JsonDocument) -> FileProblem {
+    let servers_key = document.object_at(&["servers"]).ok().flatten().is_some();
+    let top_level = servers_at(document, file, &[])
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, value)| {
+            ["command", "url", "type"]
+                .iter()
+                .any(|key| value.get(key).is_some())
+        })
+        .map(|(name, _)| name)
+        .collect();
+    FileProblem::NoMcpServers {
+        path: file.to_path_buf(),
+        top_level,
+        servers_key,
+    }
 }

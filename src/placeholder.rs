@@ -211,6 +211,105 @@ pub fn unsupported_forms(text: &str) -> Vec<UnsupportedForm> {
     found
 }
 
+/// The indices in `args` of the arguments that are an interpreter's script
+/// when a stdio server runs `command` with `args`: the argument right after
+/// `-c` (also in a cluster such as `-lc`) for `sh`, `bash`, `zsh`, `dash`,
+/// `ksh`, `fish` and `python`; after `-Command` (or an abbreviation, any
+/// case) for `powershell` and `pwsh`; after `/c` or `/k` for `cmd`; after
+/// `-e`/`--eval`/`-p`/`--print` for `node` and `bun`, `eval` for `deno`; after
+/// `-e`/`-E` for `perl` and `ruby`, `-r` for `php`. `env` in front
+/// (`env [-i] [NAME=value]... INTERPRETER …`) is looked through, and
+/// `--eval=SCRIPT` counts as a script argument itself.
+///
+/// `$VAR` in such a script is the interpreter's business (a shell or
+/// PowerShell variable): Claude Code leaves it alone, and rewriting it as
+/// `${VAR}` would make Claude Code substitute its own value, or nothing.
+pub fn script_arguments(command: &str, args: &[&str]) -> Vec<usize> {
+    let mut offset = 0;
+    let mut interpreter = program_name(command);
+    if interpreter == "env" {
+        let Some(position) = args
+            .iter()
+            .position(|arg| !arg.starts_with('-') && !arg.contains('='))
+        else {
+            return Vec::new();
+        };
+        interpreter = program_name(args[position]);
+        offset = position + 1;
+    }
+    let rest = &args[offset.min(args.len())..];
+    let is_flag: Box<dyn Fn(&str) -> bool> = match interpreter.as_str() {
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "fish" => {
+            Box::new(|arg: &str| short_cluster_with(arg, 'c'))
+        }
+        name if is_python(name) => Box::new(|arg: &str| short_cluster_ending_with(arg, 'c')),
+        "powershell" | "pwsh" => Box::new(|arg: &str| {
+            let lower = arg.to_ascii_lowercase();
+            let word = lower.trim_start_matches(['-', '/']);
+            lower.len() > word.len() && !word.is_empty() && "command".starts_with(word)
+        }),
+        "cmd" => Box::new(|arg: &str| matches!(arg, "/c" | "/C" | "/k" | "/K")),
+        "node" | "nodejs" | "bun" => {
+            Box::new(|arg: &str| matches!(arg, "-e" | "--eval" | "-p" | "--print"))
+        }
+        "deno" => Box::new(|arg: &str| arg == "eval"),
+        "perl" | "ruby" => Box::new(|arg: &str| matches!(arg, "-e" | "-E")),
+        "php" => Box::new(|arg: &str| arg == "-r"),
+        _ => return Vec::new(),
+    };
+    let mut scripts = Vec::new();
+    for (index, arg) in rest.iter().enumerate() {
+        if ["--eval=", "--print="]
+            .iter()
+            .any(|prefix| arg.starts_with(prefix))
+            && matches!(interpreter.as_str(), "node" | "nodejs" | "bun")
+        {
+            scripts.push(offset + index);
+        } else if is_flag(arg) && index + 1 < rest.len() {
+            scripts.push(offset + index + 1);
+        }
+    }
+    scripts
+}
+
+/// The program's name without directory, `.exe`-like extension or case
+/// (`C:\\…\\PowerShell.EXE` → `powershell`).
+fn program_name(command: &str) -> String {
+    let name = command.rsplit(['/', '\\']).next().unwrap_or(command);
+    let lower = name.to_ascii_lowercase();
+    for extension in [".exe", ".cmd", ".bat", ".com"] {
+        if let Some(stem) = lower.strip_suffix(extension) {
+            return stem.to_string();
+        }
+    }
+    lower
+}
+
+/// `python`, `python3`, `python3.12`, `py`, `pypy3`, …
+fn is_python(name: &str) -> bool {
+    ["python", "pypy"].iter().any(|stem| {
+        name.strip_prefix(stem)
+            .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    }) || name == "py"
+}
+
+/// `-c`, `-lc`, `-ec`: one dash, letters, among them `letter`.
+fn short_cluster_with(arg: &str, letter: char) -> bool {
+    arg.strip_prefix('-').is_some_and(|cluster| {
+        !cluster.is_empty()
+            && cluster.chars().all(|c| c.is_ascii_alphabetic())
+            && cluster.contains(letter)
+    })
+}
+
+/// `-c`, `-Ic`: one dash, letters, the last one `letter` (it takes the
+/// next argument).
+fn short_cluster_ending_with(arg: &str, letter: char) -> bool {
+    arg.strip_prefix('-').is_some_and(|cluster| {
+        cluster.ends_with(letter) && cluster.chars().all(|c| c.is_ascii_alphabetic())
+    })
+}
+
 /// Names the variable and the fix for the inside of an invalid `${…}`, or
 /// `None` when it is not a form worth reporting (`${}`, `${1X}`, `${a.b}`).
 fn classify_braced(inner: &str) -> Option<(Option<String>, String)> {
@@ -526,6 +625,49 @@ mod tests {
         // A valid reference starting inside a would-be form wins: nothing is
         // reported, as `${X-` is plain text to Claude Code.
         assert_eq!(unsupported_forms("${X-${A}}"), vec![]);
+    }
+
+    #[test]
+    fn interpreter_scripts_are_found() {
+        let rows: &[(&str, &[&str], &[usize])] = &[
+            ("sh", &["-c", "echo $HOME"], &[1]),
+            ("/bin/bash", &["-lc", "exec x", "arg0"], &[1]),
+            ("zsh", &["-o", "pipefail", "-c", "x"], &[3]),
+            (
+                "powershell",
+                &["-NoProfile", "-Command", "$roots = 1"],
+                &[2],
+            ),
+            (
+                "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\PowerShell.EXE",
+                &["-c", "x"],
+                &[1],
+            ),
+            ("pwsh", &["-NonInteractive", "-com", "x"], &[2]),
+            ("cmd", &["/c", "npx", "-y", "pkg"], &[1]),
+            ("node", &["-e", "console.log(1)"], &[1]),
+            ("node", &["--eval=x"], &[0]),
+            ("python3.12", &["-Ic", "import os"], &[1]),
+            ("py", &["-c", "x"], &[1]),
+            ("/usr/bin/env", &["-i", "A=1", "bash", "-c", "x"], &[4]),
+            ("deno", &["eval", "x"], &[1]),
+            ("perl", &["-E", "say $x"], &[1]),
+            // Not scripts: a flag last, other programs, a file to run.
+            ("sh", &["-c"], &[]),
+            ("sh", &["script.sh", "$X"], &[]),
+            ("npx", &["-c", "x"], &[]),
+            // A script's own `-e` counts too: fewer reports, never a wrong one.
+            ("node", &["server.js", "-e", "x"], &[2]),
+            ("powershell", &["-NonInteractive", "-File", "x.ps1"], &[]),
+            ("python", &["-m", "server"], &[]),
+        ];
+        for (command, args, expected) in rows {
+            assert_eq!(
+                script_arguments(command, args),
+                expected.to_vec(),
+                "{command} {args:?}"
+            );
+        }
     }
 
     #[test]

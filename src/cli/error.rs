@@ -172,7 +172,8 @@ impl From<ConfigError> for CliError {
     }
 }
 
-fn config_hints(error: &ConfigError) -> Vec<String> {
+/// The hints for a file error: what to do next.
+pub fn config_hints(error: &ConfigError) -> Vec<String> {
     let one = |hint: &str| vec![hint.to_string()];
     match error {
         ConfigError::Syntax { .. } => {

@@ -56,9 +56,9 @@ fn check_reports_every_state_per_server() {
       EMPTY_ONE                        set but empty (.env)
     tool  project  pending approval
       command `/nonexistent/mcp-tool`  not found on PATH
-    off  project  skipped: rejected in Claude Code's settings
+    off  project  rejected in Claude Code's settings: not checked
 
-    error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which is not on PATH
+    error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which does not exist or is not executable
       hint: check the path `/nonexistent/mcp-tool`
     error: `DB_SCHEMA` is not set (needed by db)
       hint: set it with `mcpenv onboard`, or export it in your shell
@@ -131,7 +131,9 @@ fn check_json_has_states_and_never_values() {
             ("db", "pending"),
             ("api", "pending"),
             ("tool", "pending"),
-            ("off", "skipped")
+            // Rejected servers were `skipped` before Claude Code's own
+            // skips (invalid entries) had a status of their own.
+            ("off", "rejected")
         ]
     );
     for key in ["servers", "variables", "warnings"] {
@@ -206,4 +208,146 @@ fn nothing_configured_is_fine() {
     ----- stderr -----
     [exit status: 0]
     ");
+}
+
+/// Entries Claude Code skips are in effect (nothing else defines their
+/// names) and never start: `check` fails on them, with Claude Code's reason.
+#[test]
+fn skipped_entries_in_effect_fail_the_check() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"urlnotype": {"url": "https://example.com/mcp"}, "nocmd": {"args": []}, "ok": {"command": "sh"}}}"#,
+    );
+    assert_snapshot!(env.run(&["check"]), @r#"
+    urlnotype  project  skipped by Claude Code: never started
+    nocmd  project  skipped by Claude Code: never started
+    ok  project  pending approval
+      command `sh`  found
+
+    error: `.mcp.json`: Claude Code does not load `urlnotype`: MCP server "urlnotype" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
+      hint: fix the entry in `.mcp.json`; until then Claude Code never starts it
+    error: `.mcp.json`: Claude Code does not load `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
+      hint: fix the entry in `.mcp.json`; until then Claude Code never starts it
+
+    2 of 3 servers in effect lack something (2 errors, 0 warnings)
+    ----- stderr -----
+    [exit status: 1]
+    "#);
+    let json = env.run(&["check", "--json"]).expect_code(1).json();
+    assert_eq!(json["servers"][0]["status"], "skipped");
+    assert_eq!(json["servers"][0]["ok"], false);
+    assert_eq!(json["warnings"][0]["code"], "skipped-entry");
+}
+
+/// A file Claude Code does not load is an error of its own, and the other
+/// scopes are still checked.
+#[test]
+fn a_file_that_does_not_load_fails_the_check_and_the_rest_is_checked() {
+    let env = TestEnv::new();
+    env.write(
+        "home/.claude.json",
+        r#"{"mcpServers": {"u1": {"command": "sh"}}}"#,
+    );
+    env.write(
+        "project/.mcp.json",
+        r#"{"top": {"command": "npx", "args": ["-y", "pkg"]}}"#,
+    );
+    assert_snapshot!(env.run(&["check"]), @r#"
+    u1  user
+      command `sh`  found
+
+    error: `.mcp.json`: `[ROOT]/project/.mcp.json` lists servers at the top level (`top`) without `mcpServers`: Claude Code loads none of them
+      hint: Claude Code loads none of its servers (it reports "mcpServers: Invalid input: expected record, received undefined"); fix the file by hand
+
+    The one server in effect has what it needs (1 error, 0 warnings)
+    ----- stderr -----
+    [exit status: 1]
+    "#);
+}
+
+/// Placeholders in a command are expanded from what `check` sees before the
+/// command is looked up; an unset one without default is not guessed at.
+/// (Claude Code 2.1.332 sets `CLAUDE_PROJECT_DIR` for the server it starts,
+/// not for the expansion: `${CLAUDE_PROJECT_DIR:-.}` is `.` to it.)
+#[test]
+fn a_command_with_placeholders_is_resolved_before_it_is_looked_up() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.project.join(".venv/bin")).unwrap();
+    let python = env.project.join(".venv/bin/python");
+    fs::write(&python, "#!/bin/sh\n").unwrap();
+    fs::set_permissions(&python, fs::Permissions::from_mode(0o755)).unwrap();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {
+  "venv": {"command": "${CLAUDE_PROJECT_DIR:-.}/.venv/bin/python"},
+  "nope": {"command": "${HOME}/nope/x"},
+  "dep": {"command": "${TOOLS_DIR}/bin/server"},
+  "proj": {"command": "${CLAUDE_PROJECT_DIR}/.venv/bin/python"}
+}}"#,
+    );
+    assert_snapshot!(env.run(&["check"]), @r#"
+    venv  project  pending approval
+      CLAUDE_PROJECT_DIR                                   not set; its default applies
+      command `${CLAUDE_PROJECT_DIR:-.}/.venv/bin/python`  found (`./.venv/bin/python`)
+    nope  project  pending approval
+      HOME                                                 set (environment)
+      command `${HOME}/nope/x`                             not found (`[ROOT]/home/nope/x`)
+    dep  project  pending approval
+      TOOLS_DIR                                            missing
+      command `${TOOLS_DIR}/bin/server`                    not checked: depends on `${TOOLS_DIR}`
+    proj  project  pending approval
+      CLAUDE_PROJECT_DIR                                   missing
+      command `${CLAUDE_PROJECT_DIR}/.venv/bin/python`     not checked: depends on `${CLAUDE_PROJECT_DIR}`
+
+    error: `.mcp.json`: `nope` runs `${HOME}/nope/x` (`[ROOT]/home/nope/x`), which does not exist or is not executable
+      hint: check the path `[ROOT]/home/nope/x`
+    error: `CLAUDE_PROJECT_DIR` is not set (needed by venv, proj)
+      hint: Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a path relative to the directory Claude Code starts in, or give it a default (`${CLAUDE_PROJECT_DIR:-.}`)
+    error: `TOOLS_DIR` is not set (needed by dep)
+      hint: set it with `mcpenv onboard`, or export it in your shell
+    warning: `.env.example`: does not exist, so teammates cannot see which variables the servers need
+      hint: `mcpenv extract` writes one; commit it
+
+    3 of 4 servers in effect lack something; 2 variables missing (3 errors, 1 warning)
+    Fix it with `mcpenv onboard`
+    ----- stderr -----
+    [exit status: 1]
+    "#);
+    let json = env.run(&["check", "--json"]).json();
+    let venv = &json["servers"][0]["command"];
+    assert_eq!(venv["resolved"], "./.venv/bin/python");
+    assert_eq!(venv["found"], true);
+    let dep = &json["servers"][2]["command"];
+    assert_eq!(dep["found"], serde_json::Value::Null);
+    assert_eq!(dep["depends_on"], serde_json::json!(["TOOLS_DIR"]));
+}
+
+/// `$VAR` inside an interpreter's script is the interpreter's variable:
+/// telling the user to write `${VAR}` would make Claude Code substitute its
+/// own value (or nothing) into the script. Elsewhere it is still reported,
+/// and a real `${VAR}` in a script is still a variable Claude Code expands.
+#[test]
+fn shell_variables_in_interpreter_scripts_are_not_reported() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {
+  "ps": {"command": "powershell", "args": ["-NoProfile", "-Command", "$roots = $env:ROOTS -split ';'; & node server.js $roots"]},
+  "sh": {"command": "sh", "args": ["-c", "exec node \"$HOME/server.js\" --dir ${WORK_DIR:-/tmp}"]},
+  "bash": {"command": "bash", "args": ["-lc", "cd $PROJECT && exec srv"]},
+  "py": {"command": "python3", "args": ["-c", "import os; print(os.path.expandvars('$HOME'))"]},
+  "node": {"command": "node", "args": ["-e", "console.log(`$X`)", "--token=$TOKEN"]}
+}}"#,
+    );
+    let out = env.run(&["list"]).expect_code(0);
+    assert_snapshot!(out.stderr, @"warning: `[ROOT]/project/.mcp.json`: `node` args[2]: Claude Code never expands `$TOKEN`; use `${TOKEN}`");
+    let json = env.run(&["check", "--json"]).json();
+    let variables: Vec<&str> = json["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|variable| variable["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(variables, ["WORK_DIR"]);
 }

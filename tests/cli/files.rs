@@ -149,6 +149,7 @@ fn a_corrupt_claude_json_is_never_rewritten() {
     ----- stderr -----
     error: failed to parse `[ROOT]/home/.claude.json:4:12`: key must be a string
 
+    hint: Claude Code stops with a configuration error for this file too; the other scopes are listed all the same
     hint: fix the file by hand: mcpenv never rewrites a file it cannot parse
     [exit status: 1]
     ");

@@ -111,6 +111,8 @@ fn get_json() {
       "scope": "local",
       "file": "[ROOT]/home/.claude.json",
       "approval": null,
+      "status": "active",
+      "reason": null,
       "transport": "stdio",
       "entry": {
         "type": "stdio",
@@ -128,10 +130,12 @@ fn get_json() {
         {
           "scope": "user",
           "file": "[ROOT]/home/.claude.json",
-          "approval": null
+          "approval": null,
+          "status": "shadowed"
         }
       ],
-      "warnings": []
+      "warnings": [],
+      "errors": []
     }
     ----- stderr -----
     [exit status: 0]
@@ -167,4 +171,35 @@ fn get_with_nothing_configured() {
     hint: no MCP servers are configured here; add one with `mcpenv add NAME -- COMMAND`
     [exit status: 1]
     ");
+}
+
+/// `get` shows an entry Claude Code skips, marked, with its reason (Claude
+/// Code's own `get` says it does not exist).
+#[test]
+fn get_marks_an_entry_claude_code_skips() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"remote": {"url": "https://example.com/mcp"}, "workspace": {"command": "x"}}}"#,
+    );
+    assert_snapshot!(env.run(&["get", "remote"]), @r#"
+    remote
+      Scope:  project (shared via .mcp.json)
+      File:   `[ROOT]/project/.mcp.json`
+      Status: skipped by Claude Code: MCP server "remote" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
+      Type:   stdio
+      URL:    https://example.com/mcp
+    ----- stderr -----
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `remote`: MCP server "remote" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
+    [exit status: 0]
+    "#);
+    let got = env
+        .run(&["get", "workspace", "--json"])
+        .expect_code(0)
+        .json();
+    assert_eq!(got["status"], "reserved");
+    assert_eq!(
+        got["reason"],
+        r#""workspace" is a reserved MCP server name and was not loaded"#
+    );
 }

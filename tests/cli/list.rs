@@ -15,7 +15,8 @@ fn list_with_nothing_configured() {
     {
       "schema_version": 1,
       "servers": [],
-      "warnings": []
+      "warnings": [],
+      "errors": []
     }
     ----- stderr -----
     No MCP servers configured
@@ -183,6 +184,8 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "shadowed": false,
           "shadowed_by": null,
           "approval": null,
+          "status": "active",
+          "reason": null,
           "env_names": [
             "GITHUB_TOKEN"
           ],
@@ -199,13 +202,16 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "shadowed": false,
           "shadowed_by": null,
           "approval": "pending",
+          "status": "pending",
+          "reason": null,
           "env_names": [],
           "header_names": [
             "X-Api-Key"
           ]
         }
       ],
-      "warnings": []
+      "warnings": [],
+      "errors": []
     }
     ----- stderr -----
     [exit status: 0]
@@ -219,19 +225,21 @@ fn entries_claude_code_would_skip_are_listed_with_a_warning() {
         "project/.mcp.json",
         r#"{"mcpServers": {"nocmd": {"args": []}, "weird": {"type": "bogus", "url": "x"}, "workspace": {"command": "x"}}}"#,
     );
-    assert_snapshot!(env.run(&["list"]), @"
-    NAME       SCOPE    TRANSPORT  STATUS            COMMAND / URL
-    nocmd      project  stdio      pending approval
-    weird      project  bogus      pending approval
-    workspace  project  stdio      pending approval  x
+    assert_snapshot!(env.run(&["list"]), @r#"
+    NAME       SCOPE    TRANSPORT  STATUS         COMMAND / URL
+    nocmd      project  stdio      skipped
+    weird      project  bogus      skipped
+    workspace  project  stdio      reserved name  x
     ----- stderr -----
-    warning: `[ROOT]/project/.mcp.json`: `nocmd`: stdio entry has no `command`; Claude Code skips it
-    warning: `[ROOT]/project/.mcp.json`: `weird`: unknown transport type `bogus`; Claude Code skips it
-    warning: `[ROOT]/project/.mcp.json`: `workspace` is a reserved name; Claude Code does not load it
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `weird`: unknown MCP server type "bogus" for server "weird"
+    warning: `[ROOT]/project/.mcp.json`: "workspace" is a reserved MCP server name and was not loaded
     [exit status: 0]
-    ");
+    "#);
 }
 
+/// Claude Code 2.1.332 reports such a file as an error and loads none of
+/// it, so this is an error (exit 1) now, not a warning.
 #[test]
 fn a_servers_key_instead_of_mcp_servers_is_pointed_out() {
     let env = TestEnv::new();
@@ -239,13 +247,14 @@ fn a_servers_key_instead_of_mcp_servers_is_pointed_out() {
         "project/.mcp.json",
         r#"{"servers": {"a": {"command": "x"}}}"#,
     );
-    assert_snapshot!(env.run(&["list"]), @"
+    assert_snapshot!(env.run(&["list"]), @r#"
     ----- stderr -----
-    warning: `[ROOT]/project/.mcp.json`: has `servers` but no `mcpServers`; Claude Code reads only `mcpServers`
-    No MCP servers configured
-    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
-    [exit status: 0]
-    ");
+    error: `[ROOT]/project/.mcp.json` has `servers` but no `mcpServers`: Claude Code loads none of its servers
+
+    hint: Claude Code skips this file too and reads the others; it reports: mcpServers: Missing "mcpServers" — found "servers" instead. Claude Code reads MCP servers from the "mcpServers" key.
+    hint: rename the top-level `servers` key to `mcpServers` (`servers` is VS Code's `.vscode/mcp.json` format)
+    [exit status: 1]
+    "#);
 }
 
 #[test]
@@ -298,4 +307,203 @@ fn list_through_a_closed_pipe_exits_zero() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// The entries Claude Code 2.1.332 skips, each with its words for why;
+/// a skipped entry never takes a name from another scope.
+#[test]
+fn skipped_entries_are_marked_and_never_shadow() {
+    let env = TestEnv::new();
+    env.write(
+        "home/.claude.json",
+        &format!(
+            r#"{{"mcpServers": {{"a": {{"command": "/bin/user-a"}}}}, "projects": {{"{}": {{"mcpServers": {{"a": {{"url": "https://example.com/mcp"}}}}}}}}}}"#,
+            env.key()
+        ),
+    );
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {
+  "urlnotype": {"url": "https://example.com/mcp"},
+  "nocmd": {"args": ["x"]},
+  "sdk": {"type": "sdk", "name": "in-process"},
+  "ok": {"command": "node", "args": ["server.js"]}
+}}"#,
+    );
+    assert_snapshot!(env.run(&["list"]), @r#"
+    NAME       SCOPE    TRANSPORT  STATUS            COMMAND / URL
+    a          local    stdio      skipped
+    urlnotype  project  stdio      skipped
+    nocmd      project  stdio      skipped
+    sdk        project  sdk        skipped
+    ok         project  stdio      pending approval  node server.js
+    a          user     stdio                        /bin/user-a
+    ----- stderr -----
+    warning: `[ROOT]/home/.claude.json`: Claude Code skips `a`: MCP server "a" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `urlnotype`: MCP server "urlnotype" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
+    warning: `[ROOT]/project/.mcp.json`: Claude Code skips `sdk`: MCP server "sdk" declares type "sdk", which only an SDK host application can register
+    [exit status: 0]
+    "#);
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    let rows: Vec<(String, String, String)> = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| {
+            (
+                server["name"].as_str().unwrap().to_string(),
+                server["status"].as_str().unwrap().to_string(),
+                server["reason"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("a", "skipped", r#"MCP server "a" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry"#),
+        ("urlnotype", "skipped", r#"MCP server "urlnotype" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry"#),
+        ("nocmd", "skipped", r#"invalid MCP server config for "nocmd": command: expected string, received undefined"#),
+        ("sdk", "skipped", r#"MCP server "sdk" declares type "sdk", which only an SDK host application can register"#),
+        ("ok", "pending", "-"),
+        ("a", "active", "-"),
+    ]
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
+    assert_eq!(rows, expected);
+    // The user's definition is the one in effect.
+    let got = env.run(&["get", "a", "--json"]).expect_code(0).json();
+    assert_eq!(
+        (got["scope"].as_str(), got["status"].as_str()),
+        (Some("user"), Some("active"))
+    );
+}
+
+/// What the `/mcp` toggle writes: `projects["<key>"].disabledMcpServers`.
+/// Claude Code 2.1.332 lists such a server as `⊘ Disabled for this project
+/// (re-enable via /mcp)` and never starts it; the names compare as written.
+#[test]
+fn disabled_servers_are_shown_and_never_started() {
+    let env = TestEnv::new();
+    let marker = env.root.join("started");
+    let starts = format!("touch '{}'", marker.display());
+    env.write(
+        "home/.claude.json",
+        &serde_json::json!({
+            "mcpServers": {
+                "off": {"command": "sh", "args": ["-c", starts]},
+                "my.server": {"command": "sh", "args": ["-c", starts]},
+            },
+            "projects": {env.key(): {"disabledMcpServers": ["off", "my_server"]}},
+        })
+        .to_string(),
+    );
+    assert_snapshot!(env.run(&["list"]), @r#"
+    NAME       SCOPE  TRANSPORT  STATUS                     COMMAND / URL
+    off        user   stdio      disabled for this project  sh -c "touch '[ROOT]/started'"
+    my.server  user   stdio                                 sh -c "touch '[ROOT]/started'"
+    ----- stderr -----
+    [exit status: 0]
+    "#);
+    let listed = env.run(&["list", "--json"]).expect_code(0).json();
+    assert_eq!(listed["servers"][0]["status"], "disabled");
+    assert_eq!(listed["servers"][1]["status"], "active");
+    assert_snapshot!(env.run(&["get", "off"]), @r#"
+    off
+      Scope:   user (available in all your projects)
+      File:    `[ROOT]/home/.claude.json`
+      Status:  disabled for this project (`disabledMcpServers`): Claude Code lists it and never starts it; re-enable it with `/mcp`
+      Type:    stdio
+      Command: sh
+      Args:    -c "touch '[ROOT]/started'"
+    ----- stderr -----
+    [exit status: 0]
+    "#);
+    let checked = env.run(&["check", "--json"]).json();
+    assert_eq!(checked["servers"][0]["status"], "disabled");
+    assert_eq!(checked["servers"][0]["ok"], true);
+    let out = env.run(&["probe", "off", "--timeout", "5"]);
+    assert!(
+        out.stderr.contains("warning: skipped `off`: disabled for this project in Claude Code (`disabledMcpServers`; `/mcp` re-enables it); not started"),
+        "{out}"
+    );
+    assert!(!marker.exists(), "a disabled server was started");
+}
+
+/// A trailing comma in `.mcp.json`: Claude Code reports `MCP config is not
+/// a valid JSON (line 1, column 52)` for it and lists the other scopes.
+#[test]
+fn a_project_file_that_does_not_parse_leaves_the_other_scopes_listed() {
+    let env = TestEnv::new();
+    env.write(
+        "home/.claude.json",
+        r#"{"mcpServers": {"u1": {"command": "/bin/u1"}}}"#,
+    );
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "/nonexistent/a"},}}"#,
+    );
+    assert_snapshot!(env.run(&["list"]), @"
+    NAME  SCOPE  TRANSPORT  STATUS  COMMAND / URL
+    u1    user   stdio              /bin/u1
+    ----- stderr -----
+    error: failed to parse `[ROOT]/project/.mcp.json:1:52`: trailing comma
+
+    hint: Claude Code skips this file too and reads the others; it reports: MCP config is not a valid JSON (line 1, column 52)
+    hint: fix the file by hand: mcpenv never rewrites a file it cannot parse
+    [exit status: 1]
+    ");
+    let listed = env.run(&["list", "--json"]).expect_code(1).json();
+    assert_eq!(listed["servers"][0]["name"], "u1");
+    assert_eq!(listed["errors"][0]["line"], 1);
+    assert_eq!(listed["errors"][0]["column"], 52);
+    assert_eq!(
+        listed["errors"][0]["scopes"],
+        serde_json::json!(["project"])
+    );
+    // Only the user scope: the broken project file is not its concern.
+    env.run(&["list", "-s", "user"]).expect_code(0);
+    // get still finds the user's server, and says what was not read.
+    let out = env.run(&["get", "u1"]).expect_code(1);
+    assert!(out.stdout.contains("Command: /bin/u1"), "{out}");
+    let out = env.run(&["get", "a"]).expect_code(1);
+    assert!(
+        out.stderr.contains("hint: it may be in a file Claude Code does not load: failed to parse `[ROOT]/project/.mcp.json:1:52`: trailing comma"),
+        "{out}"
+    );
+}
+
+/// Servers at the top level, without `mcpServers`: Claude Code 2.1.332
+/// reports `mcpServers: Invalid input: expected record, received undefined`
+/// and loads none of them; `{}` gets the same report.
+#[test]
+fn top_level_servers_are_an_error_as_in_claude_code() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"continuum": {"command": "continuum", "args": ["mcp"]}, "other": {"url": "https://x"}}"#,
+    );
+    assert_snapshot!(env.run(&["list"]), @"
+    ----- stderr -----
+    error: `[ROOT]/project/.mcp.json` lists servers at the top level (`continuum`, `other`) without `mcpServers`: Claude Code loads none of them
+
+    hint: Claude Code skips this file too and reads the others; it reports: mcpServers: Invalid input: expected record, received undefined
+    hint: move them into a top-level `\"mcpServers\": { … }` object
+    [exit status: 1]
+    ");
+    env.write("project/.mcp.json", "{}");
+    assert_snapshot!(env.run(&["list"]), @"
+    ----- stderr -----
+    error: `[ROOT]/project/.mcp.json` has no `mcpServers` object: Claude Code reports it as an error
+
+    hint: Claude Code skips this file too and reads the others; it reports: mcpServers: Invalid input: expected record, received undefined
+    hint: add `\"mcpServers\": {}` to it, or delete the file
+    [exit status: 1]
+    ");
+    // An empty file is no servers to Claude Code, silently; a warning here.
+    env.write("project/.mcp.json", "");
+    assert_snapshot!(env.run(&["list"]), @"
+    ----- stderr -----
+    warning: `[ROOT]/project/.mcp.json`: is empty: Claude Code reads it as no servers; mcpenv does not write to it until it holds JSON
+    No MCP servers configured
+    hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
+    [exit status: 0]
+    ");
 }

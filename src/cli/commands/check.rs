@@ -45,18 +45,24 @@ impl Report for CheckOutput {
             .max()
             .unwrap_or(0);
         for server in &self.report.servers {
-            let status = match server.status {
-                Status::Active => String::new(),
-                Status::Pending => "  pending approval".to_string(),
-                Status::Skipped => "  skipped: rejected in Claude Code's settings".to_string(),
+            let (style, status) = match server.status {
+                Status::Active => (DIM, ""),
+                Status::Pending => (DIM, "  pending approval"),
+                Status::Rejected => (DIM, "  rejected in Claude Code's settings: not checked"),
+                Status::Disabled => (
+                    DIM,
+                    "  disabled for this project (`disabledMcpServers`): not checked",
+                ),
+                Status::Skipped => (RED, "  skipped by Claude Code: never started"),
+                Status::Reserved => (RED, "  reserved name: Claude Code does not load it"),
             };
             writeln!(
                 out,
-                "{BOLD}{}{BOLD:#}  {}{DIM}{status}{DIM:#}",
+                "{BOLD}{}{BOLD:#}  {}{style}{status}{style:#}",
                 shown(&server.name),
                 server.scope
             )?;
-            if server.status == Status::Skipped {
+            if !matches!(server.status, Status::Active | Status::Pending) {
                 continue;
             }
             for name in &server.variables {
@@ -71,6 +77,9 @@ impl Report for CheckOutput {
                 let variable = &self.report.variables[index];
                 let shown = self.sources[index].as_deref();
                 let (style, text) = match (variable.state, variable.seen_by_claude) {
+                    (State::Missing, _) if server.defaulted.contains(name) => {
+                        (GREEN, "not set; its default applies".to_string())
+                    }
                     (State::Missing, _) => (RED, "missing".to_string()),
                     (State::Empty, _) => (YELLOW, format!("set but empty ({})", source(shown))),
                     (State::Set, false) => (
@@ -84,10 +93,28 @@ impl Report for CheckOutput {
             }
             if let Some(command) = &server.command {
                 let label = format!("command `{}`", shown(&command.command));
-                let (style, text) = if command.found {
-                    (GREEN, "found")
-                } else {
-                    (RED, "not found on PATH")
+                let resolved = command
+                    .resolved
+                    .as_ref()
+                    .map(|resolved| format!(" (`{}`)", shown(resolved)))
+                    .unwrap_or_default();
+                let (style, text) = match command.found {
+                    Some(true) => (GREEN, format!("found{resolved}")),
+                    Some(false) if command.resolved.is_some() => {
+                        (RED, format!("not found{resolved}"))
+                    }
+                    Some(false) => (RED, "not found on PATH".to_string()),
+                    None => {
+                        let names: Vec<String> = command
+                            .depends_on
+                            .iter()
+                            .map(|name| format!("`${{{name}}}`"))
+                            .collect();
+                        (
+                            YELLOW,
+                            format!("not checked: depends on {}", names.join(", ")),
+                        )
+                    }
                 };
                 writeln!(out, "  {label:width$}  {style}{text}{style:#}")?;
             }
@@ -138,7 +165,7 @@ impl CheckOutput {
             .report
             .servers
             .iter()
-            .filter(|server| server.status != Status::Skipped)
+            .filter(|server| server.status.counted())
             .collect();
         let failing = counted.iter().filter(|server| !server.ok).count();
         let missing = self.report.missing().len();
@@ -191,7 +218,7 @@ fn source(source: Option<&str>) -> &str {
 
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
-    let inventory = ctx.inventory()?;
+    let inventory = crate::cli::commands::list::load_inventory(ctx);
     let sources = ctx.env_sources()?;
     let report = check::check(
         &ctx.locations,

@@ -14,6 +14,7 @@ use crate::cli::commands::{list, scope_file, unknown_name_hints};
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, Report, shown, warning};
 use crate::cli::resolve::{Ctx, shell_words};
+use crate::layered::Status;
 use crate::model::Transport;
 use crate::redact;
 use crate::scope::Scope;
@@ -29,6 +30,10 @@ pub struct GetReport {
     pub file: PathBuf,
     /// Project servers: Claude Code's approval.
     pub approval: Option<Approval>,
+    /// What Claude Code makes of it (see `list`).
+    pub status: Status,
+    /// For `skipped` and `reserved`: Claude Code's reason.
+    pub reason: Option<String>,
     /// Its transport.
     pub transport: Transport,
     /// The entry as written, with `env` and `headers` values masked unless
@@ -38,6 +43,8 @@ pub struct GetReport {
     pub other_definitions: Vec<OtherDefinition>,
     /// Notes about the files read.
     pub warnings: Vec<list::Warning>,
+    /// Files Claude Code does not load at all.
+    pub errors: Vec<list::FileError>,
     #[serde(skip)]
     shown: Shown,
     #[serde(skip)]
@@ -53,6 +60,8 @@ pub struct OtherDefinition {
     pub file: PathBuf,
     /// Project servers: Claude Code's approval.
     pub approval: Option<Approval>,
+    /// What Claude Code makes of it.
+    pub status: Status,
 }
 
 /// Text-only details.
@@ -76,7 +85,18 @@ impl Report for GetReport {
             ),
             ("File".into(), self.shown.file.clone()),
         ];
-        if let Some(approval) = self.approval {
+        match (self.status, &self.reason) {
+            (Status::Skipped, Some(reason)) => {
+                rows.push(("Status".into(), format!("skipped by Claude Code: {reason}")));
+            }
+            (Status::Reserved, Some(reason)) => rows.push(("Status".into(), reason.clone())),
+            (Status::Disabled, _) => rows.push((
+                "Status".into(),
+                "disabled for this project (`disabledMcpServers`): Claude Code lists it and never starts it; re-enable it with `/mcp`".into(),
+            )),
+            _ => {}
+        }
+        if let Some(approval) = self.approval.filter(|_| !self.status.not_loaded()) {
             rows.push(("Approval".into(), approval_text(approval).into()));
         }
         rows.push(("Type".into(), self.transport.to_string()));
@@ -150,7 +170,14 @@ impl Report for GetReport {
         for note in &self.warnings {
             warning(err, &format!("`{}`: {}", note.file.display(), note.message))?;
         }
+        for error in &self.errors {
+            error.write(err)?;
+        }
         Ok(())
+    }
+
+    fn failed(&self) -> bool {
+        !self.errors.is_empty()
     }
 }
 
@@ -164,11 +191,17 @@ fn approval_text(approval: Approval) -> &'static str {
 
 /// Runs `mcpenv get`.
 pub fn run(ctx: &Ctx, args: &GetArgs) -> Result<GetReport, CliError> {
-    let inventory = ctx.inventory()?;
+    let inventory = list::load_inventory(ctx);
     let Some(winner) = inventory.winner(&args.name) else {
         let mut error = CliError::failure(format!("no MCP server named `{}`", args.name));
         for hint in unknown_name_hints(ctx, &inventory, &args.name) {
             error = error.with_hint(hint);
+        }
+        for file in list::file_errors(&inventory) {
+            error = error.with_hint(format!(
+                "it may be in a file Claude Code does not load: {}",
+                file.message
+            ));
         }
         return Err(error);
     };
@@ -187,6 +220,8 @@ pub fn run(ctx: &Ctx, args: &GetArgs) -> Result<GetReport, CliError> {
         scope: winner.scope,
         file: winner.file.clone(),
         approval: winner.approval,
+        status: inventory.status(winner),
+        reason: winner.reason(),
         transport: winner.entry.transport(),
         entry,
         other_definitions: others
@@ -195,21 +230,42 @@ pub fn run(ctx: &Ctx, args: &GetArgs) -> Result<GetReport, CliError> {
                 scope: other.scope,
                 file: other.file.clone(),
                 approval: other.approval,
+                status: inventory.status(other),
             })
             .collect(),
-        warnings: list::warnings(&inventory.notes),
+        // Notes about the files, and about this server; not about others.
+        warnings: list::warnings(
+            &inventory
+                .notes
+                .iter()
+                .filter(|note| {
+                    note.server
+                        .as_ref()
+                        .is_none_or(|server| *server == args.name)
+                })
+                .cloned()
+                .collect::<Vec<_>>(),
+        ),
+        errors: list::file_errors(&inventory),
         reveal: args.reveal,
         shown: Shown {
             file: scope_file(ctx, winner.scope, &winner.file),
             others: others
                 .iter()
                 .map(|other| {
+                    let status = inventory.status(other);
                     let approval = other
                         .approval
+                        .filter(|_| !status.not_loaded())
                         .map(|approval| format!(", {}", approval.as_str()))
                         .unwrap_or_default();
+                    let status = if status.not_loaded() {
+                        status.as_str()
+                    } else {
+                        "shadowed"
+                    };
                     format!(
-                        "{:<8} {} (shadowed{approval})",
+                        "{:<8} {} ({status}{approval})",
                         other.scope.as_str(),
                         scope_file(ctx, other.scope, &other.file)
                     )

@@ -8,9 +8,10 @@ use serde::Serialize;
 use crate::approval::Approval;
 use crate::cli::args::ListArgs;
 use crate::cli::error::CliError;
-use crate::cli::render::{Cell, DIM, Report, YELLOW, table, warning};
+use crate::cli::render::{Cell, DIM, RED, Report, YELLOW, shown, table, warning};
 use crate::cli::resolve::{Ctx, shell_words};
-use crate::layered::{Inventory, Note, Sourced};
+use crate::error::ConfigError;
+use crate::layered::{FileProblem, Inventory, Note, Sourced, Status, Unloaded};
 use crate::model::Transport;
 use crate::scope::Scope;
 
@@ -21,6 +22,8 @@ pub struct ListReport {
     pub servers: Vec<ListedServer>,
     /// What Claude Code would skip or warn about.
     pub warnings: Vec<Warning>,
+    /// Files Claude Code does not load at all (every other file is listed).
+    pub errors: Vec<FileError>,
     #[serde(skip)]
     add_hint: String,
 }
@@ -49,6 +52,12 @@ pub struct ListedServer {
     pub shadowed_by: Option<Scope>,
     /// Project servers: approved, pending or rejected in Claude Code.
     pub approval: Option<Approval>,
+    /// What Claude Code makes of it: `active`, `shadowed`, `pending`,
+    /// `rejected`, `disabled` (for this project), `skipped` (by its loader)
+    /// or `reserved` (name).
+    pub status: Status,
+    /// For `skipped` and `reserved`: Claude Code's reason.
+    pub reason: Option<String>,
     /// Names of the variables in `env`.
     pub env_names: Vec<String>,
     /// Names of the headers.
@@ -64,10 +73,115 @@ pub struct Warning {
     pub message: String,
 }
 
+/// A file Claude Code does not load at all.
+#[derive(Debug, Serialize)]
+pub struct FileError {
+    /// The file.
+    pub file: PathBuf,
+    /// The scopes it holds that are missing from the list.
+    pub scopes: Vec<Scope>,
+    /// What is wrong, with its causes.
+    pub message: String,
+    /// For a syntax error: 1-based line.
+    pub line: Option<usize>,
+    /// For a syntax error: 1-based column.
+    pub column: Option<usize>,
+    /// What Claude Code reports for it, when known.
+    pub claude_says: Option<String>,
+    /// What to do.
+    pub hints: Vec<String>,
+}
+
+impl FileError {
+    /// The error for one file Claude Code does not load.
+    pub fn new(unloaded: &Unloaded) -> Self {
+        let problem = &unloaded.problem;
+        let mut message = problem.to_string();
+        let mut source = std::error::Error::source(problem);
+        while let Some(cause) = source {
+            message.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        let (line, column) = problem.position().unzip();
+        let claude_says = problem.claude_says();
+        let mut hints = Vec::new();
+        // Claude Code reads a deeply nested file; anything else that stops
+        // mcpenv stops it too.
+        let claude_skips = !matches!(problem, FileProblem::Config(ConfigError::TooDeep { .. }));
+        if unloaded.scopes == [Scope::Project] && claude_skips {
+            hints.push(match &claude_says {
+                Some(text) => {
+                    format!(
+                        "Claude Code skips this file too and reads the others; it reports: {text}"
+                    )
+                }
+                None => "Claude Code skips this file too and reads the others".to_string(),
+            });
+        } else if unloaded.scopes.contains(&Scope::User)
+            && matches!(problem, FileProblem::Config(ConfigError::Syntax { .. }))
+        {
+            // Observed with Claude Code 2.1.332: `Configuration error in …`, exit 1.
+            hints.push(
+                "Claude Code stops with a configuration error for this file too; the other scopes are listed all the same"
+                    .to_string(),
+            );
+        }
+        match problem {
+            FileProblem::NoMcpServers {
+                servers_key: true, ..
+            } => hints.push("rename the top-level `servers` key to `mcpServers` (`servers` is VS Code's `.vscode/mcp.json` format)".to_string()),
+            FileProblem::NoMcpServers { top_level, .. } if !top_level.is_empty() => hints.push(
+                "move them into a top-level `\"mcpServers\": { … }` object".to_string(),
+            ),
+            FileProblem::NoMcpServers { .. } => {
+                hints.push("add `\"mcpServers\": {}` to it, or delete the file".to_string());
+            }
+            FileProblem::Config(error) => hints.extend(crate::cli::error::config_hints(error)),
+        }
+        Self {
+            file: unloaded.path.clone(),
+            scopes: unloaded.scopes.clone(),
+            message,
+            line,
+            column,
+            claude_says,
+            hints,
+        }
+    }
+
+    /// Writes `error: …` and its `hint:` lines.
+    pub fn write(&self, err: &mut dyn Write) -> io::Result<()> {
+        let style = RED.bold();
+        writeln!(err, "{style}error:{style:#} {}", shown(&self.message))?;
+        if !self.hints.is_empty() {
+            writeln!(err)?;
+        }
+        for hint in &self.hints {
+            writeln!(err, "hint: {}", shown(hint))?;
+        }
+        Ok(())
+    }
+}
+
+/// The errors for every file Claude Code does not load.
+pub fn file_errors(inventory: &Inventory) -> Vec<FileError> {
+    inventory.unloaded.iter().map(FileError::new).collect()
+}
+
+/// Every scope as Claude Code loads it, a file that does not load listed in
+/// [`Inventory::unloaded`] rather than stopping the command; the shield
+/// learns the secrets of what was read.
+pub fn load_inventory(ctx: &Ctx) -> Inventory {
+    let inventory = Inventory::load_all(&ctx.locations);
+    ctx.shield.learn_inventory(&inventory);
+    inventory
+}
+
 impl ListedServer {
     /// The row for `entry` in `inventory`.
     pub fn new(inventory: &Inventory, entry: &Sourced) -> Self {
         let transport = entry.entry.transport();
+        let status = inventory.status(entry);
         let shadowed_by = inventory.shadowed_by(entry).map(|winner| winner.scope);
         let remote = transport.is_remote();
         Self {
@@ -85,6 +199,8 @@ impl ListedServer {
             shadowed: shadowed_by.is_some(),
             shadowed_by,
             approval: entry.approval,
+            status,
+            reason: entry.reason(),
             env_names: entry
                 .entry
                 .env()
@@ -113,14 +229,21 @@ impl ListedServer {
         }
     }
 
-    /// "pending approval", "shadowed by local", ... or nothing when active.
-    pub fn status(&self) -> String {
-        match (self.shadowed_by, self.approval) {
-            (Some(scope), _) => format!("shadowed by {scope}"),
-            (None, Some(Approval::Pending)) => "pending approval".to_string(),
-            (None, Some(Approval::Rejected)) => "rejected".to_string(),
-            (None, Some(Approval::Approved)) => "approved".to_string(),
-            (None, None) => String::new(),
+    /// "pending approval", "shadowed by local", "skipped", ... or nothing
+    /// when active.
+    pub fn status_text(&self) -> String {
+        match self.status {
+            Status::Reserved => "reserved name".to_string(),
+            Status::Skipped => "skipped".to_string(),
+            Status::Shadowed => match self.shadowed_by {
+                Some(scope) => format!("shadowed by {scope}"),
+                None => "shadowed".to_string(),
+            },
+            Status::Pending => "pending approval".to_string(),
+            Status::Rejected => "rejected".to_string(),
+            Status::Disabled => "disabled for this project".to_string(),
+            Status::Active if self.approval == Some(Approval::Approved) => "approved".to_string(),
+            Status::Active => String::new(),
         }
     }
 }
@@ -134,21 +257,30 @@ impl Report for ListReport {
             .servers
             .iter()
             .map(|server| {
-                let status = server.status();
-                let dim = server.shadowed || server.approval == Some(Approval::Rejected);
-                let style = if dim { DIM } else { anstyle::Style::new() };
-                let status_style = if server.approval == Some(Approval::Pending) && !server.shadowed
-                {
-                    YELLOW
-                } else {
-                    style
+                let status = server.status_text();
+                let target = server.target();
+                let style = match server.status {
+                    Status::Active | Status::Pending => anstyle::Style::new(),
+                    _ => DIM,
+                };
+                let status_style = match server.status {
+                    Status::Pending | Status::Skipped | Status::Reserved => YELLOW,
+                    _ => style,
                 };
                 vec![
                     Cell::styled(&server.name, style),
                     Cell::styled(server.scope.as_str(), style),
                     Cell::styled(server.transport.as_str(), style),
                     Cell::styled(status, status_style),
-                    Cell::styled(server.target(), style),
+                    // An empty last cell stays unstyled: no trailing codes or spaces.
+                    Cell::styled(
+                        target.clone(),
+                        if target.is_empty() {
+                            anstyle::Style::new()
+                        } else {
+                            style
+                        },
+                    ),
                 ]
             })
             .collect();
@@ -163,17 +295,24 @@ impl Report for ListReport {
         for note in &self.warnings {
             warning(err, &format!("`{}`: {}", note.file.display(), note.message))?;
         }
-        if self.servers.is_empty() {
+        for error in &self.errors {
+            error.write(err)?;
+        }
+        if self.servers.is_empty() && self.errors.is_empty() {
             writeln!(err, "No MCP servers configured")?;
             writeln!(err, "hint: add one with `{}`", self.add_hint)?;
         }
         Ok(())
     }
+
+    fn failed(&self) -> bool {
+        !self.errors.is_empty()
+    }
 }
 
 /// Runs `mcpenv list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
-    let inventory = ctx.inventory()?;
+    let inventory = load_inventory(ctx);
     let scope = args.scope.map(Scope::from);
     let servers = inventory
         .entries
@@ -184,6 +323,10 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
     Ok(ListReport {
         servers,
         warnings: warnings(&inventory.notes),
+        errors: file_errors(&inventory)
+            .into_iter()
+            .filter(|error| scope.is_none_or(|scope| error.scopes.contains(&scope)))
+            .collect(),
         add_hint: ctx.command(&["add", "NAME", "--", "COMMAND", "ARGS..."]),
     })
 }

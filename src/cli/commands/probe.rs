@@ -370,6 +370,18 @@ fn select(
 
 /// Why a server is not probed, if it is not.
 fn skip_reason(server: &Sourced, trust_project: bool, named: bool) -> Option<String> {
+    // What Claude Code never starts is not started here either.
+    if let Some(reason) = server.reason() {
+        return Some(format!(
+            "Claude Code does not load it ({reason}); not started"
+        ));
+    }
+    if server.disabled && server.approval != Some(Approval::Rejected) {
+        return Some(
+            "disabled for this project in Claude Code (`disabledMcpServers`; `/mcp` re-enables it); not started"
+                .to_string(),
+        );
+    }
     match server.approval {
         // A cloned `.mcp.json` is code someone else chose to run.
         Some(Approval::Pending) if !trust_project => Some(
