@@ -1878,7 +1878,10 @@ env_http_headers = { X-Api-Key = "KEY" }
         // An existing file is left byte for byte, but must still parse.
         let existing = "model = \"o3\"\n";
         let exported = export(Client::Codex, Some(existing), &remote, &options()).unwrap();
-        assert_eq!((exported.changed, exported.text.as_str()), (false, existing));
+        assert_eq!(
+            (exported.changed, exported.text.as_str()),
+            (false, existing)
+        );
         assert!(export(Client::Codex, Some("[x\n"), &remote, &options()).is_err());
         let mut both = remote.clone();
         both.extend(one("gh", stdio(&["-y"], json!({}))));

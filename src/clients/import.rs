@@ -203,8 +203,14 @@ fn editor_value(name: &str) -> Option<EditorValue> {
         "workspaceFolderBasename" => ProjectName,
         "userHome" => Home,
         "pathSeparator" | "/" => Separator,
-        "file" | "fileWorkspaceFolder" | "relativeFile" | "relativeFileDirname"
-        | "fileBasename" | "fileBasenameNoExtension" | "fileExtname" | "fileDirname"
+        "file"
+        | "fileWorkspaceFolder"
+        | "relativeFile"
+        | "relativeFileDirname"
+        | "fileBasename"
+        | "fileBasenameNoExtension"
+        | "fileExtname"
+        | "fileDirname"
         | "fileDirnameBasename" => EditorOnly("the file open in the editor"),
         "lineNumber" | "columnNumber" | "selectedText" => {
             EditorOnly("where the cursor is in the editor")
@@ -1383,7 +1389,8 @@ enabled = true
             project_name: Some("shop"),
         };
         let got = import_with(Client::Windsurf, &value, &options);
-        let folder = "Claude Code starts stdio servers in the folder it was started in (the project)";
+        let folder =
+            "Claude Code starts stdio servers in the folder it was started in (the project)";
         assert_eq!(
             got[0].entry,
             json!({"type": "stdio", "command": "bash", "args": ["./run.sh", "--name=shop", "."], "env": {"CACHE": "${HOME}/.cache"}})
@@ -1416,7 +1423,8 @@ enabled = true
         let disabled: Vec<bool> = got.iter().map(|server| server.disabled).collect();
         assert_eq!(disabled, [false, false, false, true, true, false]);
         // Without the project's name its basename cannot be filled in.
-        let value = json!({"servers": {"s": {"command": "x", "args": ["${workspaceFolderBasename}"]}}});
+        let value =
+            json!({"servers": {"s": {"command": "x", "args": ["${workspaceFolderBasename}"]}}});
         let got = import(Client::Vscode, &value);
         assert!(got[0].unusable.is_some(), "{got:?}");
         // Claude Code's own files have no switch-off key.

@@ -391,11 +391,17 @@ model = "o3"
             codex_trust(&config, &dirs)
         };
         assert_eq!(trust(&["/work/repo"]), CodexTrust::Trusted);
-        assert_eq!(trust(&["/work/repo/sub", "/work/repo"]), CodexTrust::Untrusted);
+        assert_eq!(
+            trust(&["/work/repo/sub", "/work/repo"]),
+            CodexTrust::Untrusted
+        );
         assert_eq!(trust(&["/work/wt", "/work/repo"]), CodexTrust::Trusted);
         assert_eq!(trust(&["/work/other"]), CodexTrust::Unknown);
         assert_eq!(trust(&["/work"]), CodexTrust::Unknown);
-        assert_eq!(codex_trust(&Value::Null, &[Path::new("/")]), CodexTrust::Unknown);
+        assert_eq!(
+            codex_trust(&Value::Null, &[Path::new("/")]),
+            CodexTrust::Unknown
+        );
     }
 
     #[test]
@@ -409,7 +415,11 @@ model = "o3"
             .collect();
         assert_eq!(codex, [Path::new("/home/u/.codex/config.toml")]);
         let files = known_files(home, &home.join(".config"), Path::new("/p"));
-        assert!(files.iter().any(|file| file.path == Path::new("/p/.codex/config.toml")));
+        assert!(
+            files
+                .iter()
+                .any(|file| file.path == Path::new("/p/.codex/config.toml"))
+        );
     }
 
     #[test]
