@@ -19,6 +19,7 @@ mod no_leak;
 mod onboard;
 mod probe;
 mod probe_everything;
+mod realworld_clients;
 mod remove;
 mod run;
 mod scan;
