@@ -158,6 +158,10 @@ pub struct ImportArgs {
     #[arg(long)]
     pub replace: bool,
 
+    /// Also import the servers the client has switched off.
+    #[arg(long)]
+    pub include_disabled: bool,
+
     /// Print what would be imported and write nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -67,8 +67,13 @@ pub struct ExportOptions<'a> {
 pub struct Exported {
     /// The whole new text of the client's file.
     pub text: String,
-    /// Whether `text` differs from the existing file (always true for a new one).
+    /// Whether `text` differs from the existing file (true for a new one,
+    /// unless nothing could be exported: then no file is made).
     pub changed: bool,
+    /// The servers written, in order.
+    pub servers: Vec<String>,
+    /// The servers the client cannot take at all, each with a warning.
+    pub skipped: Vec<String>,
     /// What could not be exported faithfully, one sentence each.
     pub warnings: Vec<String>,
 }
@@ -153,10 +158,31 @@ pub fn export(
         inputs: Vec::new(),
     };
     let mut entries = Vec::with_capacity(servers.len());
+    let mut skipped = Vec::new();
     for (name, entry) in servers {
-        if let Some(shaped) = builder.entry(name, entry)? {
-            entries.push((name.clone(), Value::Object(shaped)));
+        match builder.entry(name, entry)? {
+            Some(shaped) => entries.push((name.clone(), Value::Object(shaped))),
+            None => skipped.push(name.clone()),
         }
+    }
+    let exported = entries.iter().map(|(name, _)| name.clone()).collect();
+    if entries.is_empty() {
+        // Nothing to write: a file that exists stays as it is (it still has
+        // to parse), and none is created.
+        if let Some(text) = existing {
+            if client == Client::Codex {
+                emit_toml(Some(text), &[])?;
+            } else {
+                emit_json(client, Some(text), &[], &[])?;
+            }
+        }
+        return Ok(Exported {
+            text: existing.unwrap_or_default().to_string(),
+            changed: false,
+            servers: exported,
+            skipped,
+            warnings: builder.warnings,
+        });
     }
     let text = if client == Client::Codex {
         emit_toml(existing, &entries)?
@@ -166,6 +192,8 @@ pub fn export(
     Ok(Exported {
         changed: existing != Some(text.as_str()),
         text,
+        servers: exported,
+        skipped,
         warnings: builder.warnings,
     })
 }
@@ -1829,6 +1857,37 @@ env_http_headers = { X-Api-Key = "KEY" }
             serde_json::from_str::<Value>(&text).unwrap()["context_servers"]["bare"],
             json!({"command": "srv", "args": []})
         );
+    }
+
+    #[test]
+    fn only_written_servers_count_and_nothing_makes_no_file() {
+        let remote = one(
+            "events",
+            json!({"type": "sse", "url": "https://x.test/sse"}),
+        );
+        for client in [Client::Codex, Client::ClaudeDesktop] {
+            let exported = export(client, None, &remote, &options()).unwrap();
+            assert!(!exported.changed, "{client}");
+            assert_eq!(exported.text, "");
+            assert!(exported.servers.is_empty());
+            assert_eq!(exported.skipped, ["events"]);
+            assert_eq!(exported.warnings.len(), 1, "{:?}", exported.warnings);
+        }
+        let exported = export(Client::Codex, None, &[], &options()).unwrap();
+        assert!(!exported.changed && exported.text.is_empty());
+        // An existing file is left byte for byte, but must still parse.
+        let existing = "model = \"o3\"\n";
+        let exported = export(Client::Codex, Some(existing), &remote, &options()).unwrap();
+        assert_eq!(
+            (exported.changed, exported.text.as_str()),
+            (false, existing)
+        );
+        assert!(export(Client::Codex, Some("[x\n"), &remote, &options()).is_err());
+        let mut both = remote.clone();
+        both.extend(one("gh", stdio(&["-y"], json!({}))));
+        let exported = export(Client::Codex, None, &both, &options()).unwrap();
+        assert_eq!(exported.servers, ["gh"]);
+        assert_eq!(exported.skipped, ["events"]);
     }
 
     mod properties {

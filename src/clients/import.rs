@@ -33,6 +33,21 @@ pub struct Imported {
     /// each. Values are never quoted (they may be secrets), except the
     /// default of a VS Code input that is not a password.
     pub notes: Vec<String>,
+    /// Whether the client has the server switched off (`disabled: true`,
+    /// Codex `enabled = false`): the client does not start it.
+    pub disabled: bool,
+    /// Why Claude Code cannot run the server as the client does, when a
+    /// value only the editor can fill in (the open file, the selection) is
+    /// part of it: one sentence.
+    pub unusable: Option<String>,
+}
+
+/// Choices for [`import_with`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions<'a> {
+    /// The name of the project folder the servers are imported into: the
+    /// value of an editor's `${workspaceFolderBasename}`.
+    pub project_name: Option<&'a str>,
 }
 
 /// Every server of `client`'s parsed file (as [`super::parse`] returns it),
@@ -40,6 +55,11 @@ pub struct Imported {
 /// tables sorted). For [`Client::ClaudeCode`] only the top-level servers are
 /// returned; [`super::servers`] lists the per-project ones of `~/.claude.json`.
 pub fn import(client: Client, value: &Value) -> Vec<Imported> {
+    import_with(client, value, &ImportOptions::default())
+}
+
+/// [`import`] with choices.
+pub fn import_with(client: Client, value: &Value, options: &ImportOptions) -> Vec<Imported> {
     let inputs = (client == Client::Vscode).then(|| vscode_inputs(value));
     let raw = value.get(client.servers_key()).and_then(Value::as_object);
     servers(client, value.clone())
@@ -50,41 +70,65 @@ pub fn import(client: Client, value: &Value) -> Vec<Imported> {
             let source = Source {
                 client,
                 inputs: inputs.as_ref(),
+                project_name: options.project_name,
+                remote: false,
             };
             let (entry, notes) = source.entry(server.entry.fields().clone(), raw);
             Imported {
                 name: server.name,
                 entry,
-                notes,
+                notes: notes.notes,
+                disabled: client != Client::ClaudeCode && raw.is_some_and(is_disabled),
+                unusable: notes.unusable,
             }
         })
         .collect()
 }
 
+/// Whether a client entry is switched off: `disabled: true` (Cursor,
+/// Windsurf, Cline and others) or `enabled = false` (Codex, Goose).
+fn is_disabled(raw: &Value) -> bool {
+    raw.get("disabled") == Some(&Value::Bool(true))
+        || raw.get("enabled") == Some(&Value::Bool(false))
+}
+
 /// Turns one string of `client`'s file into Claude Code's placeholder
 /// syntax, with a note for each form that could not be translated or whose
 /// meaning changes: Cursor, VS Code and Windsurf `${env:X}` become `${X}`,
-/// VS Code `${input:id}` becomes `${ID}`, Gemini CLI `$X` becomes `${X}`;
-/// editor variables such as `${workspaceFolder}` stay as they are.
+/// VS Code `${input:id}` becomes `${ID}`, Gemini CLI `$X` becomes `${X}`,
+/// and editor variables become what Claude Code has (`${workspaceFolder}`
+/// → `.`, `${userHome}` → `${HOME}`), as in a stdio server's fields.
 pub fn translate(client: Client, text: &str) -> (String, Vec<String>) {
     let mut notes = Notes::default();
     let source = Source {
         client,
         inputs: None,
+        project_name: None,
+        remote: false,
     };
     let text = source.text(text, &mut notes);
-    (text, notes.0)
+    let mut all = notes.notes;
+    all.extend(notes.unusable);
+    (text, all)
 }
 
-/// Notes in order, each once (one input used twice is one note).
+/// Notes in order, each once (one input used twice is one note), and the
+/// first reason the server cannot run in Claude Code.
 #[derive(Default)]
-struct Notes(Vec<String>);
+struct Notes {
+    notes: Vec<String>,
+    unusable: Option<String>,
+}
 
 impl Notes {
     fn push(&mut self, note: String) {
-        if !self.0.contains(&note) {
-            self.0.push(note);
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
         }
+    }
+
+    fn unusable(&mut self, reason: String) {
+        self.unusable.get_or_insert(reason);
     }
 }
 
@@ -130,29 +174,52 @@ static EDITOR_VARIABLE: LazyLock<Regex> = LazyLock::new(|| pattern(r"\$\{([^}]*)
 static GEMINI_VARIABLE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\$(?:\{([^}]+)\}|([A-Za-z_][A-Za-z0-9_]*))"));
 
-/// The editor variables of VS Code and Cursor written without a colon,
-/// which Claude Code would read as environment variables.
-const EDITOR_NAMES: &[&str] = &[
-    "userHome",
-    "workspaceFolder",
-    "workspaceFolderBasename",
-    "workspaceRoot",
-    "file",
-    "fileWorkspaceFolder",
-    "relativeFile",
-    "relativeFileDirname",
-    "fileBasename",
-    "fileBasenameNoExtension",
-    "fileExtname",
-    "fileDirname",
-    "fileDirnameBasename",
-    "cwd",
-    "lineNumber",
-    "selectedText",
-    "execPath",
-    "defaultBuildTask",
-    "pathSeparator",
-];
+/// What Claude Code has for one of the editor variables of VS Code and its
+/// forks (Cursor, Windsurf) written without a colon, which Claude Code would
+/// otherwise read as an environment variable someone has to set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EditorValue {
+    /// The folder the editor has open: Claude Code starts stdio servers in
+    /// the folder it was started in (verified with Claude Code 2.1.332,
+    /// which also gives them `CLAUDE_PROJECT_DIR` in their environment but
+    /// does not expand `${CLAUDE_PROJECT_DIR}` in the entry), so `.`.
+    ProjectFolder,
+    /// That folder's name.
+    ProjectName,
+    /// The user's home folder: `${HOME}`, which Claude Code expands.
+    Home,
+    /// The path separator: `/`.
+    Separator,
+    /// Part of the editor's state (the open file, the selection): nothing
+    /// in Claude Code has a value for it. The text says what it is.
+    EditorOnly(&'static str),
+}
+
+/// The editor variable `name` (the text between `${` and `}`), if it is one.
+fn editor_value(name: &str) -> Option<EditorValue> {
+    use EditorValue::{EditorOnly, Home, ProjectFolder, ProjectName, Separator};
+    Some(match name {
+        "workspaceFolder" | "workspaceRoot" | "cwd" => ProjectFolder,
+        "workspaceFolderBasename" => ProjectName,
+        "userHome" => Home,
+        "pathSeparator" | "/" => Separator,
+        "file"
+        | "fileWorkspaceFolder"
+        | "relativeFile"
+        | "relativeFileDirname"
+        | "fileBasename"
+        | "fileBasenameNoExtension"
+        | "fileExtname"
+        | "fileDirname"
+        | "fileDirnameBasename" => EditorOnly("the file open in the editor"),
+        "lineNumber" | "columnNumber" | "selectedText" => {
+            EditorOnly("where the cursor is in the editor")
+        }
+        "execPath" => EditorOnly("the editor's own program"),
+        "defaultBuildTask" => EditorOnly("the editor's build task"),
+        _ => return None,
+    })
+}
 
 /// Variables every process already has: an input named `path` must not
 /// become `${PATH}`.
@@ -175,16 +242,27 @@ const PROCESS_VARIABLES: &[&str] = &[
     "APPDATA",
 ];
 
+/// Whether `name` is a variable every process already has (`HOME`,
+/// `PATH`, …): nothing anyone needs to be asked to set.
+pub fn is_process_variable(name: &str) -> bool {
+    PROCESS_VARIABLES.contains(&name)
+}
+
 /// Claude Code keys carried over from Claude-shaped files, after the ones
 /// built here, in Claude Code's order.
 const CLAUDE_STDIO_EXTRAS: &[&str] = &["alwaysLoad", "role"];
 const CLAUDE_REMOTE_EXTRAS: &[&str] = &["tools", "alwaysLoad", "role", "toolPermissions"];
 
-/// One client file being imported: the client, and for VS Code its inputs.
+/// One client file being imported: the client, for VS Code its inputs, and
+/// while one entry is read, whether it is a remote server's.
 #[derive(Clone, Copy)]
 struct Source<'a> {
     client: Client,
     inputs: Option<&'a HashMap<String, Input>>,
+    /// The value of `${workspaceFolderBasename}`.
+    project_name: Option<&'a str>,
+    /// Whether the strings read are a remote server's (`url`, `headers`).
+    remote: bool,
 }
 
 impl Source<'_> {
@@ -253,22 +331,60 @@ impl Source<'_> {
             ));
             return whole.to_owned();
         }
-        if is_placeholder_only(whole) && !EDITOR_NAMES.contains(&inner) {
+        if let Some(value) = editor_value(inner) {
+            return self.editor_value(whole, value, notes);
+        }
+        if is_placeholder_only(whole) {
             notes.push(self.now_expanded(whole));
             return whole.to_owned();
         }
-        let hint = match inner {
-            "userHome" => " (`${HOME}` works where HOME is set)",
-            "workspaceFolder" => {
-                " (use a path relative to where Claude Code starts, or an absolute one)"
-            }
-            _ => "",
-        };
         notes.push(format!(
-            "{} variable `{whole}` left as is: Claude Code has no such variable{hint}",
+            "{} variable `{whole}` left as is: Claude Code has no such variable",
             self.client.title()
         ));
         whole.to_owned()
+    }
+
+    /// An editor variable as Claude Code gets it.
+    fn editor_value(self, whole: &str, value: EditorValue, notes: &mut Notes) -> String {
+        let client = self.client.title();
+        let became = |notes: &mut Notes, text: &str, why: &str| {
+            notes.push(format!("{client}'s `{whole}` became `{text}`{why}"));
+            text.to_owned()
+        };
+        match value {
+            EditorValue::ProjectFolder if self.remote => {
+                notes.unusable(format!(
+                    "`{whole}` is the folder open in {client}, which means nothing to a remote server"
+                ));
+                whole.to_owned()
+            }
+            EditorValue::ProjectFolder => became(
+                notes,
+                ".",
+                ": Claude Code starts stdio servers in the folder it was started in (the project)",
+            ),
+            EditorValue::ProjectName => match self.project_name {
+                // A name holding `$` could read as a placeholder.
+                Some(name) if !name.is_empty() && !name.contains('$') => {
+                    became(notes, name, ", the project folder's name")
+                }
+                _ => {
+                    notes.unusable(format!(
+                        "`{whole}` is the name of the folder open in {client}, and the project's name is not known"
+                    ));
+                    whole.to_owned()
+                }
+            },
+            EditorValue::Home => became(notes, "${HOME}", ""),
+            EditorValue::Separator => became(notes, "/", ""),
+            EditorValue::EditorOnly(what) => {
+                notes.unusable(format!(
+                    "`{whole}` is {what}, which {client} fills in and Claude Code has no value for"
+                ));
+                whole.to_owned()
+            }
+        }
     }
 
     /// VS Code's `${input:id}`: the editor prompts for it, Claude Code reads
@@ -318,17 +434,32 @@ impl Source<'_> {
     }
 
     /// One entry (shape already mapped by `normalize`) in Claude Code's shape.
-    fn entry(self, mut fields: Map<String, Value>, raw: Option<&Value>) -> (Value, Vec<String>) {
+    fn entry(self, mut fields: Map<String, Value>, raw: Option<&Value>) -> (Value, Notes) {
         let mut notes = Notes::default();
         if let Some(raw) = raw.filter(|raw| !raw.is_object()) {
             notes.push(format!(
                 "the entry is {}, not an object; nothing to import",
                 json_kind(raw)
             ));
-            return (Value::Object(Map::new()), notes.0);
+            return (Value::Object(Map::new()), notes);
         }
         self.prefer_own_keys(&mut fields, raw, &mut notes);
         let transport = take_transport(&mut fields, &mut notes);
+        // Editor paths mean something only where a process is started.
+        let this = Self {
+            remote: transport.is_remote(),
+            ..self
+        };
+        this.shaped(transport, fields, notes)
+    }
+
+    /// The entry for a known transport, its `type` already taken out.
+    fn shaped(
+        self,
+        transport: Transport,
+        mut fields: Map<String, Value>,
+        mut notes: Notes,
+    ) -> (Value, Notes) {
         let mut entry = Map::new();
         entry.insert("type".into(), Value::from(transport.as_str()));
         let claude_shaped = matches!(self.client, Client::ClaudeCode | Client::ClaudeDesktop);
@@ -411,7 +542,7 @@ impl Source<'_> {
         for (key, value) in &fields {
             notes.push(self.dropped(key, value, remote));
         }
-        (Value::Object(entry), notes.0)
+        (Value::Object(entry), notes)
     }
 
     /// Windsurf's `serverUrl`, Gemini CLI's `httpUrl` and Codex's
@@ -571,6 +702,30 @@ impl Source<'_> {
         (!oauth.is_empty()).then_some(Value::Object(oauth))
     }
 
+    /// Whether a `cwd` value names the project folder itself.
+    fn is_project_folder(self, value: &Value) -> bool {
+        let Some(text) = value.as_str() else {
+            return false;
+        };
+        // Other clients resolve a relative `cwd` against their own folders.
+        if !matches!(
+            self.client,
+            Client::Cursor | Client::Vscode | Client::Windsurf
+        ) {
+            return false;
+        }
+        match text.trim_end_matches(['/', '\\']) {
+            "." => true,
+            folder => {
+                folder
+                    .strip_prefix("${")
+                    .and_then(|rest| rest.strip_suffix('}'))
+                    .and_then(editor_value)
+                    == Some(EditorValue::ProjectFolder)
+            }
+        }
+    }
+
     /// The note for a key that was not carried over.
     fn dropped(self, key: &str, value: &Value, remote: bool) -> String {
         let client = self.client.title();
@@ -593,6 +748,9 @@ impl Source<'_> {
             | "disabledTools" | "alwaysAllow" => format!(
                 "{client} `{key}` dropped: Claude Code has no per-server tool list; allow or deny tools with permission rules (`mcp__<server>__<tool>`)"
             ),
+            "cwd" if self.is_project_folder(value) => {
+                "`cwd` dropped: Claude Code starts stdio servers in the folder it was started in (the project), as `cwd` asks".into()
+            }
             "cwd" => "`cwd` dropped: Claude Code starts servers in its own working directory".into(),
             "tool_timeout_sec" => format!(
                 "{client} `{key}` dropped: Claude Code sets one tool timeout for all servers (`MCP_TOOL_TIMEOUT`)"
@@ -869,10 +1027,10 @@ mod tests {
                 ),
                 row(
                     "db",
-                    json!({"type": "stdio", "command": "${workspaceFolder}/bin/db-mcp", "args": ["--config", "${userHome}/.config/db-mcp.toml", "--port", "5432"], "env": {"DATABASE_URL": "postgres://${DB_USER}:${DB_PASSWORD}@localhost:5432/app"}}),
+                    json!({"type": "stdio", "command": "./bin/db-mcp", "args": ["--config", "${HOME}/.config/db-mcp.toml", "--port", "5432"], "env": {"DATABASE_URL": "postgres://${DB_USER}:${DB_PASSWORD}@localhost:5432/app"}}),
                     &[
-                        "Cursor variable `${workspaceFolder}` left as is: Claude Code has no such variable (use a path relative to where Claude Code starts, or an absolute one)",
-                        "Cursor variable `${userHome}` left as is: Claude Code has no such variable (`${HOME}` works where HOME is set)",
+                        "Cursor's `${workspaceFolder}` became `.`: Claude Code starts stdio servers in the folder it was started in (the project)",
+                        "Cursor's `${userHome}` became `${HOME}`",
                         "`args[3]` was a number; written as a string",
                         "`envFile` is not supported by Claude Code; its variables must be set another way",
                     ],
@@ -913,9 +1071,9 @@ mod tests {
                 ),
                 row(
                     "playwright",
-                    json!({"type": "stdio", "command": "npx", "args": ["@playwright/mcp@latest", "--output-dir", "${workspaceFolder}/.playwright"], "env": {"DEBUG": "${PW_DEBUG}"}}),
+                    json!({"type": "stdio", "command": "npx", "args": ["@playwright/mcp@latest", "--output-dir", "./.playwright"], "env": {"DEBUG": "${PW_DEBUG}"}}),
                     &[
-                        "VS Code variable `${workspaceFolder}` left as is: Claude Code has no such variable (use a path relative to where Claude Code starts, or an absolute one)",
+                        "VS Code's `${workspaceFolder}` became `.`: Claude Code starts stdio servers in the folder it was started in (the project)",
                         "`envFile` is not supported by Claude Code; its variables must be set another way",
                         "`dev` is not supported by Claude Code; dropped",
                     ],
@@ -1218,6 +1376,63 @@ enabled = true
     }
 
     #[test]
+    fn editor_variables_become_what_claude_code_has() {
+        let value = json!({"mcpServers": {
+            "run": {"command": "bash", "args": ["${workspaceRoot}/run.sh", "--name=${workspaceFolderBasename}", "${workspaceFolder}"], "cwd": "${workspaceFolder}/", "env": {"CACHE": "${userHome}${pathSeparator}.cache"}},
+            "lint": {"command": "lint", "args": ["${relativeFile}", "${env:LEVEL}"]},
+            "remote": {"url": "https://x.test/${workspaceFolder}", "headers": {"X-Home": "${userHome}"}},
+            "off": {"command": "x", "disabled": true},
+            "codex-off": {"command": "x", "enabled": false},
+            "on": {"command": "x", "disabled": false},
+        }});
+        let options = ImportOptions {
+            project_name: Some("shop"),
+        };
+        let got = import_with(Client::Windsurf, &value, &options);
+        let folder =
+            "Claude Code starts stdio servers in the folder it was started in (the project)";
+        assert_eq!(
+            got[0].entry,
+            json!({"type": "stdio", "command": "bash", "args": ["./run.sh", "--name=shop", "."], "env": {"CACHE": "${HOME}/.cache"}})
+        );
+        assert_eq!(
+            got[0].notes,
+            [
+                format!("Windsurf's `${{workspaceRoot}}` became `.`: {folder}"),
+                "Windsurf's `${workspaceFolderBasename}` became `shop`, the project folder's name".to_owned(),
+                format!("Windsurf's `${{workspaceFolder}}` became `.`: {folder}"),
+                "Windsurf's `${userHome}` became `${HOME}`".to_owned(),
+                "Windsurf's `${pathSeparator}` became `/`".to_owned(),
+                "`cwd` dropped: Claude Code starts stdio servers in the folder it was started in (the project), as `cwd` asks".to_owned(),
+            ]
+        );
+        assert_eq!(got[0].unusable, None);
+        assert_eq!(
+            got[1].unusable.as_deref(),
+            Some(
+                "`${relativeFile}` is the file open in the editor, which Windsurf fills in and Claude Code has no value for"
+            )
+        );
+        assert_eq!(
+            got[2].unusable.as_deref(),
+            Some(
+                "`${workspaceFolder}` is the folder open in Windsurf, which means nothing to a remote server"
+            )
+        );
+        assert_eq!(got[2].entry["headers"], json!({"X-Home": "${HOME}"}));
+        let disabled: Vec<bool> = got.iter().map(|server| server.disabled).collect();
+        assert_eq!(disabled, [false, false, false, true, true, false]);
+        // Without the project's name its basename cannot be filled in.
+        let value =
+            json!({"servers": {"s": {"command": "x", "args": ["${workspaceFolderBasename}"]}}});
+        let got = import(Client::Vscode, &value);
+        assert!(got[0].unusable.is_some(), "{got:?}");
+        // Claude Code's own files have no switch-off key.
+        let value = json!({"mcpServers": {"s": {"command": "x", "disabled": true}}});
+        assert!(!import(Client::ClaudeCode, &value)[0].disabled);
+    }
+
+    #[test]
     fn claude_shaped_files_keep_claude_keys_in_order() {
         let value = json!({"mcpServers": {
             "r": {"alwaysLoad": true, "oauth": {"clientId": "c"}, "url": "https://r", "type": "sse", "timeout": 5000},
@@ -1266,10 +1481,10 @@ enabled = true
         assert_eq!(
             translated(Client::Cursor, "${env:TOKEN}${/}${pathSeparator}"),
             result(
-                "${TOKEN}${/}${pathSeparator}",
+                "${TOKEN}//",
                 &[
-                    "Cursor variable `${/}` left as is: Claude Code has no such variable",
-                    "Cursor variable `${pathSeparator}` left as is: Claude Code has no such variable",
+                    "Cursor's `${/}` became `/`",
+                    "Cursor's `${pathSeparator}` became `/`",
                 ],
             )
         );
@@ -1333,9 +1548,9 @@ enabled = true
         assert_eq!(
             translated(Client::Vscode, "${workspaceFolder}/a:${config:python.path}"),
             result(
-                "${workspaceFolder}/a:${config:python.path}",
+                "./a:${config:python.path}",
                 &[
-                    "VS Code variable `${workspaceFolder}` left as is: Claude Code has no such variable (use a path relative to where Claude Code starts, or an absolute one)",
+                    "VS Code's `${workspaceFolder}` became `.`: Claude Code starts stdio servers in the folder it was started in (the project)",
                     "VS Code variable `${config:python.path}` left as is: Claude Code has no such variable",
                 ],
             )

@@ -88,31 +88,93 @@ pub struct ClientFile {
     pub client: Client,
     /// Where it is.
     pub path: PathBuf,
+    /// Whether it belongs to the project (else to the user).
+    pub project: bool,
 }
 
 /// Where the other clients keep their files on Linux, user-level and in
-/// `project`; `config_home` is `$XDG_CONFIG_HOME` (or `~/.config`).
+/// `project`; `config_home` is `$XDG_CONFIG_HOME` (or `~/.config`). A file
+/// that is both (the project is the home folder) is listed once, as the
+/// user's.
 pub fn known_files(home: &Path, config_home: &Path, project: &Path) -> Vec<ClientFile> {
-    let file = |client, path: PathBuf| ClientFile { client, path };
-    vec![
+    let file = |client, base: &Path, path: &str| ClientFile {
+        client,
+        project: false,
+        path: base.join(path),
+    };
+    let in_project = |client, path: &str| ClientFile {
+        project: true,
+        ..file(client, project, path)
+    };
+    let all = vec![
         file(
             Client::ClaudeDesktop,
-            config_home.join("Claude/claude_desktop_config.json"),
+            config_home,
+            "Claude/claude_desktop_config.json",
         ),
-        file(Client::Cursor, project.join(".cursor/mcp.json")),
-        file(Client::Cursor, home.join(".cursor/mcp.json")),
-        file(Client::Vscode, project.join(".vscode/mcp.json")),
-        file(Client::Vscode, config_home.join("Code/User/mcp.json")),
-        file(
-            Client::Windsurf,
-            home.join(".codeium/windsurf/mcp_config.json"),
-        ),
-        file(Client::Gemini, project.join(".gemini/settings.json")),
-        file(Client::Gemini, home.join(".gemini/settings.json")),
-        file(Client::Codex, home.join(".codex/config.toml")),
-        file(Client::Zed, project.join(".zed/settings.json")),
-        file(Client::Zed, config_home.join("zed/settings.json")),
-    ]
+        in_project(Client::Cursor, ".cursor/mcp.json"),
+        file(Client::Cursor, home, ".cursor/mcp.json"),
+        in_project(Client::Vscode, ".vscode/mcp.json"),
+        file(Client::Vscode, config_home, "Code/User/mcp.json"),
+        file(Client::Windsurf, home, ".codeium/windsurf/mcp_config.json"),
+        in_project(Client::Gemini, ".gemini/settings.json"),
+        file(Client::Gemini, home, ".gemini/settings.json"),
+        // Read by Codex only in a project it trusts (see [`codex_trust`]).
+        in_project(Client::Codex, ".codex/config.toml"),
+        file(Client::Codex, home, ".codex/config.toml"),
+        in_project(Client::Zed, ".zed/settings.json"),
+        file(Client::Zed, config_home, "zed/settings.json"),
+    ];
+    let mut files: Vec<ClientFile> = Vec::with_capacity(all.len());
+    for (index, candidate) in all.iter().enumerate() {
+        let later = all[index + 1..]
+            .iter()
+            .any(|other| other.path == candidate.path);
+        if !later && !files.iter().any(|file| file.path == candidate.path) {
+            files.push(candidate.clone());
+        }
+    }
+    files
+}
+
+/// Whether Codex trusts a project, and so reads its `.codex/config.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CodexTrust {
+    /// `trust_level = "trusted"`: Codex reads the project's file.
+    Trusted,
+    /// `trust_level = "untrusted"`: Codex ignores it.
+    Untrusted,
+    /// Not recorded: Codex ignores the file until the user trusts the
+    /// project (Codex asks when it starts there).
+    Unknown,
+}
+
+/// The trust Codex's user config (`~/.codex/config.toml`, parsed) records
+/// for a project: the first of `dirs` (nearest first: the folder holding
+/// `.codex/`, then the repository root) that has a `trust_level` under
+/// `[projects."<path>"]` decides, as in Codex (openai/codex
+/// `codex-rs/core/src/config_loader`), which compares the paths as text.
+pub fn codex_trust(user_config: &Value, dirs: &[&Path]) -> CodexTrust {
+    let Some(projects) = user_config.get("projects").and_then(Value::as_object) else {
+        return CodexTrust::Unknown;
+    };
+    let level = |dir: &Path| {
+        let dir = dir.to_string_lossy();
+        projects
+            .iter()
+            .find(|(key, _)| {
+                let key = key.as_str();
+                key == dir || (key.len() > 1 && key.trim_end_matches('/') == dir)
+            })
+            .and_then(|(_, project)| project.get("trust_level")?.as_str())
+            .map(str::to_owned)
+    };
+    match dirs.iter().find_map(|dir| level(dir)).as_deref() {
+        Some("trusted") => CodexTrust::Trusted,
+        Some(_) => CodexTrust::Untrusted,
+        None => CodexTrust::Unknown,
+    }
 }
 
 /// Guesses whose file `path` is from its name and content: `.toml` is
@@ -307,6 +369,57 @@ mod tests {
             .map(|server| (server.project.as_deref(), server.name.as_str()))
             .collect();
         assert_eq!(names, [(None, "u"), (Some("/p"), "l")]);
+    }
+
+    #[test]
+    fn codex_trust_is_read_nearest_folder_first() {
+        let config: Value = toml::from_str(
+            r#"
+[projects."/work/repo"]
+trust_level = "trusted"
+
+[projects."/work/repo/sub/"]
+trust_level = "untrusted"
+
+[projects."/work/other"]
+model = "o3"
+"#,
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+        let trust = |dirs: &[&str]| {
+            let dirs: Vec<&Path> = dirs.iter().map(Path::new).collect();
+            codex_trust(&config, &dirs)
+        };
+        assert_eq!(trust(&["/work/repo"]), CodexTrust::Trusted);
+        assert_eq!(
+            trust(&["/work/repo/sub", "/work/repo"]),
+            CodexTrust::Untrusted
+        );
+        assert_eq!(trust(&["/work/wt", "/work/repo"]), CodexTrust::Trusted);
+        assert_eq!(trust(&["/work/other"]), CodexTrust::Unknown);
+        assert_eq!(trust(&["/work"]), CodexTrust::Unknown);
+        assert_eq!(
+            codex_trust(&Value::Null, &[Path::new("/")]),
+            CodexTrust::Unknown
+        );
+    }
+
+    #[test]
+    fn known_files_lists_a_shared_path_once() {
+        let home = Path::new("/home/u");
+        let files = known_files(home, &home.join(".config"), home);
+        let codex: Vec<&Path> = files
+            .iter()
+            .filter(|file| file.client == Client::Codex)
+            .map(|file| file.path.as_path())
+            .collect();
+        assert_eq!(codex, [Path::new("/home/u/.codex/config.toml")]);
+        let files = known_files(home, &home.join(".config"), Path::new("/p"));
+        assert!(
+            files
+                .iter()
+                .any(|file| file.path == Path::new("/p/.codex/config.toml"))
+        );
     }
 
     #[test]

@@ -320,3 +320,379 @@ fn every_placeholder_client_round_trips() {
         assert_eq!(back, expected, "{client}:\n{}", exported.text);
     }
 }
+
+/// `claude mcp list` run hermetically in the project; `None` (and a note)
+/// when the pinned Claude Code is not installed.
+fn claude_mcp_list(env: &TestEnv) -> Option<String> {
+    let Some(claude) = crate::claude::claude() else {
+        eprintln!(
+            "skipping the Claude Code half: Claude Code {} is not installed",
+            crate::claude::PINNED_CLAUDE_CODE
+        );
+        return None;
+    };
+    let output = std::process::Command::new(claude)
+        .args(["mcp", "list"])
+        .current_dir(&env.project)
+        .env_clear()
+        .env("HOME", &env.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("MCP_TIMEOUT", "5000")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    Some(format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    ))
+}
+
+/// Cursor's `${workspaceFolder}` becomes a path relative to where Claude
+/// Code starts the server, `${userHome}` becomes `${HOME}`, and neither is
+/// a variable anyone is asked to set; a server that needs the editor's
+/// open file is left out, saying why. With Claude Code installed, the
+/// server really starts in the project and gets those paths.
+#[test]
+fn editor_variables_become_what_claude_code_starts_servers_with() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let env = TestEnv::new();
+    env.write(
+        "project/.cursor/mcp.json",
+        include_str!("../clients/import/cursor-editor-variables.mcp.json"),
+    );
+    let out = env.run(&["import", "--from", "cursor", "-s", "project"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `linter` was not imported: `${relativeFile}` is the file open in the editor, which Cursor fills in and Claude Code has no value for
+    warning: `probe`: Cursor's `${workspaceFolder}` became `.`: Claude Code starts stdio servers in the folder it was started in (the project)
+    warning: `probe`: Cursor's `${userHome}` became `${HOME}`
+    warning: `probe`: Cursor's `${workspaceFolderBasename}` became `project`, the project folder's name
+    warning: `probe`: `envFile` is not supported by Claude Code; its variables must be set another way
+    Imported 1 server from cursor (`[ROOT]/project/.cursor/mcp.json`) into project scope: `probe`
+    Wrote `[ROOT]/project/.mcp.json`
+    [exit status: 0]
+    ");
+    let written: serde_json::Value = serde_json::from_str(&env.read("project/.mcp.json")).unwrap();
+    assert_eq!(
+        written["mcpServers"]["probe"],
+        serde_json::json!({"type": "stdio", "command": "./bin/probe.sh", "args": ["./probe.out", "${HOME}/.cache", "project"], "env": {}})
+    );
+    assert!(!env.project.join(".env.example").exists());
+    let check = env.run(&["check"]);
+    assert!(
+        !check.stdout.contains("workspaceFolder")
+            && !check.stderr.contains("workspaceFolder")
+            && !check.stderr.contains("`HOME`"),
+        "{check}"
+    );
+    // What Claude Code makes of it.
+    let script = env.write(
+        "project/bin/probe.sh",
+        "#!/bin/sh\n{ echo \"cwd=$(pwd)\"; echo \"args=$*\"; } > \"$1\"\n",
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.write(
+        "home/.claude/settings.json",
+        r#"{"enableAllProjectMcpServers": true}"#,
+    );
+    let Some(listed) = claude_mcp_list(&env) else {
+        return;
+    };
+    assert!(listed.contains("probe:"), "{listed}");
+    assert!(
+        !listed.contains("Missing environment variables"),
+        "{listed}"
+    );
+    let seen = std::fs::read_to_string(env.project.join("probe.out")).unwrap_or_else(|error| {
+        panic!("the server did not write `probe.out` in the project ({error}):\n{listed}")
+    });
+    assert_eq!(
+        seen,
+        format!(
+            "cwd={}\nargs=./probe.out {}/.cache project\n",
+            env.project.display(),
+            env.home.display()
+        )
+    );
+}
+
+/// A name Claude Code cannot take (a registry id, a reserved name) does not
+/// stop the import: the server comes in under a name that works, clear of
+/// the others, and `--rename` still picks one.
+#[test]
+fn names_claude_code_cannot_take_are_imported_under_a_suggested_one() {
+    let env = TestEnv::new();
+    let file = include_str!("../clients/import/vscode-registry-names.mcp.json");
+    env.write("project/.vscode/mcp.json", file);
+    let out = env.run(&["import", "--from", "vscode", "-s", "project"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `io.github.example/browser-tools` imported as `browser-tools-2`: Claude Code takes only letters, digits, `-` and `_` in a name; for another name add `--rename 'io.github.example/browser-tools=NEW'` to the command
+    warning: `browser-tools-2`: `gallery` is not supported by Claude Code; dropped
+    warning: `browser-tools-2`: `version` is not supported by Claude Code; dropped
+    warning: `com.example/browser-tools` imported as `browser-tools-3`: Claude Code takes only letters, digits, `-` and `_` in a name; for another name add `--rename 'com.example/browser-tools=NEW'` to the command
+    warning: `workspace` imported as `workspace-server`: Claude Code reserves that name; for another name add `--rename 'workspace=NEW'` to the command
+    Imported 4 servers from vscode (`[ROOT]/project/.vscode/mcp.json`) into project scope: `browser-tools-2`, `browser-tools-3`, `browser-tools`, `workspace-server`
+    Wrote `[ROOT]/project/.mcp.json`
+    [exit status: 0]
+    ");
+    // Again: nothing new, the same names.
+    let again = env.run(&["import", "--from", "vscode", "-s", "project"]);
+    assert_snapshot!(again, @"
+    ----- stderr -----
+    warning: `io.github.example/browser-tools` imported as `browser-tools-2`: Claude Code takes only letters, digits, `-` and `_` in a name; for another name add `--rename 'io.github.example/browser-tools=NEW'` to the command
+    warning: `com.example/browser-tools` imported as `browser-tools-3`: Claude Code takes only letters, digits, `-` and `_` in a name; for another name add `--rename 'com.example/browser-tools=NEW'` to the command
+    warning: `workspace` imported as `workspace-server`: Claude Code reserves that name; for another name add `--rename 'workspace=NEW'` to the command
+    Already in project scope as imported: `browser-tools-2`, `browser-tools-3`, `browser-tools`, `workspace-server`
+    Nothing to import from vscode (`[ROOT]/project/.vscode/mcp.json`)
+    [exit status: 0]
+    ");
+    let fresh = TestEnv::new();
+    fresh.write("project/.vscode/mcp.json", file);
+    let out = fresh.run(&[
+        "import",
+        "--from",
+        "vscode",
+        "-s",
+        "project",
+        "--server",
+        "io.github.example/browser-tools",
+        "--rename",
+        "io.github.example/browser-tools=devtools",
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `devtools`: `gallery` is not supported by Claude Code; dropped
+    warning: `devtools`: `version` is not supported by Claude Code; dropped
+    Imported 1 server from vscode (`[ROOT]/project/.vscode/mcp.json`) into project scope: `devtools`
+    Wrote `[ROOT]/project/.mcp.json`
+    [exit status: 0]
+    ");
+    let bad = fresh.run(&[
+        "import",
+        "--from",
+        "vscode",
+        "--rename",
+        "browser-tools=not/valid",
+    ]);
+    assert_eq!(bad.code, 2, "{bad}");
+}
+
+/// Servers switched off in the client stay out unless asked for; a file
+/// that has nothing Claude Code can take is a failure that says why.
+#[test]
+fn switched_off_servers_are_left_out_unless_included() {
+    let env = TestEnv::new();
+    env.write(
+        "home/.codeium/windsurf/mcp_config.json",
+        include_str!("../clients/import/windsurf-disabled.mcp_config.json"),
+    );
+    let out = env.run(&["import", "--from", "windsurf", "-s", "project"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `tracker`, `metrics` not imported: switched off in Windsurf (add `--include-disabled` to import them anyway)
+    Imported 1 server from windsurf (`[ROOT]/home/.codeium/windsurf/mcp_config.json`) into project scope: `fetch`
+    Wrote `[ROOT]/project/.mcp.json`
+    [exit status: 0]
+    ");
+    let only_off = env.run(&[
+        "import", "--from", "windsurf", "-s", "project", "--server", "tracker",
+    ]);
+    assert_snapshot!(only_off, @"
+    ----- stderr -----
+    error: nothing could be imported from `[ROOT]/home/.codeium/windsurf/mcp_config.json`
+
+    hint: `tracker` is switched off in Windsurf: add `--include-disabled` to import it anyway
+    [exit status: 1]
+    ");
+    let included = env.run(&[
+        "import",
+        "--from",
+        "windsurf",
+        "-s",
+        "project",
+        "--include-disabled",
+    ]);
+    assert_snapshot!(included, @"
+    ----- stderr -----
+    warning: `tracker`: `disabled: true` dropped; the server will be enabled in Claude Code
+    warning: `metrics`: `disabled: true` dropped; the server will be enabled in Claude Code
+    Already in project scope as imported: `fetch`
+    Imported 2 servers from windsurf (`[ROOT]/home/.codeium/windsurf/mcp_config.json`) into project scope: `tracker`, `metrics`
+    Wrote `[ROOT]/project/.mcp.json`
+    [exit status: 0]
+    ");
+}
+
+/// A file whose every server is out of Claude Code's reach fails, with one
+/// hint per server; so does a file with its servers under another
+/// client's key.
+#[test]
+fn nothing_importable_fails_with_every_reason() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.cursor/mcp.json",
+        r#"{"mcpServers": {"lint": {"command": "lint", "args": ["${file}"]}, "empty": {"args": ["x"]}, "old": {"command": "x", "disabled": true}}}"#,
+    );
+    assert_snapshot!(env.run(&["import", "--from", "cursor", "--dry-run"]), @"
+    ----- stderr -----
+    error: nothing could be imported from `[ROOT]/project/.cursor/mcp.json`
+
+    hint: `lint` was not imported: `${file}` is the file open in the editor, which Cursor fills in and Claude Code has no value for
+    hint: `empty` was not imported: stdio entry has no `command`
+    hint: `old` is switched off in Cursor: add `--include-disabled` to import it anyway
+    [exit status: 1]
+    ");
+    env.write(
+        "project/.cursor/mcp.json",
+        r#"{"servers": {"fs": {"command": "npx", "args": ["-y", "fs-mcp"]}}}"#,
+    );
+    assert_snapshot!(env.run(&["import", "--from", "cursor"]), @"
+    ----- stderr -----
+    error: `[ROOT]/project/.cursor/mcp.json` defines no MCP servers for Cursor
+
+    hint: check that this is the right file
+    hint: its servers are under `servers`, where VS Code reads them; Cursor reads `mcpServers`
+    [exit status: 1]
+    ");
+}
+
+/// Codex's project `.codex/config.toml` is read, written and scanned; while
+/// the project is not trusted in `~/.codex/config.toml`, mcpenv says that
+/// Codex ignores the file.
+#[test]
+fn codex_project_file_is_read_written_and_scanned() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.codex/config.toml",
+        include_str!("../clients/import/codex-project.config.toml"),
+    );
+    let out = env.run(&["import", "--from", "codex", "-s", "project"]);
+    out.assert_no_secret(&["trk_live_9fQ2xLmZ7vB4nR8tK1wY6pD3"]);
+    assert_snapshot!(out, @r#"
+    ----- stderr -----
+    warning: Codex ignores `[ROOT]/project/.codex/config.toml` until it trusts `[ROOT]/project`: accept when Codex asks, or add `[projects."[ROOT]/project"]` with `trust_level = "trusted"` to `[ROOT]/home/.codex/config.toml`
+    Moved tracker env.TRACKER_TOKEN into `.env` as `TRACKER_TOKEN` (trk_…6pD3)
+    Imported 1 server from codex (`[ROOT]/project/.codex/config.toml`) into project scope: `tracker`
+    Wrote `[ROOT]/project/.gitignore`
+    Wrote `[ROOT]/project/.env`
+    Wrote `[ROOT]/project/.env.example`
+    Wrote `[ROOT]/project/.mcp.json`
+    [exit status: 0]
+    "#);
+    let scan = env.run(&["scan", "--json"]).json();
+    let files: Vec<&str> = scan["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["scope"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"codex"), "{scan:#}");
+    env.run(&["add", "-s", "project", "docs", "--", "npx", "docs-mcp"])
+        .expect_code(0);
+    let out = env.run(&["export", "--to", "codex"]);
+    assert_snapshot!(out, @r#"
+    ----- stderr -----
+    warning: Codex ignores `[ROOT]/project/.codex/config.toml` until it trusts `[ROOT]/project`: accept when Codex asks, or add `[projects."[ROOT]/project"]` with `trust_level = "trusted"` to `[ROOT]/home/.codex/config.toml`
+    Exported 2 servers to codex
+    Wrote `[ROOT]/project/.codex/config.toml`
+    [exit status: 0]
+    "#);
+    let text = env.read("project/.codex/config.toml");
+    assert!(
+        text.starts_with("# project Codex settings\nmodel = \"o3\"\n")
+            && text.contains("[mcp_servers.docs]")
+            && text.contains("env_vars = [\"TRACKER_TOKEN\", \"TRACKER_URL\"]"),
+        "{text}"
+    );
+    env.write(
+        "home/.codex/config.toml",
+        &format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            env.project.display()
+        ),
+    );
+    assert_snapshot!(env.run(&["export", "--to", "codex", "--check"]), @"
+    ----- stderr -----
+    `[ROOT]/project/.codex/config.toml` is in sync (2 servers)
+    [exit status: 0]
+    ");
+    env.write(
+        "home/.codex/config.toml",
+        &format!(
+            "[projects.\"{}\"]\ntrust_level = \"untrusted\"\n",
+            env.project.display()
+        ),
+    );
+    assert_snapshot!(env.run(&["export", "--to", "codex", "--check"]), @r#"
+    ----- stderr -----
+    warning: Codex ignores `[ROOT]/project/.codex/config.toml`: `[ROOT]/home/.codex/config.toml` marks `[ROOT]/project` as untrusted; set its `trust_level` to `"trusted"` for Codex to read the file
+    `[ROOT]/project/.codex/config.toml` is in sync (2 servers)
+    [exit status: 0]
+    "#);
+}
+
+/// `export` counts what it writes, in the singular when it is one, and
+/// writes no file when the client can take none of the servers.
+#[test]
+fn export_counts_only_what_it_writes() {
+    let env = TestEnv::new();
+    env.run(&[
+        "add",
+        "-s",
+        "user",
+        "-t",
+        "sse",
+        "events",
+        "https://x.test/sse",
+    ])
+    .expect_code(0);
+    let out = env.run(&["export", "--to", "codex", "--scope", "user"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `events`: not exported: Codex has no `sse` servers
+    Nothing to export to codex: its one server cannot be written for Codex; `[ROOT]/home/.codex/config.toml` left as it was
+    [exit status: 0]
+    ");
+    assert!(!env.home.join(".codex/config.toml").exists());
+    assert_snapshot!(env.run(&["export", "--to", "codex", "--scope", "user", "--check"]), @"
+    ----- stderr -----
+    warning: `events`: not exported: Codex has no `sse` servers
+    `[ROOT]/home/.codex/config.toml` is in sync (nothing to export: its one server cannot be written for Codex)
+    [exit status: 0]
+    ");
+    env.run(&["add", "-s", "user", "tool", "--", "npx", "-y", "tool-mcp"])
+        .expect_code(0);
+    assert_snapshot!(env.run(&["export", "--to", "codex", "--scope", "user"]), @"
+    ----- stderr -----
+    warning: `events`: not exported: Codex has no `sse` servers
+    Exported 1 server to codex
+    Wrote `[ROOT]/home/.codex/config.toml`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["export", "--to", "codex", "--scope", "user"]), @"
+    ----- stderr -----
+    warning: `events`: not exported: Codex has no `sse` servers
+    `[ROOT]/home/.codex/config.toml` already holds this server; nothing to write
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["export", "--to", "codex", "--scope", "user", "--check"]), @"
+    ----- stderr -----
+    warning: `events`: not exported: Codex has no `sse` servers
+    `[ROOT]/home/.codex/config.toml` is in sync (1 server)
+    [exit status: 0]
+    ");
+    let empty = TestEnv::new();
+    assert_snapshot!(empty.run(&["export", "--to", "cursor"]), @"
+    ----- stderr -----
+    Nothing to export to cursor: the project scope has no servers; `[ROOT]/project/.cursor/mcp.json` left as it was
+    [exit status: 0]
+    ");
+    assert!(!empty.project.join(".cursor").exists());
+}

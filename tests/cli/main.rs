@@ -20,6 +20,7 @@ mod onboard;
 mod probe;
 mod probe_everything;
 mod realworld;
+mod realworld_clients;
 mod remove;
 mod run;
 mod scan;

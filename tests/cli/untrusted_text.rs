@@ -92,8 +92,11 @@ fn json_keeps_the_exact_strings() {
     assert_eq!(clear["args"][0], REVERSED_ARG);
 }
 
+/// A name Claude Code cannot take is imported under one it can; the note
+/// saying so is inert on the terminal, and the `--rename` it offers works
+/// when pasted into a shell.
 #[test]
-fn a_name_that_cannot_be_written_back_gets_a_rename_hint_that_works() {
+fn a_name_that_cannot_be_written_back_gets_a_valid_one_and_a_rename_hint_that_works() {
     let env = TestEnv::new();
     env.write(
         "project/.cursor/mcp.json",
@@ -101,21 +104,28 @@ fn a_name_that_cannot_be_written_back_gets_a_rename_hint_that_works() {
     );
     let out = env
         .run(&["import", "--from", "cursor", "-s", "project"])
-        .expect_code(1);
+        .expect_code(0);
     assert_inert("import", &out);
-    assert!(out.stderr.contains("--rename $'a\\x1bb=a-b'"), "{out}");
-    // The hint, run through a shell as a user would paste it.
+    assert!(
+        out.stderr.contains("`a\\u{1b}b` imported as `a-b`"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("--rename $'a\\x1bb=NEW'"), "{out}");
+    let imported = env.run(&["get", "a-b", "--json"]).expect_code(0);
+    assert_eq!(imported.json()["scope"], "project");
+    // The hint with a name filled in, run through a shell as a user would
+    // paste it.
     let hinted = out
         .stderr
         .lines()
         .find_map(|line| line.split("add `").nth(1)?.split("` to the command").next())
         .unwrap()
-        .to_string();
+        .replace("=NEW", "=mine");
     let script = format!(
         "exec '{}' import --from cursor -s project {hinted}",
         env!("CARGO_BIN_EXE_mcpenv")
     );
-    let mut command = env.command(&env.project, &[]);
+    let command = env.command(&env.project, &[]);
     let output = std::process::Command::new("bash")
         .arg("-c")
         .arg(&script)
@@ -128,12 +138,11 @@ fn a_name_that_cannot_be_written_back_gets_a_rename_hint_that_works() {
         )
         .output()
         .unwrap();
-    let _ = &mut command;
     assert!(
         output.status.success(),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let imported = env.run(&["get", "a-b", "--json"]).expect_code(0);
+    let imported = env.run(&["get", "mine", "--json"]).expect_code(0);
     assert_eq!(imported.json()["scope"], "project");
 }

@@ -4,17 +4,18 @@
 //! and only in user-level files outside the repository.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::cli::args::{ClientArg, ExportArgs, ExportScope};
 use crate::cli::commands::extract::known_values;
+use crate::cli::commands::import::plural;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::export::{self, ExportOptions};
-use crate::clients::{self, Client};
+use crate::clients::{self, Client, CodexTrust};
 use crate::fsx::{self, NewMode, TextEditError};
 use crate::model::ServerEntry;
 use crate::scope::Scope;
@@ -26,14 +27,23 @@ pub struct ExportReport {
     pub client: Client,
     /// Its file.
     pub file: PathBuf,
-    /// The servers exported.
+    /// The servers written (or, with `--check`, that would be written).
     pub servers: Vec<String>,
+    /// The servers of the scope that the client cannot take (each has a
+    /// warning).
+    pub not_exported: Vec<String>,
     /// Whether the file changed (or, with `--check`, would change).
     pub changed: bool,
     /// Whether this was `--check`.
     pub check: bool,
     /// What could not be carried over exactly.
     pub warnings: Vec<String>,
+    /// The command that brings the file up to date.
+    #[serde(skip)]
+    fix: String,
+    /// The scope exported, for messages.
+    #[serde(skip)]
+    scope: &'static str,
 }
 
 impl Report for ExportReport {
@@ -46,24 +56,48 @@ impl Report for ExportReport {
             warning(err, message)?;
         }
         let file = self.file.display();
+        let servers = plural(self.servers.len());
+        if self.servers.is_empty() {
+            let why = if self.not_exported.is_empty() {
+                format!("the {} scope has no servers", self.scope)
+            } else {
+                match self.not_exported.len() {
+                    1 => format!(
+                        "its one server cannot be written for {}",
+                        self.client.title()
+                    ),
+                    count => format!(
+                        "none of its {count} servers can be written for {}",
+                        self.client.title()
+                    ),
+                }
+            };
+            return if self.check {
+                writeln!(err, "`{file}` is in sync (nothing to export: {why})")
+            } else {
+                writeln!(
+                    err,
+                    "Nothing to export to {}: {why}; `{file}` left as it was",
+                    self.client
+                )
+            };
+        }
         match (self.check, self.changed) {
             (true, true) => writeln!(
                 err,
-                "`{file}` is out of date with the {} servers; run `mcpenv export --to {}`",
-                self.servers.len(),
-                self.client
+                "`{file}` is out of date with the {servers}; run `{}`",
+                self.fix
             ),
-            (true, false) => writeln!(err, "`{file}` is in sync ({} servers)", self.servers.len()),
-            (false, true) => writeln!(
-                err,
-                "Exported {} servers to {}\nWrote `{file}`",
-                self.servers.len(),
-                self.client
-            ),
+            (true, false) => writeln!(err, "`{file}` is in sync ({servers})"),
+            (false, true) => writeln!(err, "Exported {servers} to {}\nWrote `{file}`", self.client),
             (false, false) => writeln!(
                 err,
-                "`{file}` already holds these {} servers; nothing to write",
-                self.servers.len()
+                "`{file}` already holds {}; nothing to write",
+                if self.servers.len() == 1 {
+                    "this server".to_string()
+                } else {
+                    format!("these {servers}")
+                }
             ),
         }
     }
@@ -95,7 +129,7 @@ pub fn client_files(ctx: &Ctx, client: Client) -> (Option<PathBuf>, Option<PathB
         if file.client != client {
             continue;
         }
-        if file.path.starts_with(&project) {
+        if file.project {
             project_file.get_or_insert(file.path);
         } else {
             user_file.get_or_insert(file.path);
@@ -109,6 +143,43 @@ fn repository(ctx: &Ctx) -> PathBuf {
         .git_root
         .clone()
         .unwrap_or_else(|| ctx.locations.working_dir.clone())
+}
+
+/// For Codex's project file: a sentence saying that Codex ignores it, when
+/// its user config does not record the project as trusted.
+pub fn codex_trust_warning(ctx: &Ctx, client: Client, file: &Path) -> Option<String> {
+    let (project_file, user_file) = client_files(ctx, client);
+    if client != Client::Codex || project_file.as_deref() != Some(file) {
+        return None;
+    }
+    let user_file = user_file?;
+    let folder = file.parent()?.parent()?.to_path_buf();
+    let mut dirs = vec![folder.as_path()];
+    if let Some(root) = ctx.locations.git_root.as_deref()
+        && root != folder
+    {
+        dirs.push(root);
+    }
+    // A user config that cannot be read or parsed trusts nothing (Codex
+    // itself refuses to start with one that does not parse).
+    let config = fsx::read_if_exists(&user_file)
+        .ok()
+        .flatten()
+        .and_then(|text| clients::parse(&user_file, &text).ok())
+        .unwrap_or_default();
+    let shown_folder = folder.display();
+    let shown_user = user_file.display();
+    match clients::codex_trust(&config, &dirs) {
+        CodexTrust::Trusted => None,
+        CodexTrust::Untrusted => Some(format!(
+            "Codex ignores `{}`: `{shown_user}` marks `{shown_folder}` as untrusted; set its `trust_level` to `\"trusted\"` for Codex to read the file",
+            file.display()
+        )),
+        CodexTrust::Unknown => Some(format!(
+            "Codex ignores `{}` until it trusts `{shown_folder}`: accept when Codex asks, or add `[projects.\"{shown_folder}\"]` with `trust_level = \"trusted\"` to `{shown_user}`",
+            file.display()
+        )),
+    }
 }
 
 /// Runs `mcpenv export`.
@@ -154,29 +225,50 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
         CliError::failure_from(format!("cannot export to `{}`", file.display()), error)
             .with_hint("fix the file by hand, or set the variables it names; nothing was written")
     };
-    if args.check {
-        let changed = match &existing {
-            Some(text) => {
-                !export::in_sync(client, text, &servers, &options).map_err(export_error)?
-            }
-            None => !servers.is_empty(),
-        };
-        return Ok(report(client, file, &servers, changed, true, Vec::new()));
+    // The plan: which servers the client can take, and whether the file
+    // would change. The write below redoes it on the text it locks.
+    let planned =
+        export::export(client, existing.as_deref(), &servers, &options).map_err(export_error)?;
+    let mut fix = vec!["export", "--to", client.as_str()];
+    if args.scope == ExportScope::User {
+        fix.extend(["--scope", "user"]);
+    }
+    let mut report = ExportReport {
+        client,
+        file: file.clone(),
+        servers: planned.servers,
+        not_exported: planned.skipped,
+        changed: planned.changed,
+        check: args.check,
+        warnings: planned.warnings,
+        fix: ctx.command(&fix),
+        scope: match args.scope {
+            ExportScope::Project => "project",
+            ExportScope::User => "user",
+        },
+    };
+    let trust = (!report.servers.is_empty())
+        .then(|| codex_trust_warning(ctx, client, &file))
+        .flatten();
+    if args.check || report.servers.is_empty() {
+        report.warnings.extend(trust);
+        return Ok(report);
     }
     if let Some(parent) = file.parent() {
         fs_err::create_dir_all(parent).map_err(|error| {
             CliError::failure_from(format!("cannot create `{}`", parent.display()), error)
         })?;
     }
-    let mut warnings = Vec::new();
+    let mut exported = None;
     let changed = fsx::edit_text(
         &ctx.locations.state_dir,
         &file,
         new_mode(expands_nothing),
         |old| {
-            let exported = export::export(client, old, &servers, &options)?;
-            warnings = exported.warnings;
-            Ok(exported.changed.then_some(exported.text))
+            let again = export::export(client, old, &servers, &options)?;
+            let text = again.changed.then(|| again.text.clone());
+            exported = Some(again);
+            Ok(text)
         },
     )
     .map_err(|error| match error {
@@ -188,13 +280,20 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
             CliError::failure(format!("`{}` is busy; try again", file.display()))
         }
     })?;
-    if expands_nothing {
-        warnings.push(format!(
+    if let Some(exported) = exported {
+        report.servers = exported.servers;
+        report.not_exported = exported.skipped;
+        report.warnings = exported.warnings;
+    }
+    report.changed = changed;
+    report.warnings.extend(trust);
+    if expands_nothing && !report.servers.is_empty() {
+        report.warnings.push(format!(
             "`{}` now holds secret values: {client} expands no placeholders",
             file.display()
         ));
     }
-    Ok(report(client, file, &servers, changed, false, warnings))
+    Ok(report)
 }
 
 /// A file holding resolved secrets is private when mcpenv creates it.
@@ -203,24 +302,6 @@ fn new_mode(holds_secrets: bool) -> NewMode {
         NewMode::Exact(0o600)
     } else {
         NewMode::Umasked(0o644)
-    }
-}
-
-fn report(
-    client: Client,
-    file: PathBuf,
-    servers: &[(String, ServerEntry)],
-    changed: bool,
-    check: bool,
-    warnings: Vec<String>,
-) -> ExportReport {
-    ExportReport {
-        client,
-        file,
-        servers: servers.iter().map(|(name, _)| name.clone()).collect(),
-        changed,
-        check,
-        warnings,
     }
 }
 

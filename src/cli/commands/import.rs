@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::cli::args::ImportArgs;
 use crate::cli::commands::add::check_name;
-use crate::cli::commands::export::{client_files, client_of};
+use crate::cli::commands::export::{client_files, client_of, codex_trust_warning};
 use crate::cli::commands::extract::known_values;
 use crate::cli::commands::{begin_writes, save_project_env_with};
 use crate::cli::error::CliError;
@@ -35,6 +35,11 @@ pub struct ImportReport {
     pub scope: Scope,
     /// The servers imported, by the name they got.
     pub servers: Vec<String>,
+    /// Servers imported under another name than in the file, because
+    /// Claude Code cannot take that one.
+    pub renamed: Vec<Renamed>,
+    /// Servers of the file that were not imported, and why.
+    pub not_imported: Vec<NotImported>,
     /// Servers already in the scope exactly as they would be imported
     /// (imported before, or by a run that stopped part way): left alone.
     pub already_imported: Vec<String>,
@@ -46,6 +51,28 @@ pub struct ImportReport {
     pub dry_run: bool,
     /// Files written, in order.
     pub written: Vec<PathBuf>,
+}
+
+/// A server imported under a name of mcpenv's choosing.
+#[derive(Debug, Serialize)]
+pub struct Renamed {
+    /// The name in the client's file.
+    pub from: String,
+    /// The name it got.
+    pub to: String,
+}
+
+/// A server left out of the import.
+#[derive(Debug, Serialize)]
+pub struct NotImported {
+    /// Its name in the client's file.
+    pub name: String,
+    /// `disabled` (switched off in the client; `--include-disabled`
+    /// imports it), `editor-only` (it needs a value only the editor has) or
+    /// `unusable` (Claude Code would skip the entry).
+    pub reason: &'static str,
+    /// Why, as a sentence.
+    pub message: String,
 }
 
 impl Report for ImportReport {
@@ -106,7 +133,8 @@ impl Report for ImportReport {
     }
 }
 
-fn plural(count: usize) -> String {
+/// `1 server`, `2 servers`.
+pub fn plural(count: usize) -> String {
     if count == 1 {
         "1 server".to_string()
     } else {
@@ -147,7 +175,11 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         .with_hint("fix the file; mcpenv reads it as that client does")
     })?;
     let renames = parse_renames(&args.rename)?;
-    let mut imported = import::import(client, &value);
+    let project_root = ctx.locations.project_root();
+    let options = import::ImportOptions {
+        project_name: project_root.file_name().and_then(|name| name.to_str()),
+    };
+    let mut imported = import::import_with(client, &value, &options);
     if !args.servers.is_empty() {
         for name in &args.servers {
             if !imported.iter().any(|server| &server.name == name) {
@@ -165,10 +197,16 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         imported.retain(|server| args.servers.contains(&server.name));
     }
     if imported.is_empty() {
-        return Err(
-            CliError::failure(format!("`{}` defines no MCP servers", file.display()))
-                .with_hint("check that this is the right file"),
-        );
+        let mut error = CliError::failure(format!(
+            "`{}` defines no MCP servers for {}",
+            file.display(),
+            client.title()
+        ))
+        .with_hint("check that this is the right file");
+        if let Some(other) = other_clients_key(client, &value) {
+            error = error.with_hint(other);
+        }
+        return Err(error);
     }
     let mut notes = Vec::new();
     let scope = Scope::from(args.scope);
@@ -193,37 +231,92 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let mut servers: Vec<(String, ServerEntry)> = Vec::new();
     let mut replacing: Vec<String> = Vec::new();
     let mut already = Vec::new();
+    let mut renamed = Vec::new();
+    let mut not_imported = Vec::new();
+    let mut user_skipped = false;
+    // Names already spoken for: those of the file that stay, and the new
+    // names asked for; a name of mcpenv's choosing avoids them.
+    let mut taken: Vec<String> = imported
+        .iter()
+        .map(|server| server.name.clone())
+        .filter(|name| model::validate_name(name).is_ok() && !renames.contains_key(name))
+        .chain(renames.values().cloned())
+        .collect();
     for server in imported {
+        if server.disabled && !args.include_disabled {
+            not_imported.push(NotImported {
+                message: format!(
+                    "`{}` was not imported: it is switched off in {}",
+                    shown(&server.name),
+                    client.title()
+                ),
+                name: server.name,
+                reason: "disabled",
+            });
+            continue;
+        }
+        if let Some(why) = &server.unusable {
+            not_imported.push(NotImported {
+                message: format!("`{}` was not imported: {why}", shown(&server.name)),
+                name: server.name,
+                reason: "editor-only",
+            });
+            continue;
+        }
         let problems = ServerEntry::from_value(server.entry.clone()).problems();
         if !problems.is_empty() {
             // An entry Claude Code would skip is not worth importing.
-            notes.push(format!(
-                "`{}` was not imported: {}",
-                server.name,
-                problems.join("; ")
-            ));
+            not_imported.push(NotImported {
+                message: format!(
+                    "`{}` was not imported: {}",
+                    shown(&server.name),
+                    problems.join("; ")
+                ),
+                name: server.name,
+                reason: "unusable",
+            });
             continue;
         }
-        let name = renames
-            .get(&server.name)
-            .cloned()
-            .unwrap_or(server.name.clone());
-        if let Err(error) = model::validate_name(&name) {
-            // The name comes from the other client's file, not from the
-            // arguments: a failure of the world (exit 1), and a hint that
-            // can be pasted as it is, whatever the name holds.
-            let rename = shell_words(&[
-                "--rename".to_string(),
-                format!("{}={}", server.name, suggested_name(&server.name)),
-            ]);
-            return Err(CliError::failure(format!(
-                "cannot import `{}`: {error}",
-                shown(&server.name)
-            ))
-            .with_hint(format!(
-                "import it under another name: add `{rename}` to the command"
-            )));
-        }
+        let name = match renames.get(&server.name) {
+            Some(new) => {
+                // Asked for on the command line: a usage error when invalid.
+                check_name(new)?;
+                new.clone()
+            }
+            None => match model::validate_name(&server.name) {
+                Ok(()) => server.name.clone(),
+                Err(error) => {
+                    // The name comes from the other client's file: import
+                    // it under a name Claude Code takes, and say how to
+                    // pick another (a hint that pastes as it is).
+                    let new = unique_name(&suggested_name(&server.name), &taken);
+                    taken.push(new.clone());
+                    let why = match error {
+                        model::NameError::Reserved(_) => "Claude Code reserves that name",
+                        model::NameError::Empty => "Claude Code needs a name",
+                        model::NameError::Invalid(_) => {
+                            "Claude Code takes only letters, digits, `-` and `_` in a name"
+                        }
+                    };
+                    let other = if server.name.is_empty() {
+                        String::new()
+                    } else {
+                        let rename =
+                            shell_words(&["--rename".to_string(), format!("{}=NEW", server.name)]);
+                        format!("; for another name add `{rename}` to the command")
+                    };
+                    notes.push(format!(
+                        "`{}` imported as `{new}`: {why}{other}",
+                        shown(&server.name)
+                    ));
+                    renamed.push(Renamed {
+                        from: server.name.clone(),
+                        to: new.clone(),
+                    });
+                    new
+                }
+            },
+        };
         let exists = |name: &str| {
             inventory.entries.iter().any(|entry| {
                 entry.name == name && entry.scope == scope && entry.file == target.path
@@ -261,6 +354,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
                     notes.push(format!(
                         "`{name}` skipped: it already exists in {scope} scope"
                     ));
+                    user_skipped = true;
                     continue;
                 }
                 Clash::Rename(new) => {
@@ -280,6 +374,54 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         notes.extend(server.notes.iter().map(|note| format!("`{name}`: {note}")));
         servers.push((name, entry));
     }
+    let disabled: Vec<String> = not_imported
+        .iter()
+        .filter(|skipped| skipped.reason == "disabled")
+        .map(|skipped| format!("`{}`", shown(&skipped.name)))
+        .collect();
+    let include_disabled = match disabled.len() {
+        0 => None,
+        1 => Some("add `--include-disabled` to import it anyway".to_string()),
+        _ => Some("add `--include-disabled` to import them anyway".to_string()),
+    };
+    if servers.is_empty() && already.is_empty() && !user_skipped {
+        // Nothing the file holds can go into Claude Code: a failure, with
+        // every reason.
+        let mut error = CliError::failure(format!(
+            "nothing could be imported from `{}`",
+            file.display()
+        ));
+        for skipped in not_imported
+            .iter()
+            .filter(|skipped| skipped.reason != "disabled")
+        {
+            error = error.with_hint(skipped.message.clone());
+        }
+        if let Some(include) = include_disabled {
+            error = error.with_hint(format!(
+                "{} {} switched off in {}: {include}",
+                disabled.join(", "),
+                if disabled.len() == 1 { "is" } else { "are" },
+                client.title()
+            ));
+        }
+        return Err(error);
+    }
+    let mut skipped_notes: Vec<String> = not_imported
+        .iter()
+        .filter(|skipped| skipped.reason != "disabled")
+        .map(|skipped| skipped.message.clone())
+        .collect();
+    if let Some(include) = include_disabled {
+        skipped_notes.push(format!(
+            "{} not imported: switched off in {} ({include})",
+            disabled.join(", "),
+            client.title()
+        ));
+    }
+    notes.splice(0..0, skipped_notes);
+    // Read all the same: the servers are meant for Claude Code now.
+    notes.extend(codex_trust_warning(ctx, client, &file));
     // Literal secrets go to `.env` first, exactly as `extract` moves them.
     let candidates: Vec<Candidate> = servers
         .iter()
@@ -307,6 +449,8 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         file,
         scope,
         servers: servers.iter().map(|(name, _)| name.clone()).collect(),
+        renamed,
+        not_imported,
         already_imported: already,
         moves: plan.moves.clone(),
         notes,
@@ -316,11 +460,13 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     if args.dry_run {
         return Ok(report);
     }
-    let example = if scope == Scope::Project {
+    let mut example = if scope == Scope::Project {
         extract::example_variables(servers.iter().map(|(name, entry)| (name.as_str(), entry)))
     } else {
         Vec::new()
     };
+    // `${HOME}` (from an editor's `${userHome}`) is nothing to set.
+    example.retain(|(name, _)| !import::is_process_variable(name));
     store::preflight(&target)?;
     let saves_env = !plan.new_variables.is_empty() || !example.is_empty();
     let env = saves_env.then_some((plan.new_variables.as_slice(), example.as_slice()));
@@ -356,6 +502,43 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     progress.record(&written.path, written.changed);
     report.written = progress.into_written();
     Ok(report)
+}
+
+/// A hint when a file has its servers under another client's key (a VS
+/// Code `servers` in a Cursor file): that client does not read them.
+fn other_clients_key(client: Client, value: &Value) -> Option<String> {
+    let others = [
+        (Client::Cursor, "mcpServers"),
+        (Client::Vscode, "servers"),
+        (Client::Zed, "context_servers"),
+        (Client::Codex, "mcp_servers"),
+    ];
+    others.into_iter().find_map(|(other, key)| {
+        let servers = value.get(key)?.as_object()?;
+        (key != client.servers_key() && !servers.is_empty()).then(|| {
+            format!(
+                "its servers are under `{key}`, where {} reads them; {} reads `{}`",
+                if other == Client::Cursor {
+                    "Cursor and most other clients".to_string()
+                } else {
+                    other.title().to_string()
+                },
+                client.title(),
+                client.servers_key()
+            )
+        })
+    })
+}
+
+/// `name`, or `name-2`, `name-3`, … when `taken` has it.
+fn unique_name(name: &str, taken: &[String]) -> String {
+    if !taken.iter().any(|other| other == name) {
+        return name.to_string();
+    }
+    (2..)
+        .map(|n| format!("{name}-{n}"))
+        .find(|candidate| !taken.contains(candidate))
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// What to do about a name that is taken.
@@ -434,9 +617,9 @@ fn suggested_name(name: &str) -> String {
         }
     }
     let suggestion = suggestion.trim_matches('-').to_string();
-    if suggestion.is_empty() || model::validate_name(&suggestion).is_err() {
-        "imported-server".to_string()
-    } else {
-        suggestion
+    match model::validate_name(&suggestion) {
+        Ok(()) => suggestion,
+        Err(model::NameError::Reserved(_)) => format!("{suggestion}-server"),
+        Err(_) => "imported-server".to_string(),
     }
 }
