@@ -4,6 +4,7 @@
 mod add;
 mod check;
 mod claude;
+mod claude_blanked;
 mod claude_race;
 mod clients;
 mod exit_codes;
