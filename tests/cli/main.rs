@@ -5,6 +5,7 @@ mod add;
 mod check;
 mod claude;
 mod claude_blanked;
+mod claude_launch;
 mod claude_race;
 mod clients;
 mod exit_codes;
