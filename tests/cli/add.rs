@@ -325,3 +325,26 @@ fn add_json_prints_json_when_asked() {
     [exit status: 0]
     "#);
 }
+
+#[test]
+fn a_remote_header_behind_a_credential_name_is_added_with_a_warning() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "add",
+        "-s",
+        "user",
+        "-t",
+        "http",
+        "registry",
+        "https://registry.example.com/mcp",
+        "-H",
+        "Authorization: Bearer ${NPM_TOKEN}",
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers; use another variable name, e.g. `${REGISTRY_NPM_TOKEN}`
+    Added http MCP server `registry` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+}
