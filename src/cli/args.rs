@@ -377,7 +377,8 @@ pub struct AddJsonArgs {
     /// Server name: letters, digits, `-` and `_`.
     pub name: String,
 
-    /// The entry, e.g. '{"type":"http","url":"https://example.com/mcp"}'.
+    /// The entry, e.g. '{"type":"http","url":"https://example.com/mcp"}';
+    /// `-` reads it from stdin, which keeps tokens out of shell history.
     pub json_entry: String,
 }
 

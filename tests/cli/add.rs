@@ -348,3 +348,119 @@ fn a_remote_header_behind_a_credential_name_is_added_with_a_warning() {
     [exit status: 0]
     ");
 }
+
+/// `mcpenv ARGS` with `input` piped to stdin.
+fn run_piped(env: &TestEnv, args: &[&str], input: &[u8]) -> crate::harness::CommandOutput {
+    use std::io::Write;
+    let mut child = env
+        .command(&env.project, args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A process that refused early may have closed its end already.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    crate::harness::CommandOutput::new(child.wait_with_output().unwrap(), &env.root)
+}
+
+#[test]
+fn add_json_dash_reads_the_entry_from_stdin() {
+    let env = TestEnv::new();
+    let token = "ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D";
+    let entry =
+        format!(r#"{{"command": "node", "args": ["x.js"], "env": {{"GITHUB_TOKEN": "{token}"}}}}"#);
+    let out = run_piped(
+        &env,
+        &["add-json", "-s", "user", "gh", "-"],
+        entry.as_bytes(),
+    );
+    out.assert_no_secret(&[token]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added stdio MCP server `gh` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("home/.claude.json"), @r#"
+    {
+      "mcpServers": {
+        "gh": {
+          "command": "node",
+          "args": [
+            "x.js"
+          ],
+          "env": {
+            "GITHUB_TOKEN": "ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D"
+          }
+        }
+      }
+    }
+    "#);
+
+    // Nothing piped: refused, as Claude Code refuses it, and nothing written.
+    let out = env.run(&["add-json", "-s", "user", "empty", "-"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: there is no JSON on stdin
+
+    hint: pipe it in (`... | mcpenv add-json NAME -`), or pass it as the argument
+    [exit status: 2]
+    ");
+    let out = run_piped(&env, &["add-json", "-s", "user", "blank", "-"], b" \n\t\n");
+    assert_eq!(out.code, 2, "{out}");
+    let out = run_piped(
+        &env,
+        &["add-json", "-s", "user", "bad", "-"],
+        b"{\"command\": ",
+    );
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: invalid JSON entry on stdin at 1:12: EOF while parsing a value
+
+    hint: check its quotes, commas and braces
+    [exit status: 2]
+    ");
+    let big = vec![b' '; (1 << 20) + 1];
+    let out = run_piped(&env, &["add-json", "-s", "user", "big", "-"], &big);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: the JSON on stdin is over the limit of 1 MiB
+
+    hint: Claude Code refuses it too; pass a smaller entry
+    [exit status: 2]
+    ");
+    assert!(!env.read("home/.claude.json").contains("empty"));
+}
+
+#[test]
+fn add_json_dash_on_a_terminal_does_not_wait_for_input() {
+    let env = TestEnv::new();
+    let inner = env.command(&env.project, &["add-json", "-s", "user", "tty", "-"]);
+    let mut command = std::process::Command::new(inner.get_program());
+    command.args(inner.get_args()).env_clear();
+    for (key, value) in inner.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    command.current_dir(&env.project);
+    let mut session = rexpect::session::spawn_with_options(
+        command,
+        rexpect::session::Options::new()
+            .timeout_ms(Some(10_000))
+            .strip_ansi_escape_codes(true),
+    )
+    .unwrap();
+    session
+        .exp_string("error: there is no JSON on stdin")
+        .unwrap();
+    session.exp_eof().unwrap();
+    let status = session.process().wait().unwrap();
+    assert!(
+        matches!(status, rexpect::process::WaitStatus::Exited(_, 2)),
+        "{status:?}"
+    );
+}
