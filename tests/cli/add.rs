@@ -464,3 +464,60 @@ fn add_json_dash_on_a_terminal_does_not_wait_for_input() {
         "{status:?}"
     );
 }
+
+#[test]
+fn add_json_knows_the_keys_claude_code_2_1_332_uses() {
+    let env = TestEnv::new();
+    // Used for remote servers: stored without a word.
+    let out = env.run(&[
+        "add-json",
+        "-s",
+        "user",
+        "web",
+        r#"{"type":"http","url":"https://x.test/mcp","displayName":"Web","bareElicitationCapability":true,"discoveryCache":true,"orgMaxPermission":"ask","request_timeout_ms":7000}"#,
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added http MCP server `web` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+    // Known, but not for stdio servers: dropped, as Claude Code drops them.
+    let out = env.run(&[
+        "add-json",
+        "-s",
+        "user",
+        "local",
+        r#"{"command":"node","displayName":"Local","discoveryCache":true,"request_timeout_ms":5000,"bareElicitationCapability":true,"role":"chat"}"#,
+    ]);
+    assert_snapshot!(out, @r#"
+    ----- stderr -----
+    warning: dropped `role`: Claude Code knows only "comms" (and drops anything else)
+    warning: dropped `displayName`: Claude Code does not use it for stdio servers (and drops it)
+    warning: dropped `discoveryCache`: Claude Code does not use it for stdio servers (and drops it)
+    warning: dropped `request_timeout_ms`: Claude Code does not use it for stdio servers (and drops it)
+    Added stdio MCP server `local` in user scope
+    Wrote `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    "#);
+    assert_snapshot!(env.read("home/.claude.json"), @r#"
+    {
+      "mcpServers": {
+        "web": {
+          "type": "http",
+          "url": "https://x.test/mcp",
+          "displayName": "Web",
+          "bareElicitationCapability": true,
+          "discoveryCache": true,
+          "orgMaxPermission": "ask",
+          "timeout": 7000
+        },
+        "local": {
+          "command": "node",
+          "args": [],
+          "bareElicitationCapability": true
+        }
+      }
+    }
+    "#);
+}

@@ -4,6 +4,7 @@
 mod add;
 mod check;
 mod claude;
+mod claude_add_json;
 mod claude_blanked;
 mod claude_launch;
 mod claude_race;

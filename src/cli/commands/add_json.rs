@@ -38,12 +38,16 @@ pub fn run(ctx: &Ctx, args: &AddJsonArgs) -> Result<AddReport, CliError> {
     // What came on stdin is not among the words the shield learned.
     ctx.shield
         .learn(|redactor| redactor.learn_entry(&ServerEntry::from_value(value.clone())));
-    let (entry, unknown) = model::normalize_entry(value).map_err(|error| {
-        CliError::usage(error.to_string()).with_hint(
+    let model::Normalized {
+        entry,
+        unknown,
+        notes,
+    } = model::normalize_entry(value).map_err(|error| {
+        CliError::usage(format!("invalid server entry: {error}")).with_hint(
             r#"stdio entries need "command"; http and sse entries need "type" and "url""#,
         )
     })?;
-    let mut warnings = Vec::new();
+    let mut warnings = notes;
     if !unknown.is_empty() {
         let keys: Vec<String> = unknown.iter().map(|key| format!("`{key}`")).collect();
         warnings.push(format!(
