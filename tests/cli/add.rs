@@ -521,3 +521,88 @@ fn add_json_knows_the_keys_claude_code_2_1_332_uses() {
     }
     "#);
 }
+
+#[test]
+fn a_mcp_json_listing_servers_at_the_top_level_is_refused_as_claude_code_refuses_it() {
+    let env = TestEnv::new();
+    let plugin_style = "{\n  \"gh\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"]}\n}\n";
+    env.write("project/.mcp.json", plugin_style);
+    let out = env.run(&["add", "-s", "project", "new", "--", "/nonexistent/new"]);
+    assert_snapshot!(out, @r#"
+    ----- stderr -----
+    error: can't add to `[ROOT]/project/.mcp.json`: it lists servers at the top level, and adding an "mcpServers" key would stop a plugin from loading them
+
+    hint: move them under "mcpServers", then try again
+    hint: if they aren't servers, add "mcpServers": {} to the file instead
+    [exit status: 1]
+    "#);
+    assert_eq!(env.read("project/.mcp.json"), plugin_style);
+
+    // `share` refuses before it writes `.env`.
+    env.run(&[
+        "add",
+        "-s",
+        "local",
+        "mine",
+        "-e",
+        "GITHUB_TOKEN=ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D",
+        "--",
+        "/nonexistent/mine",
+    ])
+    .expect_code(0);
+    let out = env.run(&["share", "mine"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains("it lists servers at the top level"),
+        "{out}"
+    );
+    assert!(!env.project.join(".env").exists());
+    assert_eq!(env.read("project/.mcp.json"), plugin_style);
+
+    // Claude Code refuses it the same way, and leaves the file alone.
+    if let Some((code, text)) = crate::claude::run_claude(
+        &env,
+        &env.project,
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "project",
+            "new",
+            "--",
+            "/nonexistent/new",
+        ],
+    ) {
+        assert_eq!(code, 1, "{text}");
+        assert!(
+            text.contains(r#"Can't add to .mcp.json: it lists servers at the top level, and adding an "mcpServers" key would stop a plugin from loading them. Move them under "mcpServers", then try again. If they aren't servers, add "mcpServers": {} to the file instead."#),
+            "{text}"
+        );
+        assert_eq!(env.read("project/.mcp.json"), plugin_style);
+    }
+
+    // Other top-level keys are no servers: both add `mcpServers`.
+    let other =
+        r#"{"$schema": "https://example.com/schema.json", "servers": {"gh": {"command": "npx"}}}"#;
+    env.write("project/.mcp.json", other);
+    env.run(&["add", "-s", "project", "new", "--", "/nonexistent/new"])
+        .expect_code(0);
+    assert!(env.read("project/.mcp.json").contains(r#""mcpServers""#));
+    env.write("project/.mcp.json", other);
+    if let Some((code, text)) = crate::claude::run_claude(
+        &env,
+        &env.project,
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "project",
+            "new",
+            "--",
+            "/nonexistent/new",
+        ],
+    ) {
+        assert_eq!(code, 0, "{text}");
+        assert!(env.read("project/.mcp.json").contains(r#""mcpServers""#));
+    }
+}
