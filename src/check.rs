@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::approval;
+use crate::claude_code::blanked::{self, Reason, Sink};
 use crate::dotenv::{self, DotEnv};
 use crate::envfiles;
 use crate::layered::{self, Inventory};
@@ -32,6 +33,13 @@ pub struct EnvSources {
     /// The `env` maps of Claude Code's settings files it applies, highest
     /// precedence first.
     pub settings: Vec<(PathBuf, BTreeMap<String, String>)>,
+    /// The settings files among them whose `env` feeds `${VAR}` only in
+    /// interactive sessions: the project's `.claude/settings.json` and
+    /// `.claude/settings.local.json`. Claude Code 2.1.332 leaves the
+    /// placeholders of `claude -p` literal (their values reach the stdio
+    /// child's environment only) and does not apply them at all in
+    /// `claude mcp list` and `get`.
+    pub interactive_only: Vec<PathBuf>,
 }
 
 impl EnvSources {
@@ -54,13 +62,35 @@ impl EnvSources {
                 settings.push((path, values));
             }
         }
+        let interactive_only = vec![locations.local_settings(), locations.project_settings()];
         Ok(Self {
             process,
             dotenv: dotenv::read(&root.join(".env"))?,
             dotenv_local: dotenv::read(&root.join(".env.local"))?,
             example: dotenv::read(&root.join(".env.example"))?,
             settings,
+            interactive_only,
         })
+    }
+
+    /// Whether every way of starting Claude Code sees `name`: set in the
+    /// environment or in a settings file whose `env` every launch applies.
+    fn every_launch_sees(&self, name: &str) -> bool {
+        self.process.contains_key(name)
+            || self.settings.iter().any(|(path, values)| {
+                values.contains_key(name) && !self.interactive_only.contains(path)
+            })
+    }
+
+    /// Whether Claude Code runs in scrub mode
+    /// (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB`): secret-looking names are then
+    /// blanked in every server's values.
+    pub fn scrub(&self) -> bool {
+        blanked::scrub_on(
+            self.process
+                .get("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB")
+                .map(String::as_str),
+        )
     }
 
     /// The value Claude Code started now would see, and where it comes from.
@@ -138,6 +168,10 @@ pub struct Variable {
     pub source: Option<String>,
     /// Whether Claude Code started now (without `mcpenv run`) sees it.
     pub seen_by_claude: bool,
+    /// Whether only interactive sessions see it: its value comes from the
+    /// project's Claude Code settings, which `claude -p` and `claude mcp
+    /// list` do not expand.
+    pub interactive_only: bool,
     /// The servers that reference it.
     pub servers: Vec<String>,
     /// What it is for, from the comment above it in `.env.example`.
@@ -202,8 +236,30 @@ pub struct ServerCheck {
     pub defaulted: Vec<String>,
     /// For stdio servers: the command and whether it was found.
     pub command: Option<CommandCheck>,
+    /// The variables Claude Code hands this server as `""` instead of
+    /// their value.
+    pub blanked: Vec<Blanked>,
     /// Whether it has everything it needs.
     pub ok: bool,
+}
+
+/// A variable Claude Code expands to `""` for one server.
+#[derive(Debug, Clone, Serialize)]
+pub struct Blanked {
+    /// The variable.
+    pub variable: String,
+    /// Where the server's entry references it (`headers.Authorization`).
+    pub fields: Vec<String>,
+    /// Why Claude Code blanks it.
+    pub reason: Reason,
+}
+
+impl Blanked {
+    /// Whether the server cannot work this way anywhere (scrub mode is a
+    /// choice of the environment: a warning).
+    pub fn is_error(&self) -> bool {
+        self.reason != Reason::Scrub
+    }
 }
 
 /// Whether a stdio server's command can be found.
@@ -387,6 +443,12 @@ pub fn check(
                 hint: Some(install_hint(target, locations)),
             });
         }
+        let blanked = if status == Status::Skipped {
+            Vec::new()
+        } else {
+            blanked_variables(&winner.entry, sources)
+        };
+        blanked_findings(name, &winner.file, &winner.entry, &blanked, &mut findings);
         servers.push(ServerCheck {
             name: name.to_string(),
             scope: winner.scope,
@@ -400,6 +462,7 @@ pub fn check(
                 .collect(),
             variables: names,
             command,
+            blanked,
             ok: true,
         });
     }
@@ -453,7 +516,9 @@ pub fn check(
             Status::Rejected | Status::Disabled => true,
             Status::Skipped | Status::Reserved => false,
             Status::Active | Status::Pending => {
-                !missing && !server.command.as_ref().is_some_and(CommandCheck::missing)
+                !missing
+                    && !server.command.as_ref().is_some_and(CommandCheck::missing)
+                    && !server.blanked.iter().any(Blanked::is_error)
             }
         };
     }
@@ -505,6 +570,8 @@ fn record(
                 .in_files(&reference.name)
                 .map(|found| (found, false))
         });
+    let interactive_only =
+        matches!(&found, Some((_, true))) && !sources.every_launch_sees(&reference.name);
     let (state, source, seen_by_claude) = match &found {
         Some(((value, source), seen)) => (value_state(value), Some(source.clone()), *seen),
         None if reference.default.is_some() => (State::Defaulted, None, true),
@@ -549,6 +616,7 @@ fn record(
         state,
         source,
         seen_by_claude,
+        interactive_only,
         servers: vec![server.to_string()],
         description,
         secret: from_template.is_some_and(|(_, variable)| variable.secret)
@@ -604,7 +672,18 @@ fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
                         .and_then(|name| name.to_str())
                         .unwrap_or(".env")
                 ),
-                "start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`".to_string(),
+                "start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)".to_string(),
+            ),
+            (State::Set, true) if variable.interactive_only => (
+                "settings-interactive-only",
+                Severity::Warning,
+                format!(
+                    "`{}` is set only in `{}`, which Claude Code 2.1.332 applies to `${{VAR}}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${{{}}}` unexpanded",
+                    variable.name,
+                    settings_file_name(variable.source.as_deref()),
+                    variable.name
+                ),
+                "for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`".to_string(),
             ),
             _ => continue,
         };
@@ -613,6 +692,125 @@ fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
             severity,
             server: None,
             file: None,
+            message,
+            hint: Some(hint),
+        });
+    }
+}
+
+/// `.claude/settings.local.json` for a settings file's path.
+fn settings_file_name(source: Option<&str>) -> String {
+    let Some(path) = source.map(Path::new) else {
+        return "settings".to_string();
+    };
+    match (path.parent().and_then(Path::file_name), path.file_name()) {
+        (Some(dir), Some(file)) => format!("{}/{}", dir.to_string_lossy(), file.to_string_lossy()),
+        _ => path.display().to_string(),
+    }
+}
+
+/// The variables Claude Code 2.1.332 expands to `""` in `entry`'s values:
+/// toward a remote server by name (credential lists and families),
+/// everywhere its own credentials when set, and with scrub mode on every
+/// secret-looking name (in stdio values only when set).
+pub fn blanked_variables(entry: &crate::model::ServerEntry, sources: &EnvSources) -> Vec<Blanked> {
+    let sink = if entry.transport().is_remote() {
+        Sink::Remote
+    } else {
+        Sink::Stdio
+    };
+    let scrub = sources.scrub();
+    let mut found: Vec<Blanked> = Vec::new();
+    for (field, value) in entry.expandable_fields() {
+        for reference in placeholder::references(value) {
+            let Some(reason) = blanked::reason(&reference.name, sink, scrub) else {
+                continue;
+            };
+            // In stdio values only a variable that is set is blanked.
+            if sink == Sink::Stdio && sources.for_claude(&reference.name).is_none() {
+                continue;
+            }
+            let field = field.to_string();
+            match found
+                .iter_mut()
+                .find(|known| known.variable == reference.name)
+            {
+                Some(known) if !known.fields.contains(&field) => known.fields.push(field),
+                Some(_) => {}
+                None => found.push(Blanked {
+                    variable: reference.name.clone(),
+                    fields: vec![field],
+                    reason,
+                }),
+            }
+        }
+    }
+    found
+}
+
+fn blanked_findings(
+    server: &str,
+    file: &Path,
+    entry: &crate::model::ServerEntry,
+    blanked: &[Blanked],
+    findings: &mut Vec<Finding>,
+) {
+    let remote = entry.transport().is_remote();
+    for one in blanked {
+        let variable = &one.variable;
+        let fields = one
+            .fields
+            .iter()
+            .map(|field| format!("`{field}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rename = blanked::remote_safe_name(
+            variable,
+            &placeholder::variable_name_from(server).unwrap_or_default(),
+        );
+        let (severity, message, hint) = match (one.reason, remote) {
+            (Reason::Scrub, _) => (
+                Severity::Warning,
+                format!(
+                    "with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes `${{{variable}}}` empty to `{server}` ({fields}): the name looks secret"
+                ),
+                format!(
+                    "scrub mode keeps only {} among secret-looking names; turn it off (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value",
+                    blanked::SCRUB_KEPT
+                        .iter()
+                        .map(|name| format!("`{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            (reason, true) => (
+                Severity::Error,
+                format!(
+                    "Claude Code 2.1.332 sends `${{{variable}}}` empty to remote servers (`{server}`: {fields}; the name is {}); use another variable name",
+                    reason.describe()
+                ),
+                format!(
+                    "rename it in the entry and where its value is set, e.g. to `${{{rename}}}`; `{variable}` keeps working for stdio servers"
+                ),
+            ),
+            (reason, false) => (
+                Severity::Error,
+                format!(
+                    "Claude Code 2.1.332 never hands `${{{variable}}}` to a server (`{server}`: {fields}; the name is {}): it passes it empty",
+                    reason.describe()
+                ),
+                format!("give the server a variable of its own, e.g. `${{{rename}}}`"),
+            ),
+        };
+        findings.push(Finding {
+            code: if one.reason == Reason::Scrub {
+                "scrub-blanked"
+            } else {
+                "blanked-credential"
+            },
+            severity,
+            server: Some(server.to_string()),
+            file: Some(file.to_path_buf()),
             message,
             hint: Some(hint),
         });

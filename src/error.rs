@@ -214,6 +214,14 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// A `.mcp.json` lists servers at its top level and has no
+    /// `mcpServers`: Claude Code 2.1.332 refuses to add to it, because the
+    /// new key would stop a plugin from loading those servers.
+    #[error("can't add to `{}`: it lists servers at the top level, and adding an \"mcpServers\" key would stop a plugin from loading them", path.display())]
+    TopLevelServers {
+        /// The file.
+        path: PathBuf,
+    },
     /// No scope has a server of that name.
     #[error("no MCP server named `{name}`")]
     NotFoundAnywhere {

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::claude_code::blanked;
 use crate::model::{Field, ServerEntry};
 use crate::placeholder;
 use crate::redact;
@@ -119,7 +120,8 @@ pub fn plan(candidates: &[Candidate], known: &dyn KnownValues) -> ExtractionPlan
                 // The whole value moves under the variable's own name: the
                 // usual `KEY=${KEY}` shape, whatever part looked secret.
                 let finding = field_findings[0];
-                let (variable, reused) = name_for(&variable_base(key), &old, known, &mut assigned);
+                let (variable, reused) =
+                    name_for(&variable_base(key), &old, known, &mut assigned, false);
                 record(
                     &mut plan, candidate, finding, &field, &variable, &old, reused,
                 );
@@ -127,9 +129,17 @@ pub fn plan(candidates: &[Candidate], known: &dyn KnownValues) -> ExtractionPlan
             } else {
                 let mut ordered = field_findings.clone();
                 ordered.sort_by_key(|finding| std::cmp::Reverse(finding.span.start));
+                // Claude Code sends credential names (`NPM_TOKEN`, …) empty
+                // to remote servers: their values get other names.
+                let remote = candidate.entry.transport().is_remote();
                 for finding in ordered {
-                    let base = derived_name(&candidate.server, &candidate.entry, finding);
-                    let (variable, reused) = name_for(&base, &finding.secret, known, &mut assigned);
+                    let mut base = derived_name(&candidate.server, &candidate.entry, finding);
+                    if remote {
+                        base =
+                            blanked::remote_safe_name(&base, &screaming_snake(&candidate.server));
+                    }
+                    let (variable, reused) =
+                        name_for(&base, &finding.secret, known, &mut assigned, remote);
                     record(
                         &mut plan,
                         candidate,
@@ -229,12 +239,15 @@ pub fn apply_changes(server: &str, entry: &ServerEntry, changes: &[FieldChange])
 }
 
 /// `base`, or `base_2`, `base_3`... : the first name that is free or already
-/// holds exactly `value`. Returns the name and whether the value was known.
+/// holds exactly `value` (and, for a value going to a remote server, that
+/// Claude Code does not blank there). Returns the name and whether the
+/// value was known.
 fn name_for(
     base: &str,
     value: &str,
     known: &dyn KnownValues,
     assigned: &mut IndexMap<String, String>,
+    remote: bool,
 ) -> (String, bool) {
     for attempt in 1.. {
         let name = if attempt == 1 {
@@ -242,6 +255,9 @@ fn name_for(
         } else {
             format!("{base}_{attempt}")
         };
+        if remote && blanked::blanked_toward_remote(&name) {
+            continue;
+        }
         let planned = assigned.get(&name).map(String::as_str);
         let existing = known.value(&name);
         match (planned, existing.as_deref()) {
@@ -471,6 +487,34 @@ mod tests {
         assert_eq!(screaming_snake("apiKey"), "API_KEY");
         assert_eq!(screaming_snake("9lives"), "_9LIVES");
         assert_eq!(screaming_snake("--"), "SECRET");
+    }
+
+    #[test]
+    fn remote_values_never_get_a_name_claude_code_blanks() {
+        let plan = plan(
+            &[
+                candidate(
+                    "npm",
+                    json!({"type": "http", "url": "https://npm.example.com/mcp", "headers": {"X-Npm-Token": "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A"}}),
+                ),
+                candidate(
+                    "registry",
+                    json!({"type": "sse", "url": "https://r.example.com/sse?npm_token=npm_Zz3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5B"}),
+                ),
+                // A stdio server keeps the name: Claude Code expands it there.
+                candidate(
+                    "local",
+                    json!({"command": "npx", "env": {"NPM_TOKEN": "npm_Yy3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5C"}}),
+                ),
+            ],
+            &nothing,
+        );
+        let names: Vec<&str> = plan
+            .moves
+            .iter()
+            .map(|moved| moved.variable.as_str())
+            .collect();
+        assert_eq!(names, ["MCP_NPM_TOKEN", "REGISTRY_NPM_TOKEN", "NPM_TOKEN"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod approval;
 pub mod check;
+pub mod claude_code;
 pub mod claude_settings;
 pub mod cli;
 pub mod clients;

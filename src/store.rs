@@ -225,6 +225,11 @@ pub fn add_servers(
     let mut replaced = false;
     let written = edit(locations, target, |document| {
         replaced = false;
+        if !target.is_claude_json() && lists_servers_at_top_level(document) {
+            return Err(StoreError::TopLevelServers {
+                path: target.path.clone(),
+            });
+        }
         // One splice is written around the original text; a second one is
         // planned on the text with the first applied.
         let mut single: Option<Splice> = None;
@@ -497,7 +502,30 @@ pub fn preflight(target: &Target) -> Result<(), StoreError> {
     }
     let resolved = fsx::resolve_symlinks(&target.path)
         .map_err(|source| ConfigError::read(&target.path, source))?;
-    check_size(&target.path, &resolved).map_err(StoreError::from)
+    check_size(&target.path, &resolved)?;
+    // A file that cannot be read or parsed is reported by the edit itself.
+    if let Ok(Some(document)) = crate::layered::load_document(&resolved, &[])
+        && lists_servers_at_top_level(&document)
+    {
+        return Err(StoreError::TopLevelServers {
+            path: target.path.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether a `.mcp.json` has servers at its top level and no `mcpServers`
+/// (the shape of a plugin's `.mcp.json`): Claude Code 2.1.332 refuses to
+/// add to it, and so does mcpenv.
+fn lists_servers_at_top_level(document: &JsonDocument) -> bool {
+    let Ok(Some(root)) = document.object_at(&[]) else {
+        return false;
+    };
+    document.find_member(&root, "mcpServers").is_none()
+        && document
+            .members(&root)
+            .iter()
+            .any(|member| crate::model::accepted_by_claude(&document.value_at(&member.value_span)))
 }
 
 /// Refuses a `.mcp.json` Claude Code skips for its size, before reading it.

@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::claude_code::blanked;
 use crate::model::ServerEntry;
 
 /// The templates shipped in the binary (`templates/*.json`).
@@ -435,6 +436,7 @@ pub fn render(
             .cloned()
             .unwrap_or_default(),
         variables: Vec::new(),
+        remote: false,
     };
     let entry = match choice {
         Choice::Package(index) => {
@@ -467,6 +469,9 @@ struct Context {
     prefix: String,
     meta: Map<String, Value>,
     variables: Vec<TemplateVariable>,
+    /// Rendering a remote: names Claude Code sends empty to remote servers
+    /// (`NPM_TOKEN`, …) are replaced.
+    remote: bool,
 }
 
 impl Context {
@@ -556,6 +561,23 @@ impl Context {
     }
 
     fn remote(&mut self, remote: &Remote) -> Value {
+        self.remote = true;
+        let entry = self.remote_entry(remote);
+        self.remote = false;
+        entry
+    }
+
+    /// A variable name as the entry uses it: for a remote, never one Claude
+    /// Code blanks there.
+    fn name(&self, name: String) -> String {
+        if self.remote {
+            blanked::remote_safe_name(&name, &self.prefix)
+        } else {
+            name
+        }
+    }
+
+    fn remote_entry(&mut self, remote: &Remote) -> Value {
         let url = self.fill(&remote.url, &remote.variables);
         let mut headers = Map::new();
         for header in &remote.headers {
@@ -577,7 +599,7 @@ impl Context {
                         .strip_prefix("X-")
                         .or_else(|| header.name.strip_prefix("x-"))
                         .unwrap_or(&header.name);
-                    let name = format!("{}_{}", self.prefix, screaming_snake(stripped));
+                    let name = self.name(format!("{}_{}", self.prefix, screaming_snake(stripped)));
                     self.placeholder(&name, &header.name, &header.input)
                 }
             };
@@ -662,15 +684,17 @@ impl Context {
     fn fill(&mut self, text: &str, variables: &IndexMap<String, Input>) -> String {
         let mut out = text.to_string();
         for (key, input) in variables {
-            let name = if crate::placeholder::is_variable_name(key)
-                && key
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-            {
-                key.clone()
-            } else {
-                format!("{}_{}", self.prefix, screaming_snake(key))
-            };
+            let name = self.name(
+                if crate::placeholder::is_variable_name(key)
+                    && key
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                {
+                    key.clone()
+                } else {
+                    format!("{}_{}", self.prefix, screaming_snake(key))
+                },
+            );
             self.record(&name, key, input);
             let placeholder = match &input.default {
                 Some(default) if !default.contains('}') => format!("${{{name}:-{default}}}"),
@@ -838,6 +862,20 @@ mod tests {
             render(&ledger(), Choice::Remote(2), "ledger"),
             Err(TemplateError::NoSuchChoice { .. })
         ));
+    }
+
+    #[test]
+    fn remotes_never_use_a_name_claude_code_blanks() {
+        let text = r#"{"name": "io.example/registry", "description": "d", "version": "1",
+          "remotes": [{"type": "streamable-http", "url": "https://r.example.com/mcp",
+            "headers": [{"name": "Authorization", "value": "Bearer {NPM_TOKEN}", "variables": {"NPM_TOKEN": {"isRequired": true, "isSecret": true}}}]}]}"#;
+        let template = parse("registry", Origin::Embedded, Path::new("r.json"), text).unwrap();
+        let rendered = render(&template, Choice::Default, "registry").unwrap();
+        assert_eq!(
+            rendered.entry["headers"]["Authorization"],
+            "Bearer ${REGISTRY_NPM_TOKEN}"
+        );
+        assert_eq!(rendered.variables[0].name, "REGISTRY_NPM_TOKEN");
     }
 
     #[test]

@@ -103,6 +103,12 @@ pub struct ProbeArgs {
     /// Print one JSON object per server as it finishes, then a summary (JSON Lines).
     #[arg(long)]
     pub json: bool,
+
+    /// Send the values of variables Claude Code sends empty (`${NPM_TOKEN}`
+    /// in a remote server's header, …), to see whether the server works
+    /// with them; by default probe sends what Claude Code sends.
+    #[arg(long)]
+    pub send_blanked: bool,
 }
 
 fn positive_seconds(text: &str) -> Result<f64, String> {
@@ -375,7 +381,8 @@ pub struct AddJsonArgs {
     /// Server name: letters, digits, `-` and `_`.
     pub name: String,
 
-    /// The entry, e.g. '{"type":"http","url":"https://example.com/mcp"}'.
+    /// The entry, e.g. '{"type":"http","url":"https://example.com/mcp"}';
+    /// `-` reads it from stdin, which keeps tokens out of shell history.
     pub json_entry: String,
 }
 

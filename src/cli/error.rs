@@ -250,6 +250,13 @@ impl From<StoreError> for CliError {
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Config(error) => error.into(),
+            top_level @ StoreError::TopLevelServers { .. } => {
+                Self::new(Kind::Failure, Box::new(top_level))
+                    .with_hint(r#"move them under "mcpServers", then try again"#)
+                    .with_hint(
+                        r#"if they aren't servers, add "mcpServers": {} to the file instead"#,
+                    )
+            }
             other => Self::new(Kind::Failure, Box::new(other)),
         }
     }

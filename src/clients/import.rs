@@ -261,7 +261,8 @@ struct Source<'a> {
     inputs: Option<&'a HashMap<String, Input>>,
     /// The value of `${workspaceFolderBasename}`.
     project_name: Option<&'a str>,
-    /// Whether the strings read are a remote server's (`url`, `headers`).
+    /// Translating a remote server's `url` or headers: names made here
+    /// avoid the ones Claude Code sends empty there.
     remote: bool,
 }
 
@@ -401,6 +402,13 @@ impl Source<'_> {
             renamed = format!(" (not `${{{name}}}`, which every process already has)");
             name = format!("INPUT_{name}");
         }
+        let safe = crate::claude_code::blanked::remote_safe_name(&name, "");
+        if self.remote && safe != name {
+            renamed = format!(
+                " (not `${{{name}}}`, which Claude Code 2.1.332 sends empty to remote servers)"
+            );
+            name = safe;
+        }
         let input = self.inputs.and_then(|inputs| inputs.get(id));
         let described = input
             .and_then(|input| input.description.as_deref())
@@ -498,6 +506,10 @@ impl Source<'_> {
                 carry(&mut entry, &mut fields, CLAUDE_STDIO_EXTRAS);
             }
             Transport::Http | Transport::Sse | Transport::Ws => {
+                let remote = Source {
+                    remote: true,
+                    ..self
+                };
                 match fields.shift_remove("url") {
                     Some(Value::String(url)) if !url.is_empty() => {
                         if let Some(scheme) =
@@ -507,7 +519,7 @@ impl Source<'_> {
                                 "`url` is a `{scheme}` address, which Claude Code cannot connect to"
                             ));
                         }
-                        entry.insert("url".into(), self.text(&url, &mut notes).into());
+                        entry.insert("url".into(), remote.text(&url, &mut notes).into());
                     }
                     None | Some(Value::String(_)) => {
                         notes.push("no `url`: Claude Code cannot connect to this server".into());
@@ -518,7 +530,7 @@ impl Source<'_> {
                     )),
                 }
                 let mut headers =
-                    self.strings(fields.shift_remove("headers"), "headers", &mut notes);
+                    remote.strings(fields.shift_remove("headers"), "headers", &mut notes);
                 if self.client == Client::Codex {
                     codex_headers(&mut fields, &mut headers, &mut notes);
                 }
@@ -541,6 +553,9 @@ impl Source<'_> {
         let remote = transport.is_remote();
         for (key, value) in &fields {
             notes.push(self.dropped(key, value, remote));
+        }
+        if remote {
+            blanked_note(&entry, &mut notes);
         }
         (Value::Object(entry), notes)
     }
@@ -776,6 +791,22 @@ impl Source<'_> {
                 "Codex `startup_timeout_ms` dropped: `startup_timeout_sec` is used".into()
             }
             _ => format!("`{key}` is not supported by Claude Code; dropped"),
+        }
+    }
+}
+
+/// A note for each variable of a remote entry's `url` and headers that
+/// Claude Code 2.1.332 sends empty (the client's own names, kept as they are).
+fn blanked_note(entry: &Map<String, Value>, notes: &mut Notes) {
+    let entry = crate::model::ServerEntry::from_value(Value::Object(entry.clone()));
+    for (field, value) in entry.expandable_fields() {
+        for reference in crate::placeholder::references(value) {
+            if crate::claude_code::blanked::blanked_toward_remote(&reference.name) {
+                notes.push(format!(
+                    "`${{{}}}` in `{field}`: Claude Code 2.1.332 sends it empty to remote servers; rename the variable",
+                    reference.name
+                ));
+            }
         }
     }
 }
@@ -1042,6 +1073,35 @@ mod tests {
                         "`auth.CLIENT_SECRET` dropped: Claude Code keeps OAuth client secrets out of its config; pass it to `claude mcp add --client-secret`",
                         "`auth.scopes` dropped: Claude Code has no such OAuth setting",
                     ],
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn remote_names_claude_code_blanks_are_renamed_or_pointed_out() {
+        let value = json!({
+            "servers": {
+                "registry": {"type": "http", "url": "https://r.example.com/mcp", "headers": {"Authorization": "Bearer ${input:npm_token}", "X-Vault": "${env:VAULT_TOKEN}"}},
+                "local": {"command": "npx", "env": {"NPM_TOKEN": "${input:npm_token}"}}
+            },
+            "inputs": [{"id": "npm_token", "type": "promptString", "password": true}]
+        });
+        assert_eq!(
+            imported(Client::Vscode, &value),
+            [
+                row(
+                    "registry",
+                    json!({"type": "http", "url": "https://r.example.com/mcp", "headers": {"Authorization": "Bearer ${MCP_NPM_TOKEN}", "X-Vault": "${VAULT_TOKEN}"}}),
+                    &[
+                        "VS Code input `npm_token` became `${MCP_NPM_TOKEN}` (not `${NPM_TOKEN}`, which Claude Code 2.1.332 sends empty to remote servers)",
+                        "`${VAULT_TOKEN}` in `headers.X-Vault`: Claude Code 2.1.332 sends it empty to remote servers; rename the variable",
+                    ],
+                ),
+                row(
+                    "local",
+                    json!({"type": "stdio", "command": "npx", "args": [], "env": {"NPM_TOKEN": "${NPM_TOKEN}"}}),
+                    &["VS Code input `npm_token` became `${NPM_TOKEN}`"],
                 ),
             ]
         );

@@ -68,6 +68,21 @@ pub struct ProbeTarget {
     pub endpoint: Endpoint,
     /// Variables its entry references that are unset everywhere.
     pub missing: Vec<String>,
+    /// Values holding variables Claude Code expands to `""` for this
+    /// server (credential names toward remote servers, …).
+    pub blanked: Vec<BlankedValue>,
+}
+
+/// One value of an entry holding variables Claude Code sends empty.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlankedValue {
+    /// Where in the entry (`headers.Authorization`, `url`, `args[1]`).
+    pub field: String,
+    /// The variables.
+    pub variables: Vec<String>,
+    /// Whether the probe sent them empty too, as Claude Code does (else it
+    /// sent their values).
+    pub sent_empty: bool,
 }
 
 /// Told about every process group a probe starts and kills, so that a

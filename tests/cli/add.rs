@@ -325,3 +325,284 @@ fn add_json_prints_json_when_asked() {
     [exit status: 0]
     "#);
 }
+
+#[test]
+fn a_remote_header_behind_a_credential_name_is_added_with_a_warning() {
+    let env = TestEnv::new();
+    let out = env.run(&[
+        "add",
+        "-s",
+        "user",
+        "-t",
+        "http",
+        "registry",
+        "https://registry.example.com/mcp",
+        "-H",
+        "Authorization: Bearer ${NPM_TOKEN}",
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers; use another variable name, e.g. `${REGISTRY_NPM_TOKEN}`
+    Added http MCP server `registry` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+}
+
+/// `mcpenv ARGS` with `input` piped to stdin.
+fn run_piped(env: &TestEnv, args: &[&str], input: &[u8]) -> crate::harness::CommandOutput {
+    use std::io::Write;
+    let mut child = env
+        .command(&env.project, args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A process that refused early may have closed its end already.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    crate::harness::CommandOutput::new(child.wait_with_output().unwrap(), &env.root)
+}
+
+#[test]
+fn add_json_dash_reads_the_entry_from_stdin() {
+    let env = TestEnv::new();
+    let token = "ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D";
+    let entry =
+        format!(r#"{{"command": "node", "args": ["x.js"], "env": {{"GITHUB_TOKEN": "{token}"}}}}"#);
+    let out = run_piped(
+        &env,
+        &["add-json", "-s", "user", "gh", "-"],
+        entry.as_bytes(),
+    );
+    out.assert_no_secret(&[token]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added stdio MCP server `gh` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("home/.claude.json"), @r#"
+    {
+      "mcpServers": {
+        "gh": {
+          "command": "node",
+          "args": [
+            "x.js"
+          ],
+          "env": {
+            "GITHUB_TOKEN": "ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D"
+          }
+        }
+      }
+    }
+    "#);
+
+    // Nothing piped: refused, as Claude Code refuses it, and nothing written.
+    let out = env.run(&["add-json", "-s", "user", "empty", "-"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: there is no JSON on stdin
+
+    hint: pipe it in (`... | mcpenv add-json NAME -`), or pass it as the argument
+    [exit status: 2]
+    ");
+    let out = run_piped(&env, &["add-json", "-s", "user", "blank", "-"], b" \n\t\n");
+    assert_eq!(out.code, 2, "{out}");
+    let out = run_piped(
+        &env,
+        &["add-json", "-s", "user", "bad", "-"],
+        b"{\"command\": ",
+    );
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: invalid JSON entry on stdin at 1:12: EOF while parsing a value
+
+    hint: check its quotes, commas and braces
+    [exit status: 2]
+    ");
+    let big = vec![b' '; (1 << 20) + 1];
+    let out = run_piped(&env, &["add-json", "-s", "user", "big", "-"], &big);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: the JSON on stdin is over the limit of 1 MiB
+
+    hint: Claude Code refuses it too; pass a smaller entry
+    [exit status: 2]
+    ");
+    assert!(!env.read("home/.claude.json").contains("empty"));
+}
+
+#[test]
+fn add_json_dash_on_a_terminal_does_not_wait_for_input() {
+    let env = TestEnv::new();
+    let inner = env.command(&env.project, &["add-json", "-s", "user", "tty", "-"]);
+    let mut command = std::process::Command::new(inner.get_program());
+    command.args(inner.get_args()).env_clear();
+    for (key, value) in inner.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    command.current_dir(&env.project);
+    let mut session = rexpect::session::spawn_with_options(
+        command,
+        rexpect::session::Options::new()
+            .timeout_ms(Some(10_000))
+            .strip_ansi_escape_codes(true),
+    )
+    .unwrap();
+    session
+        .exp_string("error: there is no JSON on stdin")
+        .unwrap();
+    session.exp_eof().unwrap();
+    let status = session.process().wait().unwrap();
+    assert!(
+        matches!(status, rexpect::process::WaitStatus::Exited(_, 2)),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn add_json_knows_the_keys_claude_code_2_1_332_uses() {
+    let env = TestEnv::new();
+    // Used for remote servers: stored without a word.
+    let out = env.run(&[
+        "add-json",
+        "-s",
+        "user",
+        "web",
+        r#"{"type":"http","url":"https://x.test/mcp","displayName":"Web","bareElicitationCapability":true,"discoveryCache":true,"orgMaxPermission":"ask","request_timeout_ms":7000}"#,
+    ]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Added http MCP server `web` in user scope
+    Created `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    ");
+    // Known, but not for stdio servers: dropped, as Claude Code drops them.
+    let out = env.run(&[
+        "add-json",
+        "-s",
+        "user",
+        "local",
+        r#"{"command":"node","displayName":"Local","discoveryCache":true,"request_timeout_ms":5000,"bareElicitationCapability":true,"role":"chat"}"#,
+    ]);
+    assert_snapshot!(out, @r#"
+    ----- stderr -----
+    warning: dropped `role`: Claude Code knows only "comms" (and drops anything else)
+    warning: dropped `displayName`: Claude Code does not use it for stdio servers (and drops it)
+    warning: dropped `discoveryCache`: Claude Code does not use it for stdio servers (and drops it)
+    warning: dropped `request_timeout_ms`: Claude Code does not use it for stdio servers (and drops it)
+    Added stdio MCP server `local` in user scope
+    Wrote `[ROOT]/home/.claude.json`
+    [exit status: 0]
+    "#);
+    assert_snapshot!(env.read("home/.claude.json"), @r#"
+    {
+      "mcpServers": {
+        "web": {
+          "type": "http",
+          "url": "https://x.test/mcp",
+          "displayName": "Web",
+          "bareElicitationCapability": true,
+          "discoveryCache": true,
+          "orgMaxPermission": "ask",
+          "timeout": 7000
+        },
+        "local": {
+          "command": "node",
+          "args": [],
+          "bareElicitationCapability": true
+        }
+      }
+    }
+    "#);
+}
+
+#[test]
+fn a_mcp_json_listing_servers_at_the_top_level_is_refused_as_claude_code_refuses_it() {
+    let env = TestEnv::new();
+    let plugin_style = "{\n  \"gh\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"]}\n}\n";
+    env.write("project/.mcp.json", plugin_style);
+    let out = env.run(&["add", "-s", "project", "new", "--", "/nonexistent/new"]);
+    assert_snapshot!(out, @r#"
+    ----- stderr -----
+    error: can't add to `[ROOT]/project/.mcp.json`: it lists servers at the top level, and adding an "mcpServers" key would stop a plugin from loading them
+
+    hint: move them under "mcpServers", then try again
+    hint: if they aren't servers, add "mcpServers": {} to the file instead
+    [exit status: 1]
+    "#);
+    assert_eq!(env.read("project/.mcp.json"), plugin_style);
+
+    // `share` refuses before it writes `.env`.
+    env.run(&[
+        "add",
+        "-s",
+        "local",
+        "mine",
+        "-e",
+        "GITHUB_TOKEN=ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D",
+        "--",
+        "/nonexistent/mine",
+    ])
+    .expect_code(0);
+    let out = env.run(&["share", "mine"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains("it lists servers at the top level"),
+        "{out}"
+    );
+    assert!(!env.project.join(".env").exists());
+    assert_eq!(env.read("project/.mcp.json"), plugin_style);
+
+    // Claude Code refuses it the same way, and leaves the file alone.
+    if let Some((code, text)) = crate::claude::run_claude(
+        &env,
+        &env.project,
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "project",
+            "new",
+            "--",
+            "/nonexistent/new",
+        ],
+    ) {
+        assert_eq!(code, 1, "{text}");
+        assert!(
+            text.contains(r#"Can't add to .mcp.json: it lists servers at the top level, and adding an "mcpServers" key would stop a plugin from loading them. Move them under "mcpServers", then try again. If they aren't servers, add "mcpServers": {} to the file instead."#),
+            "{text}"
+        );
+        assert_eq!(env.read("project/.mcp.json"), plugin_style);
+    }
+
+    // Other top-level keys are no servers: both add `mcpServers`.
+    let other =
+        r#"{"$schema": "https://example.com/schema.json", "servers": {"gh": {"command": "npx"}}}"#;
+    env.write("project/.mcp.json", other);
+    env.run(&["add", "-s", "project", "new", "--", "/nonexistent/new"])
+        .expect_code(0);
+    assert!(env.read("project/.mcp.json").contains(r#""mcpServers""#));
+    env.write("project/.mcp.json", other);
+    if let Some((code, text)) = crate::claude::run_claude(
+        &env,
+        &env.project,
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "project",
+            "new",
+            "--",
+            "/nonexistent/new",
+        ],
+    ) {
+        assert_eq!(code, 0, "{text}");
+        assert!(env.read("project/.mcp.json").contains(r#""mcpServers""#));
+    }
+}

@@ -45,7 +45,7 @@ fn check_reports_every_state_per_server() {
     assert_snapshot!(out, @"
     github  project  pending approval
       GITHUB_TOKEN                     set (environment)
-      FROM_SETTINGS                    set (.claude/settings.local.json)
+      FROM_SETTINGS                    set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
       command `sh`                     found
     db  project  pending approval
       DATABASE_URL                     not set; its default applies
@@ -60,16 +60,18 @@ fn check_reports_every_state_per_server() {
 
     error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which does not exist or is not executable
       hint: check the path `/nonexistent/mcp-tool`
+    warning: `FROM_SETTINGS` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${FROM_SETTINGS}` unexpanded
+      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
     error: `DB_SCHEMA` is not set (needed by db)
       hint: set it with `mcpenv onboard`, or export it in your shell
     warning: `API_TOKEN` is set only in `.env`: Claude Code does not read that file
-      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
     warning: `EMPTY_ONE` is set but empty (used by api); an empty value beats a `:-` default
       hint: give it a value, or unset it to use the default
     warning: `.env.example`: lists `OLD_VARIABLE`, which no server uses
       hint: remove `OLD_VARIABLE` from `.env.example`, or add the server that needs it
 
-    2 of 4 servers in effect lack something; 1 variable missing (2 errors, 3 warnings)
+    2 of 4 servers in effect lack something; 1 variable missing (2 errors, 4 warnings)
     Fix it with `mcpenv onboard`
     ----- stderr -----
     [exit status: 1]
@@ -159,7 +161,7 @@ fn everything_set_exits_zero_and_strict_counts_warnings() {
       command `sh`  found
 
     warning: `TOKEN` is set only in `.env`: Claude Code does not read that file
-      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
 
     The one server in effect has what it needs (0 errors, 1 warning)
     ----- stderr -----
@@ -184,7 +186,7 @@ fn dotenv_problems_are_reported_with_line_numbers() {
       command `sh`  found
 
     warning: `TOKEN` is set only in `.env`: Claude Code does not read that file
-      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
     warning: `.env`: line 3: an unquoted value ends at the first space; quote the value
       hint: fix that line: its variable is not read
     warning: `.env`: not ignored by git; its secrets could be committed
@@ -350,4 +352,107 @@ fn shell_variables_in_interpreter_scripts_are_not_reported() {
         .map(|variable| variable["name"].as_str().unwrap())
         .collect();
     assert_eq!(variables, ["WORK_DIR"]);
+}
+
+/// Remote servers behind credential names, a stdio server using one of
+/// Claude Code's own credentials, and names nothing blanks.
+fn blanking_project(env: &mut TestEnv) {
+    env.write(
+        "project/.mcp.json",
+        r#"{
+  "mcpServers": {
+    "registry": {"type": "http", "url": "https://registry.example.com/mcp?vault=${VAULT_TOKEN}", "headers": {"Authorization": "Bearer ${NPM_TOKEN}", "X-Api-Key": "${MY_API_KEY}"}},
+    "pkg": {"command": "sh", "args": ["--secret", "${MCP_CLIENT_SECRET}"], "env": {"NPM_TOKEN": "${NPM_TOKEN}", "GITHUB_TOKEN": "${GITHUB_TOKEN}"}}
+  }
+}"#,
+    );
+    env.write(
+        "project/.env.example",
+        "VAULT_TOKEN=\nNPM_TOKEN=\nMY_API_KEY=\nMCP_CLIENT_SECRET=\nGITHUB_TOKEN=\n",
+    );
+    for name in [
+        "VAULT_TOKEN",
+        "NPM_TOKEN",
+        "MY_API_KEY",
+        "MCP_CLIENT_SECRET",
+        "GITHUB_TOKEN",
+    ] {
+        env.set_env(name, format!("value-of-{name}"));
+    }
+}
+
+#[test]
+fn credential_names_claude_code_sends_empty_are_errors() {
+    let mut env = TestEnv::new();
+    blanking_project(&mut env);
+    let out = env.run(&["check"]);
+    assert_snapshot!(out, @"
+    registry  project  pending approval
+      VAULT_TOKEN        sent empty by Claude Code
+      NPM_TOKEN          sent empty by Claude Code
+      MY_API_KEY         set (environment)
+    pkg  project  pending approval
+      MCP_CLIENT_SECRET  sent empty by Claude Code
+      NPM_TOKEN          set (environment)
+      GITHUB_TOKEN       set (environment)
+      command `sh`       found
+
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${VAULT_TOKEN}` empty to remote servers (`registry`: `url`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_VAULT_TOKEN}`; `VAULT_TOKEN` keeps working for stdio servers
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers (`registry`: `headers.Authorization`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_NPM_TOKEN}`; `NPM_TOKEN` keeps working for stdio servers
+    error: `.mcp.json`: Claude Code 2.1.332 never hands `${MCP_CLIENT_SECRET}` to a server (`pkg`: `args[1]`; the name is one of its own credentials or settings): it passes it empty
+      hint: give the server a variable of its own, e.g. `${PKG_MCP_CLIENT_SECRET}`
+
+    2 of 2 servers in effect lack something (3 errors, 0 warnings)
+    ----- stderr -----
+    [exit status: 1]
+    ");
+    let json = env.run(&["check", "--json"]).json();
+    assert_eq!(
+        json["servers"][0]["blanked"],
+        serde_json::json!([
+            {"variable": "VAULT_TOKEN", "fields": ["url"], "reason": "credential"},
+            {"variable": "NPM_TOKEN", "fields": ["headers.Authorization"], "reason": "credential"}
+        ])
+    );
+}
+
+#[test]
+fn scrub_mode_says_what_claude_code_blanks_and_github_actions_alone_does_not_scrub() {
+    let mut env = TestEnv::new();
+    blanking_project(&mut env);
+    env.set_env("GITHUB_ACTIONS", "true");
+    // Claude Code 2.1.332 scrubs MCP values only when asked to: in GitHub
+    // Actions too (see claude_blanked.rs), so this is the plain report.
+    let plain = env.run(&["check"]);
+    assert!(!plain.stdout.contains("scrub"), "{plain}");
+    env.set_env("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB", "1");
+    let out = env.run(&["check"]);
+    assert_snapshot!(out, @"
+    registry  project  pending approval
+      VAULT_TOKEN        sent empty by Claude Code
+      NPM_TOKEN          sent empty by Claude Code
+      MY_API_KEY         sent empty by Claude Code in scrub mode
+    pkg  project  pending approval
+      MCP_CLIENT_SECRET  sent empty by Claude Code
+      NPM_TOKEN          sent empty by Claude Code in scrub mode
+      GITHUB_TOKEN       set (environment)
+      command `sh`       found
+
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${VAULT_TOKEN}` empty to remote servers (`registry`: `url`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_VAULT_TOKEN}`; `VAULT_TOKEN` keeps working for stdio servers
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers (`registry`: `headers.Authorization`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_NPM_TOKEN}`; `NPM_TOKEN` keeps working for stdio servers
+    warning: `.mcp.json`: with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes `${MY_API_KEY}` empty to `registry` (`headers.X-Api-Key`): the name looks secret
+      hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
+    error: `.mcp.json`: Claude Code 2.1.332 never hands `${MCP_CLIENT_SECRET}` to a server (`pkg`: `args[1]`; the name is one of its own credentials or settings): it passes it empty
+      hint: give the server a variable of its own, e.g. `${PKG_MCP_CLIENT_SECRET}`
+    warning: `.mcp.json`: with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes `${NPM_TOKEN}` empty to `pkg` (`env.NPM_TOKEN`): the name looks secret
+      hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
+
+    2 of 2 servers in effect lack something (3 errors, 2 warnings)
+    ----- stderr -----
+    [exit status: 1]
+    ");
 }

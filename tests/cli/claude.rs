@@ -48,16 +48,18 @@ pub fn claude() -> Option<PathBuf> {
         .clone()
 }
 
-/// Runs `claude ARGS` hermetically in `dir`; `None` (and a note) when Claude
-/// Code is not installed.
-fn run_claude(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<(i32, String)> {
+/// `claude ARGS` ready to run hermetically in `dir` (the test's HOME, no
+/// network but loopback, no telemetry, stdin closed); `None` (and a note)
+/// when Claude Code is not installed.
+pub fn claude_command(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<Command> {
     let Some(claude) = claude() else {
         eprintln!(
             "skipping: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
         );
         return None;
     };
-    let output = Command::new(claude)
+    let mut command = Command::new(claude);
+    command
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -68,9 +70,14 @@ fn run_claude(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<(i32, String)>
         .env("DISABLE_ERROR_REPORTING", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("MCP_TIMEOUT", "5000")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        .stdin(Stdio::null());
+    Some(command)
+}
+
+/// Runs `claude ARGS` hermetically in `dir`: exit code and everything it
+/// printed; `None` (and a note) when Claude Code is not installed.
+pub fn run_claude(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<(i32, String)> {
+    let output = claude_command(env, dir, args)?.output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),

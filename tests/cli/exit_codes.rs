@@ -106,14 +106,14 @@ fn invalid_add_json_input_is_a_usage_error() {
     "#);
     assert_snapshot!(env.run(&["add-json", "a", r#"{"type": "ws2", "url": "x"}"#]), @r#"
     ----- stderr -----
-    error: invalid server entry: unknown transport type `ws2` (expected stdio, http, sse, ws or sdk)
+    error: invalid server entry: unknown "type" `ws2`: use "stdio", "sse", "http" (or "streamable-http") or "ws"
 
     hint: stdio entries need "command"; http and sse entries need "type" and "url"
     [exit status: 2]
     "#);
     assert_snapshot!(env.run(&["add-json", "a", r#"{"type": "stdio"}"#]), @r#"
     ----- stderr -----
-    error: invalid server entry: stdio entry has no `command`
+    error: invalid server entry: `command`: missing
 
     hint: stdio entries need "command"; http and sse entries need "type" and "url"
     [exit status: 2]

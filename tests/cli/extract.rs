@@ -434,3 +434,44 @@ fn add_to_project_moves_literal_secrets_unless_allowed() {
     assert_eq!(out.code, 0, "{out}");
     assert!(env.read("project/.mcp.json").contains(PAT));
 }
+
+#[test]
+fn secrets_going_to_remote_servers_never_get_a_name_claude_code_blanks() {
+    let env = TestEnv::new();
+    let npm = "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A";
+    env.write(
+        "project/.mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{
+  "npm": {{"type": "http", "url": "https://npm.example.com/mcp", "headers": {{"X-Npm-Token": "{npm}"}}}},
+  "publish": {{"command": "npx", "args": ["publish-mcp"], "env": {{"NPM_TOKEN": "{npm}"}}}}
+}}}}"#
+        ),
+    );
+    let out = env.run(&["extract"]);
+    out.assert_no_secret(&[npm]);
+    assert_snapshot!(out.stdout, @"
+    FILE       SERVER   FIELD                VARIABLE       VALUE
+    .mcp.json  npm      headers.X-Npm-Token  MCP_NPM_TOKEN  npm_…3z5A
+    .mcp.json  publish  env.NPM_TOKEN        NPM_TOKEN      npm_…3z5A
+    ");
+    let written = env.read("project/.mcp.json");
+    assert!(
+        written.contains(r#""X-Npm-Token": "${MCP_NPM_TOKEN}""#),
+        "{written}"
+    );
+    assert!(
+        written.contains(r#""NPM_TOKEN": "${NPM_TOKEN}""#),
+        "{written}"
+    );
+    // Nothing left for `check` to call an error.
+    let check = env.run(&["check", "--json"]).json();
+    assert!(
+        check["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|finding| finding["code"] != "blanked-credential"),
+        "{check}"
+    );
+}

@@ -4,6 +4,9 @@
 mod add;
 mod check;
 mod claude;
+mod claude_add_json;
+mod claude_blanked;
+mod claude_launch;
 mod claude_race;
 mod clients;
 mod exit_codes;

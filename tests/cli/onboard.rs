@@ -296,7 +296,7 @@ fn to_claude_settings_writes_the_env_map_and_ignores_the_file() {
         "the secret was echoed:\n{shown}"
     );
     assert!(
-        shown.contains("GITHUB_PERSONAL_ACCESS_TOKEN  set (.claude/settings.local.json)"),
+        shown.contains("GITHUB_PERSONAL_ACCESS_TOKEN  set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)"),
         "{shown}"
     );
     assert_snapshot!(env.read("project/.claude/settings.local.json"), @r#"
@@ -415,7 +415,8 @@ fn from_env_edits_only_the_env_members_of_existing_settings() {
     Copying `DOCS_TITLE` from the environment
     Saved 2 variables to `.claude/settings.local.json`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
     Wrote `[ROOT]/project/.claude/settings.local.json`
-    Claude Code applies them itself: start it as usual with `claude`
+    Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
+    `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.claude/settings.local.json"), @r#"
@@ -452,23 +453,29 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
     out.assert_no_secret(&["ghp_fromdotenv"]);
     assert_snapshot!(out, @"
     github  project  pending approval
-      GITHUB_PERSONAL_ACCESS_TOKEN  set (.claude/settings.local.json)
+      GITHUB_PERSONAL_ACCESS_TOKEN  set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
       command `sh`                  found
     db  project  pending approval
       DATABASE_URL                  not set; its default applies
       command `sh`                  found
     docs  project  pending approval
-      DOCS_TITLE                    set (.claude/settings.local.json)
+      DOCS_TITLE                    set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
       command `sh`                  found
 
-    All 3 servers in effect have what they need (0 errors, 0 warnings)
+    warning: `GITHUB_PERSONAL_ACCESS_TOKEN` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${GITHUB_PERSONAL_ACCESS_TOKEN}` unexpanded
+      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
+    warning: `DOCS_TITLE` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${DOCS_TITLE}` unexpanded
+      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
+
+    All 3 servers in effect have what they need (0 errors, 2 warnings)
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from `.env`
     Copying `DOCS_TITLE` from `.env`
     Saved 2 variables to `.claude/settings.local.json`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
     Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.claude/settings.local.json`
-    Claude Code applies them itself: start it as usual with `claude`
+    Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
+    `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.claude/settings.local.json"), @r#"

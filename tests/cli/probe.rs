@@ -837,3 +837,30 @@ fn no_servers_says_how_to_add_one() {
     let out = env.run(&["probe", "--json"]).expect_code(0);
     assert_eq!(lines(&out.stdout)[0]["summary"]["ok"], 0);
 }
+
+#[test]
+fn probe_sends_credential_names_empty_as_claude_code_does_unless_asked() {
+    let scratch = tempfile::tempdir().unwrap();
+    let (_server, url) = remote_server(scratch.path(), "http", "npm-s3cret-value");
+    let env = world(&[(
+        "registry",
+        serde_json::json!({"type": "http", "url": url, "headers": {"Authorization": "Bearer ${NPM_TOKEN}"}}),
+    )]);
+    env.write("project/.env", "NPM_TOKEN=npm-s3cret-value\n");
+    let out = env.run(&["probe", "--timeout", "5"]);
+    out.assert_no_secret(&["npm-s3cret-value"]);
+    assert_eq!(out.code, 1, "{out}");
+    let report = out.stdout.replace(&url, "URL");
+    insta::assert_snapshot!(report.lines().take(2).collect::<Vec<_>>().join("\n"), @"
+    registry  failed  HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); `${NPM_TOKEN}` went empty, as Claude Code sends it: rename the variable (`mcpenv check` says how), or try the value with `--send-blanked`
+              blanked  header `Authorization`: `${NPM_TOKEN}` sent empty, as Claude Code 2.1.332 sends it (`--send-blanked` sends the value)
+    ");
+    let out = env.run(&["probe", "--timeout", "5", "--send-blanked", "--json"]);
+    out.assert_no_secret(&["npm-s3cret-value"]);
+    let line = &lines(&out.stdout)[0];
+    assert_eq!(line["ok"], true, "{out}");
+    assert_eq!(
+        line["blanked"],
+        serde_json::json!([{"field": "headers.Authorization", "variables": ["NPM_TOKEN"], "sent_empty": false}])
+    );
+}

@@ -268,10 +268,41 @@ pub fn write_entry(
     }
     let done = store::add_server(&ctx.locations, &target, name, &entry, if_exists)
         .map_err(|error| already_exists_hint(ctx, error, name, scope).interrupted(&progress))?;
+    warnings.extend(blanked_warnings(name, &entry));
     let mut report = AddReport::new(ctx, name, scope, transport, done, warnings);
     report.moves = moves;
     report.env_written = progress.into_written();
     Ok(report)
+}
+
+/// A warning for each variable of a remote entry that Claude Code 2.1.332
+/// sends empty (`Authorization: Bearer ${NPM_TOKEN}`), with a name it
+/// would send.
+fn blanked_warnings(name: &str, entry: &Value) -> Vec<String> {
+    let entry = ServerEntry::from_value(entry.clone());
+    if !entry.transport().is_remote() {
+        return Vec::new();
+    }
+    let prefix = crate::placeholder::variable_name_from(name).unwrap_or_default();
+    let mut warned: Vec<String> = Vec::new();
+    for (_, value) in entry.expandable_fields() {
+        for reference in crate::placeholder::references(value) {
+            if crate::claude_code::blanked::blanked_toward_remote(&reference.name)
+                && !warned.contains(&reference.name)
+            {
+                warned.push(reference.name);
+            }
+        }
+    }
+    warned
+        .into_iter()
+        .map(|variable| {
+            format!(
+                "Claude Code 2.1.332 sends `${{{variable}}}` empty to remote servers; use another variable name, e.g. `${{{}}}`",
+                crate::claude_code::blanked::remote_safe_name(&variable, &prefix)
+            )
+        })
+        .collect()
 }
 
 /// Fails before anything is written when `name` exists and may not be replaced.

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::check::{self, CheckReport, Severity, State, Status};
+use crate::check::{self, Blanked, CheckReport, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
@@ -76,7 +76,25 @@ impl Report for CheckOutput {
                 };
                 let variable = &self.report.variables[index];
                 let shown = self.sources[index].as_deref();
+                let blanked = server
+                    .blanked
+                    .iter()
+                    .find(|blanked| &blanked.variable == name);
                 let (style, text) = match (variable.state, variable.seen_by_claude) {
+                    _ if blanked.is_some_and(Blanked::is_error) => {
+                        (RED, "sent empty by Claude Code".to_string())
+                    }
+                    _ if blanked.is_some() => (
+                        YELLOW,
+                        "sent empty by Claude Code in scrub mode".to_string(),
+                    ),
+                    (State::Set, true) if variable.interactive_only => (
+                        YELLOW,
+                        format!(
+                            "set in {} (interactive sessions only; not `claude -p` or `claude mcp list`)",
+                            source(shown)
+                        ),
+                    ),
                     (State::Missing, _) if server.defaulted.contains(name) => {
                         (GREEN, "not set; its default applies".to_string())
                     }

@@ -1,7 +1,7 @@
 //! `mcpenv onboard`: ask for each variable the servers need and nobody has
 //! set, then save every answer at once: in the project's `.env`, or in the
 //! `env` map of `.claude/settings.local.json`, which Claude Code applies
-//! itself. Nothing is written before the last answer, so Ctrl-C leaves every
+//! itself in interactive sessions (not in `claude -p` or `claude mcp list`). Nothing is written before the last answer, so Ctrl-C leaves every
 //! file as it was. Ends with the report `check` prints.
 
 use std::collections::BTreeMap;
@@ -150,7 +150,15 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
     if args.to == OnboardTarget::ClaudeSettings {
         say(
             ctx,
-            "Claude Code applies them itself: start it as usual with `claude`",
+            "Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them",
+        );
+        say(
+            ctx,
+            &format!(
+                "`claude -p` and `claude mcp list` do not: they leave those `${{VAR}}` placeholders unexpanded; for them save the values to `.env` too (`{}`) and start them with `{} -p …`",
+                ctx.command(&["onboard", "--to", "dotenv"]),
+                ctx.command(&["run", "--", "claude"])
+            ),
         );
     }
     report(ctx, false)

@@ -14,6 +14,7 @@ use serde_json::json;
 
 use crate::approval::Approval;
 use crate::check::EnvSources;
+use crate::claude_code::blanked::{self, Sink};
 use crate::cli::args::ProbeArgs;
 use crate::cli::commands::reap::Reaper;
 use crate::cli::commands::unknown_name_hints;
@@ -22,9 +23,11 @@ use crate::cli::output::{self, Shield, Stream};
 use crate::cli::render::{DIM, GREEN, RED, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::layered::{Inventory, Sourced};
-use crate::model::Transport;
+use crate::model::{Field, Transport};
 use crate::placeholder;
-use crate::probe::{self, AuditCheck, Endpoint, ProbeOptions, ProbeOutcome, ProbeTarget};
+use crate::probe::{
+    self, AuditCheck, BlankedValue, Endpoint, ProbeOptions, ProbeOutcome, ProbeTarget,
+};
 
 /// One server's line of `--json` output.
 #[derive(Debug, Serialize)]
@@ -40,6 +43,8 @@ struct ServerLine<'a> {
     ms: u128,
     #[serde(skip_serializing_if = "Option::is_none")]
     audit: Option<&'a [AuditCheck]>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    blanked: &'a [BlankedValue],
 }
 
 #[derive(Debug, Serialize)]
@@ -147,6 +152,7 @@ struct Reasons {
     missing: BTreeMap<String, Vec<String>>,
     auth_hints: BTreeMap<String, String>,
     url_hints: BTreeMap<String, &'static str>,
+    blanked: BTreeMap<String, Vec<BlankedValue>>,
 }
 
 impl Reasons {
@@ -193,6 +199,10 @@ impl Reasons {
                 .collect(),
             auth_hints,
             url_hints,
+            blanked: targets
+                .iter()
+                .map(|target| (target.name.clone(), target.blanked.clone()))
+                .collect(),
         }
     }
 
@@ -206,7 +216,22 @@ impl Reasons {
             .map_or(&[][..], Vec::as_slice);
         let mut error = error_text(&outcome, unset);
         if let Some(text) = error.as_mut() {
-            if let Err(probe::ProbeError::Unauthorized { .. }) = &outcome.result {
+            let sent_empty: Vec<String> = self
+                .blanked
+                .get(&outcome.name)
+                .into_iter()
+                .flatten()
+                .filter(|value| value.sent_empty)
+                .flat_map(|value| value.variables.iter().map(|name| format!("`${{{name}}}`")))
+                .collect();
+            if let Err(probe::ProbeError::Unauthorized { .. }) = &outcome.result
+                && !sent_empty.is_empty()
+            {
+                text.push_str(&format!(
+                    "; {} went empty, as Claude Code sends it: rename the variable (`mcpenv check` says how), or try the value with `--send-blanked`",
+                    sent_empty.join(", ")
+                ));
+            } else if let Err(probe::ProbeError::Unauthorized { .. }) = &outcome.result {
                 match self.auth_hints.get(&outcome.name) {
                     Some(hint) => text.push_str(&format!("; check the value of {hint}")),
                     None => text.push_str(
@@ -227,7 +252,12 @@ impl Reasons {
                 text.push_str("; if the server's certificate comes from your organisation's own CA, point `SSL_CERT_FILE` at that CA's certificate");
             }
         }
-        Done { error, outcome }
+        let blanked = self.blanked.get(&outcome.name).cloned().unwrap_or_default();
+        Done {
+            error,
+            outcome,
+            blanked,
+        }
     }
 }
 
@@ -363,7 +393,7 @@ fn select(
             }
             continue;
         }
-        targets.push(target(ctx, winner, &env));
+        targets.push(target(ctx, winner, &env, Blanking::new(ctx, args)));
     }
     Ok(targets)
 }
@@ -463,26 +493,87 @@ fn learn_handed(shield: &Shield, targets: &[ProbeTarget], sources: &EnvSources) 
     });
 }
 
-/// A server entry with its placeholders expanded.
-fn target(ctx: &Ctx, server: &Sourced, env: &BTreeMap<String, String>) -> ProbeTarget {
+/// What Claude Code 2.1.332 expands to `""`, and whether probe does so too.
+#[derive(Debug, Clone, Copy)]
+struct Blanking {
+    /// Scrub mode (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB`) is on.
+    scrub: bool,
+    /// `--send-blanked`: send the values anyway.
+    send: bool,
+}
+
+impl Blanking {
+    fn new(ctx: &Ctx, args: &ProbeArgs) -> Self {
+        Self {
+            scrub: blanked::scrub_on(
+                ctx.process_env
+                    .get("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB")
+                    .map(String::as_str),
+            ),
+            send: args.send_blanked,
+        }
+    }
+}
+
+/// A server entry with its placeholders expanded as Claude Code expands
+/// them: variables it sends empty are sent empty (unless `--send-blanked`),
+/// and each value holding one is recorded.
+fn target(
+    ctx: &Ctx,
+    server: &Sourced,
+    env: &BTreeMap<String, String>,
+    blanking: Blanking,
+) -> ProbeTarget {
+    let entry = &server.entry;
+    let transport = entry.transport();
+    let sink = if transport.is_remote() {
+        Sink::Remote
+    } else {
+        Sink::Stdio
+    };
+    // In stdio values only a variable that is set is blanked.
+    let blanks = |name: &str| {
+        blanked::reason(name, sink, blanking.scrub).is_some()
+            && (sink == Sink::Remote || env.contains_key(name))
+    };
     let mut missing: Vec<String> = Vec::new();
-    let mut expand = |text: &str| {
-        let expansion = placeholder::expand(text, |name| env.get(name).cloned());
+    let mut blanked_values: Vec<BlankedValue> = Vec::new();
+    let mut expand = |field: Field, text: &str| {
+        let mut variables: Vec<String> = Vec::new();
+        for reference in placeholder::references(text) {
+            if blanks(&reference.name) && !variables.contains(&reference.name) {
+                variables.push(reference.name);
+            }
+        }
+        let expansion = placeholder::expand(text, |name| {
+            if !blanking.send && variables.iter().any(|blanked| blanked == name) {
+                return Some(String::new());
+            }
+            env.get(name).cloned()
+        });
         for name in expansion.missing {
             if !missing.contains(&name) {
                 missing.push(name);
             }
         }
+        if !variables.is_empty() {
+            blanked_values.push(BlankedValue {
+                field: field.to_string(),
+                variables,
+                sent_empty: !blanking.send,
+            });
+        }
         expansion.text
     };
-    let entry = &server.entry;
-    let transport = entry.transport();
     if matches!(transport, Transport::Http | Transport::Sse) {
-        let url = expand(entry.url().unwrap_or_default());
+        let url = expand(Field::Url, entry.url().unwrap_or_default());
         let headers = entry
             .headers()
             .into_iter()
-            .map(|(name, value)| (name.to_string(), expand(value)))
+            .map(|(name, value)| {
+                let expanded = expand(Field::Header(name.to_string()), value);
+                (name.to_string(), expanded)
+            })
             .collect();
         let endpoint = if transport == Transport::Sse {
             Endpoint::Sse { url, headers }
@@ -493,13 +584,19 @@ fn target(ctx: &Ctx, server: &Sourced, env: &BTreeMap<String, String>) -> ProbeT
             name: server.name.clone(),
             endpoint,
             missing,
+            blanked: blanked_values,
         };
     }
-    let program = expand(entry.command().unwrap_or_default());
-    let args: Vec<String> = entry.args().into_iter().map(&mut expand).collect();
+    let program = expand(Field::Command, entry.command().unwrap_or_default());
+    let args: Vec<String> = entry
+        .args()
+        .into_iter()
+        .enumerate()
+        .map(|(index, arg)| expand(Field::Arg(index), arg))
+        .collect();
     let mut child_env = env.clone();
     for (key, value) in entry.env() {
-        child_env.insert(key.to_string(), expand(value));
+        child_env.insert(key.to_string(), expand(Field::Env(key.to_string()), value));
     }
     // The child sees exactly this environment: mcpenv's, the `.env` files
     // and the entry's `env`, as under `mcpenv run -- claude`.
@@ -513,6 +610,7 @@ fn target(ctx: &Ctx, server: &Sourced, env: &BTreeMap<String, String>) -> ProbeT
         name: server.name.clone(),
         endpoint: Endpoint::Stdio(command),
         missing,
+        blanked: blanked_values,
     }
 }
 
@@ -520,6 +618,8 @@ fn target(ctx: &Ctx, server: &Sourced, env: &BTreeMap<String, String>) -> ProbeT
 struct Done {
     outcome: ProbeOutcome,
     error: Option<String>,
+    /// The values sent (or not) empty, as Claude Code sends them.
+    blanked: Vec<BlankedValue>,
 }
 
 /// The failure in one line, with the unset variables: the likeliest cause.
@@ -570,6 +670,7 @@ fn server_line(done: &Done) -> ServerLine<'_> {
         audit: facts
             .map(|_| outcome.audit.as_slice())
             .filter(|_| !outcome.audit.is_empty()),
+        blanked: &done.blanked,
     }
 }
 
@@ -720,6 +821,9 @@ fn write_text(
             )?,
         }
         let indent = " ".repeat(width + 2);
+        for value in &done.blanked {
+            write_blanked(out, &indent, value)?;
+        }
         for check in &outcome.audit {
             write_check(out, &indent, check)?;
         }
@@ -736,6 +840,31 @@ fn write_text(
         }
     }
     writeln!(out, "{summary} in {:.1} s", elapsed.as_secs_f64())
+}
+
+/// One value holding variables Claude Code sends empty, and what probe sent.
+fn write_blanked(out: &mut dyn Write, indent: &str, value: &BlankedValue) -> io::Result<()> {
+    let field = match value.field.strip_prefix("headers.") {
+        Some(header) => format!("header `{}`", shown(header)),
+        None => format!("`{}`", shown(&value.field)),
+    };
+    let variables = value
+        .variables
+        .iter()
+        .map(|name| format!("`${{{}}}`", shown(name)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if value.sent_empty {
+        writeln!(
+            out,
+            "{indent}{YELLOW}blanked{YELLOW:#}  {field}: {variables} sent empty, as Claude Code 2.1.332 sends it (`--send-blanked` sends the value)"
+        )
+    } else {
+        writeln!(
+            out,
+            "{indent}{YELLOW}blanked{YELLOW:#}  {field}: {variables} sent with its value (`--send-blanked`); Claude Code 2.1.332 sends it empty"
+        )
+    }
 }
 
 /// One audit check: what the server did, and for a finding also what was
