@@ -435,3 +435,117 @@ fn claude_code_and_probe_send_credential_names_empty_to_remote_servers() {
     );
     out.assert_no_secret(&["npm-value-4f2a"]);
 }
+
+/// What a stdio server gets from `claude mcp list` with `extra` set, every
+/// variable of `NAMES` set to `value-of-NAME`.
+fn stdio_start(extra: &[(&str, &str)]) -> Option<crate::claude_launch::Started> {
+    const NAMES: [&str; 6] = [
+        "NPM_TOKEN",
+        "MY_API_KEY",
+        "GITHUB_TOKEN",
+        "MCP_CLIENT_SECRET",
+        "PLAIN_VALUE",
+        "DB_PASSWORD",
+    ];
+    let env = TestEnv::new();
+    let record = env.root.join("record.txt");
+    let server = crate::claude_launch::recording_server(&env, &record, &NAMES);
+    let args: Vec<String> = NAMES.iter().map(|name| format!("${{{name}}}")).collect();
+    let env_map: serde_json::Map<String, serde_json::Value> = NAMES
+        .iter()
+        .map(|name| (format!("E_{name}"), format!("${{{name}}}").into()))
+        .collect();
+    env.write(
+        "home/.claude.json",
+        &serde_json::json!({"mcpServers": {"rec": {"type": "stdio", "command": server, "args": args, "env": env_map}}})
+            .to_string(),
+    );
+    let mut command = claude_command(&env, &env.project, &["mcp", "list"])?;
+    for name in NAMES {
+        command.env(name, format!("value-of-{name}"));
+    }
+    for (name, value) in extra {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
+    let started = crate::claude_launch::first_start(&record, std::time::Duration::from_secs(1));
+    assert!(
+        started.is_some(),
+        "claude mcp list started nothing: {output:?}"
+    );
+    started
+}
+
+/// `value-of-NAME`, or `""` where mcpenv says Claude Code blanks `NAME`
+/// for a stdio server.
+fn predicted(scrub: bool) -> Vec<String> {
+    [
+        "NPM_TOKEN",
+        "MY_API_KEY",
+        "GITHUB_TOKEN",
+        "MCP_CLIENT_SECRET",
+        "PLAIN_VALUE",
+        "DB_PASSWORD",
+    ]
+    .iter()
+    .map(|name| {
+        if blanked::reason(name, blanked::Sink::Stdio, scrub).is_some() {
+            String::new()
+        } else {
+            format!("value-of-{name}")
+        }
+    })
+    .collect()
+}
+
+#[test]
+fn stdio_values_lose_what_mcpenv_predicts_with_and_without_scrub_mode() {
+    let Some(plain) = stdio_start(&[]) else {
+        return;
+    };
+    assert_eq!(plain.args, predicted(false));
+    assert_eq!(
+        plain.args,
+        [
+            "value-of-NPM_TOKEN",
+            "value-of-MY_API_KEY",
+            "value-of-GITHUB_TOKEN",
+            "",
+            "value-of-PLAIN_VALUE",
+            "value-of-DB_PASSWORD"
+        ]
+    );
+    // `GITHUB_ACTIONS=true` alone changes nothing for MCP servers.
+    let actions = stdio_start(&[("GITHUB_ACTIONS", "true")]).unwrap();
+    assert_eq!(actions, plain);
+    // Scrub mode needs bubblewrap, or Claude Code does not start.
+    if which::which("bwrap").is_err() {
+        eprintln!("skipping the scrub-mode half: bubblewrap (`bwrap`) is not installed");
+        return;
+    }
+    let scrubbed = stdio_start(&[("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB", "1")]).unwrap();
+    assert_eq!(scrubbed.args, predicted(true));
+    assert_eq!(
+        scrubbed.args,
+        [
+            "",
+            "",
+            "value-of-GITHUB_TOKEN",
+            "",
+            "value-of-PLAIN_VALUE",
+            ""
+        ]
+    );
+    // And the secret-looking variables are not inherited either.
+    assert_eq!(
+        scrubbed.env,
+        [
+            "NPM_TOKEN=(unset)",
+            "MY_API_KEY=(unset)",
+            "GITHUB_TOKEN=value-of-GITHUB_TOKEN",
+            "MCP_CLIENT_SECRET=(unset)",
+            "PLAIN_VALUE=value-of-PLAIN_VALUE",
+            "DB_PASSWORD=(unset)"
+        ]
+    );
+}

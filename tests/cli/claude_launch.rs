@@ -14,28 +14,31 @@ use crate::harness::TestEnv;
 
 /// What one start of the recording server got.
 #[derive(Debug, PartialEq, Eq)]
-struct Started {
-    args: Vec<String>,
-    env: Vec<String>,
+pub struct Started {
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// `NAME=value` (or `NAME=(unset)`) of each recorded variable.
+    pub env: Vec<String>,
 }
 
-/// A stdio "server" that writes its arguments and a few variables to
+/// A stdio "server" that writes its arguments and the variables `names` to
 /// `record`, then exits (Claude Code reports a failed connection, which
 /// does not matter here).
-fn recording_server(env: &TestEnv, record: &Path) -> String {
+pub fn recording_server(env: &TestEnv, record: &Path, names: &[&str]) -> String {
     let script = env.write(
         "bin/record.sh",
         &format!(
             r#"#!/bin/sh
 {{
   for a in "$@"; do printf 'arg %s\n' "$a"; done
-  for n in FROM_LOCAL FROM_USER FROM_PROJECT INHERITED; do
+  for n in {}; do
     eval "v=\${{$n-(unset)}}"
     printf 'env %s=%s\n' "$n" "$v"
   done
   echo end
 }} >> '{}'
 "#,
+            names.join(" "),
             record.display()
         ),
     );
@@ -44,7 +47,7 @@ fn recording_server(env: &TestEnv, record: &Path) -> String {
 }
 
 /// The first start recorded, once it is complete.
-fn first_start(record: &Path, wait: Duration) -> Option<Started> {
+pub fn first_start(record: &Path, wait: Duration) -> Option<Started> {
     let deadline = Instant::now() + wait;
     loop {
         let text = fs::read_to_string(record).unwrap_or_default();
@@ -73,7 +76,7 @@ fn first_start(record: &Path, wait: Duration) -> Option<Started> {
     }
 }
 
-fn strings(items: &[&str]) -> Vec<String> {
+pub fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|item| (*item).to_string()).collect()
 }
 
@@ -81,7 +84,11 @@ fn strings(items: &[&str]) -> Vec<String> {
 fn project_settings_env_feeds_placeholders_in_interactive_sessions_only() {
     let env = TestEnv::new();
     let record = env.root.join("record.txt");
-    let server = recording_server(&env, &record);
+    let server = recording_server(
+        &env,
+        &record,
+        &["FROM_LOCAL", "FROM_USER", "FROM_PROJECT", "INHERITED"],
+    );
     let key = env.key();
     env.write(
         "home/.claude.json",
