@@ -58,6 +58,13 @@ pub fn claude_command(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<Comman
         );
         return None;
     };
+    Some(hermetic_claude(&claude, env, dir, args))
+}
+
+/// `claude ARGS` in `dir` with the world's HOME, a cleared environment,
+/// no auto-update, telemetry or other traffic, a 5 s MCP timeout (callers
+/// may set another) and no standard input: the one way tests start it.
+pub fn hermetic_claude(claude: &Path, env: &TestEnv, dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(claude);
     command
         .args(args)
@@ -71,7 +78,7 @@ pub fn claude_command(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<Comman
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("MCP_TIMEOUT", "5000")
         .stdin(Stdio::null());
-    Some(command)
+    command
 }
 
 /// Runs `claude ARGS` hermetically in `dir`: exit code and everything it

@@ -19,18 +19,8 @@ use crate::harness::TestEnv;
 /// `claude ARGS` started hermetically in the project, as the cross-checks
 /// run it.
 fn spawn_claude(env: &TestEnv, claude: &Path, args: &[&str]) -> Child {
-    Command::new(claude)
-        .args(args)
-        .current_dir(&env.project)
-        .env_clear()
-        .env("HOME", &env.home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+    crate::claude::hermetic_claude(claude, env, &env.project, args)
         .env("MCP_TIMEOUT", "2000")
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

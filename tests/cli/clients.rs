@@ -331,18 +331,7 @@ fn claude_mcp_list(env: &TestEnv) -> Option<String> {
         );
         return None;
     };
-    let output = std::process::Command::new(claude)
-        .args(["mcp", "list"])
-        .current_dir(&env.project)
-        .env_clear()
-        .env("HOME", &env.home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("MCP_TIMEOUT", "5000")
-        .stdin(std::process::Stdio::null())
+    let output = crate::claude::hermetic_claude(&claude, env, &env.project, &["mcp", "list"])
         .output()
         .unwrap();
     Some(format!(

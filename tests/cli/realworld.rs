@@ -194,19 +194,8 @@ fn claude_mcp_list_in(
     env: &TestEnv,
     known: &[String],
 ) -> Result<(Vec<String>, String), String> {
-    let mut command = Command::new(claude);
-    command
-        .args(["mcp", "list"])
-        .current_dir(&env.project)
-        .env_clear()
-        .env("HOME", &env.home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("MCP_TIMEOUT", "3000")
-        .stdin(Stdio::null());
+    let mut command = crate::claude::hermetic_claude(claude, env, &env.project, &["mcp", "list"]);
+    command.env("MCP_TIMEOUT", "3000");
     let output = run_bounded(command, CLAUDE_DEADLINE)?;
     let text = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {

@@ -12,7 +12,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -255,18 +255,7 @@ fn export_all(imported: &Imported, tally: &Mutex<Tally>) -> Result<(), String> {
 /// `claude mcp list` in the world's project; the names it lists.
 fn claude_lists(claude: &Path, imported: &Imported) -> Result<(), String> {
     let Imported { label, env, names } = imported;
-    let child = Command::new(claude)
-        .args(["mcp", "list"])
-        .current_dir(&env.project)
-        .env_clear()
-        .env("HOME", &env.home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("MCP_TIMEOUT", "5000")
-        .stdin(Stdio::null())
+    let child = crate::claude::hermetic_claude(claude, env, &env.project, &["mcp", "list"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
