@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(display_value("$TOKEN"), "****");
         assert_eq!(display_value("${PORT:-3000}"), "${PORT:-3000}");
         assert_eq!(
-            display_value("${API_TOKEN:-ghp_0123456789abcdefghijABCDEFGHIJ012345}"),
+            display_value("${API_TOKEN:-ghp_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345}"),
             "${API_TOKEN:-ghp_…2345}"
         );
     }

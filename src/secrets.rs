@@ -19,6 +19,10 @@ use serde_json::{Map, Value};
 
 use crate::model::{Field, ServerEntry};
 
+mod formats;
+
+use formats::{RULE_SPECS, WEAK_TOKEN_RULES};
+
 /// Only this many bytes of a string are scanned (64 KiB): bounds the lazy
 /// private-key rule on a `BEGIN` without an `END`.
 pub const MAX_SCAN_BYTES: usize = 64 * 1024;
@@ -54,6 +58,9 @@ pub struct Rule {
     /// Who issues such tokens (`GitHub classic PAT`).
     pub provider: &'static str,
     regex: Regex,
+    /// The fixed start of a token (`ghp_`, `https://hooks.slack.com/`),
+    /// which says nothing about whether the rest is made up.
+    prefix: Regex,
     /// Whether the secret is capture group 1 rather than the whole match.
     captures: bool,
     tier: Tier,
@@ -95,330 +102,6 @@ enum Tier {
     Generic,
 }
 
-/// `(id, provider, lead, head, tail)`: a rule's pattern is `lead`, `head`
-/// and `tail` in a row, so every match of it contains a match of `head`.
-/// The heads alone form the prefilter set: the counted repetitions of whole
-/// patterns (and `lead`s that start at every word) would blow up the set's
-/// lazy DFA. A `(?i)` at the start of `lead` or `head` applies to the whole
-/// pattern. `\b` is made ASCII-only when compiled. Order: the reference's
-/// table, then its "more prefixes" list.
-const RULE_SPECS: &[(&str, &str, &str, &str, &str)] = &[
-    (
-        "github-pat",
-        "GitHub classic PAT",
-        "",
-        r"\bghp_",
-        r"[0-9A-Za-z]{36}\b",
-    ),
-    (
-        "github-oauth-app-refresh",
-        "GitHub OAuth/app/refresh",
-        "",
-        r"\bgh[ousr]_",
-        r"[0-9A-Za-z]{36}\b",
-    ),
-    (
-        "github-fine-grained-pat",
-        "GitHub fine-grained PAT",
-        "",
-        r"\bgithub_pat_",
-        r"[0-9A-Za-z_]{82}\b",
-    ),
-    (
-        "gitlab-pat",
-        "GitLab PAT",
-        "",
-        r"\bglpat-",
-        r"[0-9A-Za-z_-]{20,300}(?:\.[0-9a-z]{2}[0-9a-z]{7})?",
-    ),
-    (
-        "openai-key",
-        "OpenAI",
-        "",
-        r"\bsk-",
-        r"(?:(?:proj|svcacct|admin|service)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}",
-    ),
-    (
-        "anthropic-key",
-        "Anthropic API/admin",
-        "",
-        r"\bsk-ant-",
-        r"(?:api03|admin01)-[A-Za-z0-9_-]{93}AA\b",
-    ),
-    (
-        "openrouter-key",
-        "OpenRouter",
-        "",
-        r"\bsk-or-v1-",
-        r"[0-9a-f]{64}\b",
-    ),
-    (
-        "slack-token",
-        "Slack bot/user/legacy",
-        "",
-        r"\bxox[baprse]-",
-        r"[0-9]{8,13}-[0-9A-Za-z-]{8,}",
-    ),
-    (
-        "slack-app-token",
-        "Slack app-level",
-        "",
-        r"\bxapp-",
-        r"[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+",
-    ),
-    (
-        "slack-webhook",
-        "Slack webhook URL",
-        "",
-        r"hooks\.slack\.com/",
-        r"(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,60}",
-    ),
-    (
-        "aws-access-key-id",
-        "AWS key id",
-        "",
-        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)",
-        r"[A-Z2-7]{16}\b",
-    ),
-    (
-        "google-api-key",
-        "Google / Gemini",
-        "",
-        r"\bAIza",
-        r"[0-9A-Za-z_-]{35}",
-    ),
-    (
-        "stripe-key",
-        "Stripe secret/restricted",
-        "",
-        r"\b(?:sk|rk)_(?:live|test|prod)_",
-        r"[0-9A-Za-z]{10,99}\b",
-    ),
-    (
-        "sentry-user-token",
-        "Sentry user token",
-        "",
-        r"\bsntryu_",
-        r"[0-9a-f]{64}\b",
-    ),
-    (
-        "sentry-org-token",
-        "Sentry org token",
-        "",
-        r"\bsntrys_eyJpYXQiO",
-        r"[A-Za-z0-9+/=_]{40,400}",
-    ),
-    (
-        "linear-api-key",
-        "Linear",
-        "",
-        r"\blin_api_",
-        r"[0-9A-Za-z]{40}\b",
-    ),
-    (
-        "notion-token",
-        "Notion",
-        "",
-        r"\bntn_",
-        r"[0-9]{11}[A-Za-z0-9]{35}\b",
-    ),
-    (
-        "notion-legacy-secret",
-        "Notion (legacy)",
-        "",
-        r"\bsecret_",
-        r"[A-Za-z0-9]{43}\b",
-    ),
-    (
-        "perplexity-key",
-        "Perplexity",
-        "",
-        r"\bpplx-",
-        r"[A-Za-z0-9]{48}\b",
-    ),
-    (
-        "huggingface-token",
-        "Hugging Face",
-        "",
-        r"\b(?:hf_|api_org_)",
-        r"[A-Za-z0-9]{34}\b",
-    ),
-    ("npm-token", "npm", "", r"\bnpm_", r"[A-Za-z0-9]{36}\b"),
-    (
-        "supabase-pat",
-        "Supabase PAT",
-        "",
-        r"\bsbp_",
-        r"[a-f0-9]{40}\b",
-    ),
-    (
-        "supabase-secret-key",
-        "Supabase secret key",
-        "",
-        r"\bsb_secret_",
-        r"[A-Za-z0-9_-]{20,}",
-    ),
-    ("groq-key", "Groq", "", r"\bgsk_", r"[A-Za-z0-9]{52}\b"),
-    ("xai-key", "xAI", "", r"\bxai-", r"[0-9A-Za-z_]{80}\b"),
-    (
-        "langsmith-key",
-        "LangSmith",
-        "",
-        r"\blsv2_",
-        r"(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b",
-    ),
-    (
-        "pinecone-key",
-        "Pinecone",
-        "",
-        r"\bpcsk_",
-        r"[A-Za-z0-9]{5,6}_[A-Za-z0-9]{63}\b",
-    ),
-    (
-        "brave-key-lowconf",
-        "Brave Search",
-        "",
-        r"\bBSA",
-        r"[A-Za-z0-9_-]{20,40}\b",
-    ),
-    (
-        "jwt",
-        "JWT",
-        "",
-        r"\beyJ",
-        r"[A-Za-z0-9_-]{10,}={0,2}\.eyJ[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]{10,}={0,2}",
-    ),
-    (
-        "private-key-block",
-        "PEM private key",
-        "",
-        r"-----BEGIN",
-        r"[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{64,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
-    ),
-    (
-        URL_USERINFO_PASSWORD,
-        "URL with a password",
-        r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}",
-        r"://",
-        r#"[^\s:@/'"]*:([^\s@/'"]{3,200})@[^\s/'"@]+"#,
-    ),
-    (
-        QUERY_PARAM_SECRET,
-        "URL query parameter",
-        "",
-        r"(?i)[?&](?:api[_-]?key|apikey|key|token|access[_-]?token|auth[_-]?token|auth|secret|client[_-]?secret|password|pwd|sig|signature)=",
-        r#"([^&#\s"']{8,})"#,
-    ),
-    (
-        AUTH_HEADER,
-        "Authorization header text",
-        "",
-        r"(?i)\bauthorization",
-        r#"\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token|bot)\s+([A-Za-z0-9._~+/=-]{8,})"#,
-    ),
-    (
-        API_KEY_HEADER,
-        "API-key header text",
-        r"(?i)\b(?:x-)?(?:[a-z]+-)?",
-        r"(?:api-?key|auth-?token|access-?token|subscription-token)",
-        r#"\\?["']?\s*:\s*\\?["']?([A-Za-z0-9._~+/=-]{12,})"#,
-    ),
-    (
-        CLI_FLAG_SECRET,
-        "Secret command-line flag",
-        "",
-        r"(?i)--(?:api[-_]?key|token|access[-_]?token|auth[-_]?token|password|passwd|secret|client[-_]?secret|pat)",
-        r#"(?:=|\s+)([^\s"',]{8,})"#,
-    ),
-    (
-        "sendgrid-key",
-        "SendGrid",
-        "",
-        r"\bSG\.",
-        r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
-    ),
-    (
-        "twilio-key",
-        "Twilio API key",
-        "",
-        r"\bSK",
-        r"[0-9a-fA-F]{32}\b",
-    ),
-    (
-        "digitalocean-token",
-        "DigitalOcean",
-        "",
-        r"\bdop_v1_",
-        r"[a-f0-9]{64}\b",
-    ),
-    (
-        "databricks-token",
-        "Databricks",
-        "",
-        r"\bdapi",
-        r"[a-f0-9]{32}\b",
-    ),
-    (
-        "atlassian-token",
-        "Atlassian API token",
-        "",
-        r"\bATATT3",
-        r"[A-Za-z0-9_=-]{186}",
-    ),
-    (
-        "heroku-key",
-        "Heroku (v2)",
-        "",
-        r"\bHRKU-AA",
-        r"[0-9a-zA-Z_-]{58}",
-    ),
-    (
-        "grafana-service-account-token",
-        "Grafana service account",
-        "",
-        r"\bglsa_",
-        r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b",
-    ),
-    (
-        "vault-token",
-        "HashiCorp Vault",
-        "",
-        r"\bhvs\.",
-        r"[A-Za-z0-9_-]{90,120}",
-    ),
-    (
-        "pypi-token",
-        "PyPI upload token",
-        "",
-        r"\bpypi-AgEIcHlwaS5vcmc",
-        r"[A-Za-z0-9_-]{50,}",
-    ),
-    (
-        "doppler-token",
-        "Doppler",
-        "",
-        r"\bdp\.pt\.",
-        r"[A-Za-z0-9]{43}\b",
-    ),
-    (
-        "postman-key",
-        "Postman",
-        "",
-        r"\bPMAK-",
-        r"[a-f0-9]{24}-[a-f0-9]{34}\b",
-    ),
-    (
-        "shopify-token",
-        "Shopify",
-        "",
-        r"\bshpat_",
-        r"[a-fA-F0-9]{32}\b",
-    ),
-];
-
-/// Prefixes that also start ordinary words or ids: lose to a stronger rule.
-const WEAK_TOKEN_RULES: [&str; 3] = ["brave-key-lowconf", "notion-legacy-secret", "twilio-key"];
-
 /// Shortest string any rule can match; shorter strings skip the regex pass.
 const MIN_RULE_MATCH: usize = 11;
 
@@ -436,6 +119,8 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
             // The patterns are constants, compiled by a unit test.
             let regex =
                 Regex::new(&ascii(&format!("{lead}{head}{tail}"))).expect("rule patterns compile");
+            let prefix =
+                Regex::new(&ascii(&format!("^(?:{lead}{head})"))).expect("rule patterns compile");
             let captures = regex.captures_len() > 1;
             let tier = if captures {
                 Tier::Context
@@ -448,6 +133,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
                 id,
                 provider,
                 regex,
+                prefix,
                 captures,
                 tier,
             }
@@ -526,7 +212,10 @@ impl Scanner {
             self.candidates.clear();
             scan_tokens(text, &mut self.candidates);
             scan_url_parts(text, &mut self.candidates);
-            let is_flag = text.starts_with('-') && !is_number(text);
+            let is_flag = text.starts_with('-')
+                && !is_number(text)
+                // `--api-key -T9wY…`: a random value may start with `-`.
+                && !(pending.is_some() && is_dash_led_value(text));
             if let Some(strength) = pending.take()
                 && !is_flag
                 && let Some(span) = accept_value(text, strength)
@@ -721,11 +410,14 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
             }
         } else {
             for found in rule.regex.find_iter(text) {
-                let span = widen(rule.id, text, found.range());
+                let span = found.range();
+                if token_goes_on(text, &span) || !format_holds(rule.id, text, &span) {
+                    continue;
+                }
                 out.push(Candidate {
                     tier: rule.tier,
                     rule: rule.id,
-                    decoy: token_is_decoy(rule.id, &text[span.clone()]),
+                    decoy: token_is_decoy(rule, text, &span),
                     span,
                 });
             }
@@ -733,20 +425,57 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
     }
 }
 
-/// A Slack webhook is the whole URL: take the scheme the pattern leaves out.
-fn widen(rule: &str, text: &str, span: Range<usize>) -> Range<usize> {
-    if rule == "slack-webhook" {
-        for scheme in ["https://", "http://"] {
-            if text[..span.start].ends_with(scheme) {
-                return span.start - scheme.len()..span.end;
-            }
-        }
+/// Whether the text goes on with token characters after a match: then the
+/// match is a piece of something longer (`AIza` + 36 characters), not a
+/// token of that format.
+fn token_goes_on(text: &str, span: &Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    bytes
+        .get(span.end)
+        .is_some_and(|&next| next.is_ascii_alphanumeric() || next == b'_' || next == b'-')
+        // After a dot it is a part of a dotted name (`video_box.ico-…png`).
+        || (span.start > 0 && bytes[span.start - 1] == b'.')
+}
+
+/// What a format says beyond its pattern: where it may start, and what an
+/// encoded token must decode to.
+fn format_holds(rule: &str, text: &str, span: &Range<usize>) -> bool {
+    match rule {
+        // The pattern has no `\b` to start at: `~` and `.` belong to it.
+        "azure-ad-client-secret" => text.as_bytes()[..span.start].last().is_none_or(|&before| {
+            !(before.is_ascii_alphanumeric() || matches!(before, b'_' | b'~' | b'.' | b'-'))
+        }),
+        "jwt-base64" => decodes_to_jwt(&text[span.clone()]),
+        _ => true,
     }
-    span
+}
+
+/// Whether base64 text (`ZXlK…`) decodes to a JWT (`eyJ….eyJ….`).
+fn decodes_to_jwt(encoded: &str) -> bool {
+    let body = encoded.trim_end_matches('=');
+    // Whole groups of four decode without padding questions.
+    let body = &body[..body.len() / 4 * 4];
+    let Ok(decoded) = base64::engine::general_purpose::STANDARD_NO_PAD.decode(body) else {
+        return false;
+    };
+    let Ok(decoded) = std::str::from_utf8(&decoded) else {
+        return false;
+    };
+    let mut parts = decoded.split('.');
+    matches!(
+        (parts.next(), parts.next()),
+        (Some(header), Some(payload)) if header.starts_with("ey") && payload.starts_with("ey")
+    )
 }
 
 fn accept_capture(rule: &str, text: &str, span: Range<usize>) -> bool {
     let secret = &text[span.clone()];
+    if rule == URL_USERINFO_PASSWORD {
+        // `scheme://user:` right before the password.
+        let before = &text[..span.start - 1];
+        let user = &before[before.rfind("://").map_or(0, |at| at + 3)..];
+        return !is_decoy_password(user, secret);
+    }
     if is_decoy(secret) {
         return false;
     }
@@ -769,16 +498,15 @@ fn scan_url_parts(text: &str, out: &mut Vec<Candidate>) {
     let Some(parts) = UrlParts::parse(text) else {
         return;
     };
-    if let Some(password) = parts.password.clone() {
-        let secret = &text[password.clone()];
-        if secret.len() >= 3 && !is_decoy(secret) {
-            out.push(Candidate {
-                tier: Tier::Context,
-                rule: URL_USERINFO_PASSWORD,
-                span: password,
-                decoy: false,
-            });
-        }
+    if let Some(password) = parts.password.clone()
+        && !is_decoy_password(parts.user_of(text), &text[password.clone()])
+    {
+        out.push(Candidate {
+            tier: Tier::Context,
+            rule: URL_USERINFO_PASSWORD,
+            span: password,
+            decoy: false,
+        });
     }
     for (name, value) in parts.params(text) {
         if let Some(span) = query_value(&text[name], &text[value.clone()]) {
@@ -830,17 +558,23 @@ fn query_value(name: &str, value: &str) -> Option<Range<usize>> {
 /// Where the parts of a URL sit (byte ranges into the URL).
 #[derive(Debug, Clone)]
 struct UrlParts {
+    user: Option<Range<usize>>,
     password: Option<Range<usize>>,
     query: Option<Range<usize>>,
 }
 
 impl UrlParts {
-    /// Splits `scheme://[user[:password]@]host[/path][?query][#fragment]`;
-    /// `None` when `text` does not start with a scheme.
+    /// Splits `scheme://[user[:password]@]host[/path][?query][#fragment]`
+    /// (also behind Java's `jdbc:`); `None` when `text` does not start with
+    /// a scheme.
     fn parse(text: &str) -> Option<Self> {
-        let head = &text[..text.floor_char_boundary(34)];
+        let head = &text[..text.floor_char_boundary(40)];
         let scheme_end = head.find("://")?;
         let scheme = &text[..scheme_end];
+        let scheme = match scheme.get(..5) {
+            Some(jdbc) if jdbc.eq_ignore_ascii_case("jdbc:") => &scheme[5..],
+            _ => scheme,
+        };
         let mut chars = scheme.bytes();
         if !chars.next()?.is_ascii_alphabetic()
             || !chars.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
@@ -849,11 +583,16 @@ impl UrlParts {
         }
         let authority_start = scheme_end + 3;
         let rest = &text[authority_start..];
-        let authority_len = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let authority_len = rest
+            .find(|c: char| matches!(c, '/' | '?' | '#' | '"' | '\'') || c.is_whitespace())
+            .unwrap_or(rest.len());
         let authority = &rest[..authority_len];
-        let password = authority.rfind('@').and_then(|at| {
-            let colon = authority[..at].find(':')?;
-            Some(authority_start + colon + 1..authority_start + at)
+        let userinfo = authority.rfind('@').map(|at| &authority[..at]);
+        let user = userinfo
+            .map(|info| authority_start..authority_start + info.find(':').unwrap_or(info.len()));
+        let password = userinfo.and_then(|info| {
+            let colon = info.find(':')?;
+            Some(authority_start + colon + 1..authority_start + info.len())
         });
         let after = &text[authority_start + authority_len..];
         let query = after.find('?').map(|question| {
@@ -863,7 +602,16 @@ impl UrlParts {
                 .map_or(text.len(), |hash| start + hash);
             start..end
         });
-        Some(Self { password, query })
+        Some(Self {
+            user,
+            password,
+            query,
+        })
+    }
+
+    /// The user name of the userinfo (`""` without one).
+    fn user_of<'t>(&self, text: &'t str) -> &'t str {
+        self.user.clone().map_or("", |user| &text[user])
     }
 
     /// `(name, value)` ranges of the query parameters.
@@ -944,13 +692,16 @@ fn schemed_credential(text: &str) -> Option<Range<usize>> {
     authorization_credential(text)
 }
 
-/// The password of an ADO.NET/ODBC-style connection string
-/// (`Server=…;User ID=app;Password=V;`).
+/// The secret of a `Key=Value;…` connection string: the password of
+/// ADO.NET/ODBC/JDBC ones (`Server=…;User ID=app;Password=V;`), or a
+/// secret-named part of Azure's (`AccountKey=V`, `SharedAccessKey=V`,
+/// `Secret=V`).
 fn connection_string_password(text: &str) -> Option<Range<usize>> {
     if !text.contains(';') {
         return None;
     }
     let mut start = 0;
+    let mut user = "";
     for part in text.split(';') {
         let part_start = start;
         start += part.len() + 1;
@@ -958,14 +709,22 @@ fn connection_string_password(text: &str) -> Option<Range<usize>> {
             continue;
         };
         let name = key.trim();
-        if !(name.eq_ignore_ascii_case("password") || name.eq_ignore_ascii_case("pwd")) {
-            continue;
-        }
         let lead = value.len() - value.trim_start().len();
         let secret = value.trim();
-        if secret.len() >= 3 && !is_decoy(secret) {
-            let begin = part_start + key.len() + 1 + lead;
-            return Some(begin..begin + secret.len());
+        let begin = part_start + key.len() + 1 + lead;
+        if ["user id", "uid", "user", "username"]
+            .iter()
+            .any(|known| name.eq_ignore_ascii_case(known))
+        {
+            user = secret;
+        } else if name.eq_ignore_ascii_case("password") || name.eq_ignore_ascii_case("pwd") {
+            if !is_decoy_password(user, secret) {
+                return Some(begin..begin + secret.len());
+            }
+        } else if let Some(strength) = name_strength(name)
+            && let Some(span) = accept_value(secret, strength)
+        {
+            return Some(begin + span.start..begin + span.end);
         }
     }
     None
@@ -984,10 +743,33 @@ fn basic_is_credential(encoded: &str) -> bool {
         return false;
     };
     if password.is_empty() {
-        user.len() >= 16 && !is_decoy(user)
+        // `curl -u KEY:`: an API key as the user name.
+        user.len() >= 8 && !is_decoy(user)
     } else {
-        !is_decoy(password)
+        !is_decoy_password(user, password)
     }
+}
+
+/// Whether the password of `user:password` (URL userinfo, `Basic`) is made
+/// up rather than a secret: a reference or placeholder, masked, filler, a
+/// stand-in word (`password`, `changeme`) or the user name again
+/// (`guest:guest`, `postgres:postgres`). A plain word is a password here:
+/// nothing else goes in that place.
+fn is_decoy_password(user: &str, password: &str) -> bool {
+    const STAND_INS: [&str; 9] = [
+        "password", "passwd", "pass", "pwd", "secret", "changeme", "changeit", "xxx", "example",
+    ];
+    let password = password.trim();
+    password.len() < 3
+        || password == user
+        || STAND_INS
+            .iter()
+            .any(|word| password.eq_ignore_ascii_case(word))
+        || has_reference(password)
+        || is_bracketed(password)
+        || is_masked(password)
+        || has_filler(password)
+        || is_filler(password)
 }
 
 // ---------------------------------------------------------------------------
@@ -1075,7 +857,7 @@ const KEY_EXCLUSIONS: [&str; 6] = [
 /// `CSRF_TOKEN` and pagination tokens are not credentials.
 const TOKEN_EXCLUSIONS: [&str; 5] = ["CSRF", "XSRF", "PAGE", "NEXT", "CONTINUATION"];
 
-const VETO_LAST: [&str; 32] = [
+const VETO_LAST: [&str; 37] = [
     "URL",
     "URI",
     "ENDPOINT",
@@ -1109,6 +891,12 @@ const VETO_LAST: [&str; 32] = [
     "HOSTNAME",
     "DIRECTORY",
     "IDS",
+    // What a secret becomes when hashed or summed: public by design.
+    "HASH",
+    "DIGEST",
+    "CHECKSUM",
+    "FINGERPRINT",
+    "THUMBPRINT",
 ];
 
 const PUBLIC_SEGMENTS: [&str; 3] = ["PUBLIC", "PUBLISHABLE", "ANON"];
@@ -1227,6 +1015,21 @@ impl<'a> Iterator for Segments<'a> {
     }
 }
 
+/// Whether an argument that starts with `-` is a value rather than a flag:
+/// flags are lower-case words (`-v`, `--read-only`, `--port=8080`,
+/// `-Xmx512m`); a long mix of cases and digits with no `=` is not one.
+fn is_dash_led_value(arg: &str) -> bool {
+    let bytes = arg.as_bytes();
+    bytes.len() >= 16
+        && !arg.contains('=')
+        && bytes.iter().any(u8::is_ascii_uppercase)
+        && bytes.iter().any(u8::is_ascii_lowercase)
+        && bytes.iter().any(u8::is_ascii_digit)
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'+' | b'/'))
+}
+
 /// Secret-ish strength of a command-line flag (`--api-key`, `-p`).
 fn flag_strength(flag: &str) -> Option<Strength> {
     let name = flag.trim_start_matches('-');
@@ -1257,7 +1060,7 @@ fn name_gated(name: &str, value: &str) -> Option<(&'static str, Range<usize>)> {
             && trimmed
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+')
-            && !token_is_decoy(AWS_SECRET_ACCESS_KEY, trimmed)
+            && !token_shape_is_decoy(AWS_SECRET_ACCESS_KEY, trimmed, trimmed)
         {
             let start = value.len() - value.trim_start().len();
             return Some((AWS_SECRET_ACCESS_KEY, start..start + 40));
@@ -1313,9 +1116,17 @@ fn accept_value(value: &str, strength: Strength) -> Option<Range<usize>> {
     if inner.len() < minimum || is_decoy(inner) || UrlParts::parse(inner).is_some() {
         return None;
     }
+    // A weak name (`BUCKET_KEY`) takes words and numbers for what they are.
+    if strength == Strength::Weak && is_phrase_like(inner) {
+        return None;
+    }
     // Random strings of this length score near log2(len); structured
     // filler ("aaaabbbb", "3000:3000") far below.
-    let floor = (0.7 * (inner.len().min(64) as f64).log2()).min(3.0);
+    let mut floor = (0.7 * (inner.len().min(64) as f64).log2()).min(3.0);
+    if inner.bytes().all(|b| b.is_ascii_digit()) {
+        // Ten symbols: log2(10) is the most a digit string can score.
+        floor = floor.min(2.6);
+    }
     if shannon_entropy(inner) < floor {
         return None;
     }
@@ -1362,6 +1173,7 @@ pub fn is_decoy(value: &str) -> bool {
     is_number(value)
         || is_masked(value)
         || has_filler(value)
+        || is_filler(value)
         || is_default(value)
         || is_path(value)
         || is_email(value)
@@ -1435,6 +1247,11 @@ fn is_bracketed(value: &str) -> bool {
 /// Digits with separators only: `8080`, `-1`, `3.12`, `3000:3000`,
 /// `127.0.0.1`, `2024-06-01`.
 fn is_number(value: &str) -> bool {
+    // Sixteen digits and more are a numeric key, not a quantity or an id
+    // a person reads (phone numbers stop at fifteen).
+    if value.len() >= 16 && value.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
     value.bytes().any(|b| b.is_ascii_digit())
         && value.bytes().all(|b| {
             b.is_ascii_digit() || matches!(b, b'.' | b',' | b':' | b'/' | b'-' | b'+' | b'_' | b' ')
@@ -1586,18 +1403,23 @@ fn is_default(value: &str) -> bool {
         "placeholder",
     ];
     let mut buffer = [0u8; 32];
-    let mut len = 0;
-    for byte in value.bytes().filter(u8::is_ascii_alphanumeric) {
-        if len == buffer.len() {
-            return false;
-        }
-        buffer[len] = byte.to_ascii_lowercase();
-        len += 1;
-    }
-    let normalized = &buffer[..len];
+    let Some(normalized) = folded_alnum(value, &mut buffer) else {
+        return false;
+    };
     DEFAULTS
         .iter()
         .any(|default| default.as_bytes() == normalized)
+}
+
+/// The ASCII letters and digits of `value`, lower-cased, in `buffer`;
+/// `None` when they do not fit (no allocation on the hot path).
+fn folded_alnum<'b>(value: &str, buffer: &'b mut [u8]) -> Option<&'b [u8]> {
+    let mut len = 0;
+    for byte in value.bytes().filter(u8::is_ascii_alphanumeric) {
+        *buffer.get_mut(len)? = byte.to_ascii_lowercase();
+        len += 1;
+    }
+    Some(&buffer[..len])
 }
 
 /// `/home/u/.ssh/id_rsa`, `./key.pem`, `~/.config/x`, `C:\keys\a.pem`,
@@ -1711,42 +1533,92 @@ fn is_word_like(value: &str) -> bool {
         .split(|c: char| !c.is_ascii_alphanumeric())
         .all(|part| {
             part.len() <= 4
-                || part.bytes().all(|b| b.is_ascii_alphabetic())
-                || part.bytes().all(|b| b.is_ascii_digit())
+                || (part.bytes().all(|b| b.is_ascii_alphabetic()) && !is_letter_noise(part))
+                || (part.len() < 16 && part.bytes().all(|b| b.is_ascii_digit()))
         })
+}
+
+/// Words and numbers run together: `SalesResults-1.2`, `prod-eu-west`,
+/// `MyBucket2024`. Every segment (see [`Segments`]) is digits, or three or
+/// more letters with a vowel, in one case or capitalised.
+fn is_phrase_like(value: &str) -> bool {
+    Segments::new(value).all(|segment| {
+        let bytes = segment.as_bytes();
+        bytes.iter().all(u8::is_ascii_digit)
+            || (bytes.len() >= 3
+                && is_word(segment)
+                && !is_letter_noise(segment)
+                && bytes.iter().any(|b| {
+                    matches!(
+                        b.to_ascii_lowercase(),
+                        b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+                    )
+                }))
+    })
+}
+
+/// Letters that are no word: hex (`deadbeef`, `cafebabe`) or a long run
+/// with the few vowels of random letters (`qwhxkzjsdfuerhtk`).
+fn is_letter_noise(part: &str) -> bool {
+    let bytes = part.as_bytes();
+    let vowels = bytes
+        .iter()
+        .filter(|b| matches!(b.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u'))
+        .count();
+    (bytes.len() >= 8
+        && bytes
+            .iter()
+            .all(|b| matches!(b.to_ascii_lowercase(), b'a'..=b'f')))
+        || (bytes.len() >= 12 && vowels * 4 < bytes.len())
 }
 
 /// Whether a URL carries a real password or secret query value.
 fn url_has_secret(text: &str, parts: &UrlParts) -> bool {
-    if let Some(password) = parts.password.clone() {
-        let password = &text[password];
-        if password.len() >= 3 && !is_decoy(password) {
-            return true;
-        }
+    if let Some(password) = parts.password.clone()
+        && !is_decoy_password(parts.user_of(text), &text[password])
+    {
+        return true;
     }
     parts
         .params(text)
         .any(|(name, value)| query_value(&text[name], &text[value]).is_some())
 }
 
-/// Masking placeholders, runs and well-known example values inside a
-/// token-shaped match (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
-fn token_is_decoy(rule: &str, token: &str) -> bool {
-    const MARKS: Needles<12> = Needles::new([
+/// Whether a token-shaped match is a decoy: masked where it stops
+/// (`xoxp-…-####`, `ghp_R4nd…`), or made of filler (see
+/// [`token_shape_is_decoy`]).
+fn token_is_decoy(rule: &Rule, text: &str, span: &Range<usize>) -> bool {
+    let after = &text[span.end..];
+    let token = &text[span.clone()];
+    let body = &token[rule.prefix.find(token).map_or(0, |prefix| prefix.end())..];
+    after.starts_with(['#', '*', '\u{2022}', '\u{25cf}', '\u{2026}'])
+        || after.starts_with("...")
+        || token_shape_is_decoy(rule.id, token, body)
+}
+
+/// Example words and filler inside a token-shaped value
+/// (`AKIAIOSFODNN7EXAMPLE`, `ghp_xxxx…`, `dapi1234567890abcdef…`). Filler
+/// counts only when it makes up nearly the whole token: a valid format with
+/// a random part is a secret, whatever sequence its ids contain
+/// (`xoxb-123456789012-1234567890123-<random>`). A GitHub token whose
+/// checksum holds is real whatever it looks like.
+fn token_shape_is_decoy(rule: &str, token: &str, body: &str) -> bool {
+    // Words a person writes on purpose to say "not a real one".
+    const MARKS: Needles<9> = Needles::new([
         "example",
-        "xxxx",
         "sample",
         "dummy",
         "placeholder",
         "redacted",
         "your_",
         "your-",
-        "12345678",
-        "abcdefgh",
-        "****",
-        "...",
+        "notreal",
+        "fake",
     ]);
-    if MARKS.found_in(token) {
+    if github_checksum_holds(rule, token) {
+        return false;
+    }
+    if MARKS.found_in(token) || is_filler(body) {
         return true;
     }
     match rule {
@@ -1756,14 +1628,110 @@ fn token_is_decoy(rule: &str, token: &str) -> bool {
             distinct_bytes(body) < 16
         }
         "jwt" => is_anon_jwt(token) || distinct_bytes(token) < 12,
-        "brave-key-lowconf" => {
-            let body = &token.as_bytes()[3..];
+        // Prefixes that ordinary words and ids also start with: only a
+        // random-looking rest makes a token.
+        "brave-key-lowconf" | "vault-legacy-token" | "notion-legacy-secret" => {
+            let body = token.as_bytes().get(3..).unwrap_or_default();
             !(body.iter().any(u8::is_ascii_lowercase)
                 && body.iter().any(u8::is_ascii_uppercase)
                 && body.iter().any(u8::is_ascii_digit))
         }
-        _ => distinct_bytes(token) < 8 || longest_run(token) >= 8,
+        "twilio-key" | "octopus-deploy-key" => {
+            let body = token.as_bytes().get(4..).unwrap_or_default();
+            !(body.iter().any(u8::is_ascii_alphabetic) && body.iter().any(u8::is_ascii_digit))
+        }
+        _ => distinct_bytes(token) < 8,
     }
+}
+
+/// GitHub's tokens end in a CRC32 of their random part, in base62
+/// (`ghp_` + 30 random + 6 checksum).
+fn github_checksum_holds(rule: &str, token: &str) -> bool {
+    const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    if !matches!(rule, "github-pat" | "github-oauth-app-refresh") || token.len() != 40 {
+        return false;
+    }
+    let (random, checksum) = (&token[4..34], &token[34..]);
+    let mut value = crc32fast::hash(random.as_bytes());
+    let mut expected = [b'0'; 6];
+    for slot in expected.iter_mut().rev() {
+        *slot = BASE62[(value % 62) as usize];
+        value /= 62;
+    }
+    checksum.as_bytes() == expected
+}
+
+/// Whether at least 70% of a value's letters and digits are filler: runs
+/// of one character (`xxxx`, `0000`), ascending or descending sequences
+/// (`123456`, `abcdef`, `0123…xyz`; case ignored, `9` goes on to `a` or
+/// `0`, `z` to `0`) at least three long, and the words people put in
+/// made-up values. A random string has almost none of these.
+fn is_filler(value: &str) -> bool {
+    const WORDS: [&[u8]; 12] = [
+        b"your",
+        b"here",
+        b"token",
+        b"secret",
+        b"key",
+        b"api",
+        b"test",
+        b"demo",
+        b"value",
+        b"insert",
+        b"replace",
+        b"changeme",
+    ];
+    let mut buffer = [0u8; 1024];
+    // Longer than anyone types filler by hand.
+    let Some(chars) = folded_alnum(value, &mut buffer) else {
+        return false;
+    };
+    let len = chars.len();
+    if len < 6 {
+        return false;
+    }
+    // 0-9 then a-z, in a circle.
+    let rank = |byte: u8| {
+        if byte.is_ascii_digit() {
+            byte - b'0'
+        } else {
+            byte - b'a' + 10
+        }
+    };
+    let ascends = |a: u8, b: u8| (rank(a) + 1) % 36 == rank(b) || (a == b'9' && b == b'0');
+    let run_from = |at: usize| {
+        let rest = &chars[at..];
+        let up = rest
+            .windows(2)
+            .take_while(|pair| ascends(pair[0], pair[1]))
+            .count();
+        let down = rest
+            .windows(2)
+            .take_while(|pair| ascends(pair[1], pair[0]))
+            .count();
+        let same = rest
+            .windows(2)
+            .take_while(|pair| pair[0] == pair[1])
+            .count();
+        1 + up.max(down).max(same)
+    };
+    let mut covered = 0;
+    let mut at = 0;
+    while at < len {
+        if let Some(word) = WORDS.iter().find(|word| chars[at..].starts_with(word)) {
+            covered += word.len();
+            at += word.len();
+            continue;
+        }
+        let run = run_from(at);
+        if run >= 3 {
+            covered += run;
+            at += run;
+        } else {
+            at += 1;
+        }
+    }
+    covered * 10 >= len * 7
 }
 
 fn distinct_bytes(text: &str) -> usize {
@@ -1772,18 +1740,6 @@ fn distinct_bytes(text: &str) -> usize {
         seen[usize::from(byte)] = true;
     }
     seen.iter().filter(|&&seen| seen).count()
-}
-
-fn longest_run(text: &str) -> usize {
-    let mut longest = 0;
-    let mut run = 0;
-    let mut previous = None;
-    for byte in text.bytes() {
-        run = if previous == Some(byte) { run + 1 } else { 1 };
-        longest = longest.max(run);
-        previous = Some(byte);
-    }
-    longest
 }
 
 #[cfg(test)]
@@ -1814,7 +1770,7 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), rules.len());
-        assert!(ids.len() >= 47);
+        assert!(ids.len() >= 130);
     }
 
     #[test]
@@ -2175,6 +2131,213 @@ mod tests {
             "ANTHROPIC_API_KEY": format!("sk-ant-api03-{}AA", "x".repeat(93)),
         }}));
         assert!(found_.is_empty(), "{found_:?}");
+    }
+
+    /// 24 characters no filler rule explains.
+    const RANDOM24: &str = "q8ZtR2mVx7LkP4wN9cJ3bH6s";
+
+    #[test]
+    fn filler_counts_only_when_it_is_the_whole_value() {
+        // Sequential ids, random secret part: a secret (issue 13's Slack case).
+        let slack = format!("xoxb-123456789012-1234567890123-{RANDOM24}");
+        assert_eq!(
+            scan(json!({"command": "x", "env": {"SLACK_BOT_TOKEN": slack}})),
+            [found("env.SLACK_BOT_TOKEN", "slack-token", &slack)]
+        );
+        // All filler: decoys, under a name or in a format.
+        for value in [
+            "xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx",
+            "xoxb-123456789012-1234567890123-xxxxxxxxxxxxxxxxxxxxxxxx",
+            "dapi123456789012345678a9bc01234defg5",
+            "0123456789abcdefghijklmnopqrstuvwxyz_-.",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            "ntn_12345678901abc",
+        ] {
+            let found_ = scan(json!({"command": "x", "env": {"API_TOKEN": value}}));
+            assert!(found_.is_empty(), "{value}: {found_:?}");
+        }
+        // The fixed prefix does not count against the filler after it.
+        let placeholder =
+            json!({"command": "x", "env": {"CONFIG_VALUE": "GR1348941XXXXXXXXXXXXXXXXXXXX"}});
+        assert!(scan(placeholder).is_empty());
+        assert!(!is_filler(RANDOM24));
+    }
+
+    #[test]
+    fn masked_tails_and_example_words_are_decoys() {
+        for value in [
+            "xoxp-572370529330-573807301142-572331691188-####################",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngAbC…",
+        ] {
+            let found_ = scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}}));
+            assert!(found_.is_empty(), "{value}: {found_:?}");
+        }
+    }
+
+    #[test]
+    fn a_valid_github_checksum_outweighs_filler() {
+        // 30 characters of filler with their real CRC32 tail.
+        let random = "0123456789abcdefghijklmnopqrst";
+        let mut value = crc32fast::hash(random.as_bytes());
+        let alphabet = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+        let mut tail = [b'0'; 6];
+        for slot in tail.iter_mut().rev() {
+            *slot = alphabet[(value % 62) as usize];
+            value /= 62;
+        }
+        let token = format!("ghp_{random}{}", std::str::from_utf8(&tail).unwrap());
+        assert!(github_checksum_holds("github-pat", &token));
+        assert_eq!(
+            scan(json!({"command": "x", "env": {"CONFIG_VALUE": token}})),
+            [found("env.CONFIG_VALUE", "github-pat", &token)]
+        );
+    }
+
+    #[test]
+    fn formats_need_their_exact_length_and_start() {
+        let google = format!("AIza{}", "Xb3kLm9QzR7tWv2NpY5sJd8FhG4cKe6Tq1U");
+        assert_eq!(google.len(), 39);
+        assert_eq!(
+            scan(json!({"command": "x", "env": {"CONFIG_VALUE": google}})),
+            [found("env.CONFIG_VALUE", "google-api-key", &google)]
+        );
+        // Seven more characters: not a Google key.
+        let longer = format!("{google}abcd123");
+        assert!(scan(json!({"command": "x", "env": {"CONFIG_VALUE": longer}})).is_empty());
+        // A file name that happens to contain `ico-` and 32 characters.
+        let file = "http://cdn.example.net/img/box.ico-7a388b69018576d24b59331fd60aab0c.png";
+        assert!(scan(json!({"command": "x", "args": [file]})).is_empty());
+    }
+
+    #[test]
+    fn new_formats_and_webhooks() {
+        for (rule, value) in [
+            ("gitlab-token", format!("gldt-{RANDOM24}")),
+            (
+                "gitlab-runner-registration-token",
+                format!("GR1348941{RANDOM24}"),
+            ),
+            ("slack-workspace-token", format!("xoxr-{RANDOM24}")),
+            (
+                "openshift-token",
+                format!("sha256~{RANDOM24}{}", "Tq7Vw2Xz9KpL4mN8bR3"),
+            ),
+            (
+                "planetscale-token",
+                format!("pscale_pw_{RANDOM24}{}", "Tq7Vw2Xz9K"),
+            ),
+            (
+                "azure-ad-client-secret",
+                format!("GN.7Q~{RANDOM24}Tq7Vw2Xz9K"),
+            ),
+            (
+                "discord-webhook",
+                format!(
+                    "https://discord.com/api/webhooks/123456789012345678/{RANDOM24}{RANDOM24}Tq7Vw2Xz9KpL4mN8bR3c"
+                ),
+            ),
+            (
+                "zapier-webhook",
+                "https://hooks.zapier.com/hooks/catch/8317465/3kq9zt2/".to_string(),
+            ),
+            (
+                "jwt",
+                "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1c2VyLTQyIiwicm9sZSI6ImFkbWluIn0.".to_string(),
+            ),
+        ] {
+            assert_eq!(
+                scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}})),
+                [found("env.CONFIG_VALUE", rule, &value)],
+                "{rule}"
+            );
+        }
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIiwicm9sZSI6ImFkbWluIn0.Qm9ndXNTaWduYXR1cmVWYWx1ZQ";
+        let encoded = STANDARD_PAD_INDIFFERENT.encode(jwt);
+        assert_eq!(
+            scan(json!({"command": "x", "env": {"CONFIG_VALUE": encoded}})),
+            [found("env.CONFIG_VALUE", "jwt-base64", &encoded)]
+        );
+        // Base64 that is no JWT is left alone.
+        let other = STANDARD_PAD_INDIFFERENT.encode(format!("eyJ is how {RANDOM24} starts, here"));
+        assert!(scan(json!({"command": "x", "env": {"CONFIG_VALUE": other}})).is_empty());
+    }
+
+    #[test]
+    fn odd_shapes_under_secret_names() {
+        let found_ = scan(
+            json!({"command": "x", "args": ["--api-key", "-T9wYDiOq3ZkX7mVb2LpR4sN8"], "env": {
+                "DISCORD_SECRET": "74133326150238477362018459233107",
+                "SIDEKIQ_KEY": "qwhxkzjsdfvrhtklmnbq",
+                "BUCKET_KEY": "SalesResults-1.2",
+                "ISSUER_KEY_HASH": "1GnWi3zZW7Jv-IuZGk6oiKkYS0v6pj",
+                "PORT": "8080",
+            }}),
+        );
+        assert_eq!(
+            found_,
+            [
+                found("args[1]", CLI_FLAG_SECRET, "-T9wYDiOq3ZkX7mVb2LpR4sN8"),
+                found(
+                    "env.DISCORD_SECRET",
+                    GENERIC_SECRET,
+                    "74133326150238477362018459233107"
+                ),
+                found("env.SIDEKIQ_KEY", GENERIC_SECRET, "qwhxkzjsdfvrhtklmnbq"),
+            ]
+        );
+        // A flag after a secret flag stays a flag.
+        assert!(scan(json!({"command": "x", "args": ["--token", "--read-only"]})).is_empty());
+    }
+
+    #[test]
+    fn basic_credentials_urls_and_connection_strings() {
+        let basic = |pair: &str| format!("Basic {}", STANDARD_PAD_INDIFFERENT.encode(pair));
+        let found_ = scan(
+            json!({"type": "http", "url": "https://x.example/mcp", "headers": {
+                "Authorization": basic("test@liferay.com:sunshine"),
+            }}),
+        );
+        assert_eq!(found_.len(), 1, "{found_:?}");
+        for pair in ["user:password", "guest:guest", "admin:${ADMIN_PASSWORD}"] {
+            let found_ = scan(
+                json!({"type": "http", "url": "https://x.example/mcp", "headers": {
+                    "Authorization": basic(pair),
+                }}),
+            );
+            assert!(found_.is_empty(), "{pair}: {found_:?}");
+        }
+        // An API key as the user name (`curl -u KEY:`).
+        let found_ = scan(
+            json!({"type": "http", "url": "https://x.example/mcp", "headers": {
+                "Authorization": basic("d2LkV78zLx!t:"),
+            }}),
+        );
+        assert_eq!(found_.len(), 1, "{found_:?}");
+        let found_ = scan(json!({"command": "x", "env": {
+            "DATABASE_URL": "postgres://app:sunshine@db.internal:5432/app",
+            "JDBC_URL": "jdbc:mysql://app:Hd8sK2pLq9W@db:3306/app",
+            "SQLSERVER": "jdbc:sqlserver://db:1433;databaseName=app;user=app;password=Hd8sK2pLq9W;",
+            "AZURE_STORAGE": "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zq8rT2vL9xWc4nBvKp3mQw7yHs5dJf2kLg6nBt1vCx4zMr8pWq==;EndpointSuffix=core.windows.net",
+            "SERVICE_BUS": "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=Zq8rT2vL9xWc4nBvKp3mQw7yHs5dJf2kLg6=",
+            "LOCAL_DB": "postgres://postgres:postgres@localhost:5432/app",
+            "DOC_DB": "postgres://user:pass@db_host/db_name",
+        }}));
+        let secrets: Vec<&str> = found_
+            .iter()
+            .map(|(_, _, secret)| secret.as_str())
+            .collect();
+        assert_eq!(
+            secrets,
+            [
+                "sunshine",
+                "Hd8sK2pLq9W",
+                "Hd8sK2pLq9W",
+                "Zq8rT2vL9xWc4nBvKp3mQw7yHs5dJf2kLg6nBt1vCx4zMr8pWq==",
+                "Zq8rT2vL9xWc4nBvKp3mQw7yHs5dJf2kLg6=",
+            ],
+            "{found_:?}"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod layout;
 mod list;
 mod no_leak;
 mod onboard;
+mod peer_secrets;
 mod probe;
 mod probe_everything;
 mod realworld;

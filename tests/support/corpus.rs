@@ -88,6 +88,95 @@ pub const TOKEN_RULES: &[&str] = &[
     "doppler-token",
     "postman-key",
     "shopify-token",
+    "gitlab-token",
+    "gitlab-incoming-mail-token",
+    "gitlab-oauth-app-secret",
+    "gitlab-trigger-token",
+    "gitlab-job-token",
+    "gitlab-agent-token",
+    "gitlab-runner-registration-token",
+    "gitlab-session-cookie",
+    "bitbucket-token",
+    "buildkite-token",
+    "circleci-token",
+    "sourcegraph-token",
+    "harness-token",
+    "docker-hub-token",
+    "rubygems-token",
+    "clojars-token",
+    "artifactory-api-key",
+    "artifactory-reference-token",
+    "octopus-deploy-key",
+    "pulumi-token",
+    "terraform-cloud-token",
+    "infracost-token",
+    "prefect-token",
+    "scalingo-token",
+    "settlemint-token",
+    "readme-token",
+    "openshift-token",
+    "replicate-token",
+    "tavily-key",
+    "firecrawl-key",
+    "aws-bedrock-api-key",
+    "aws-bedrock-short-term-key",
+    "google-oauth-client-secret",
+    "google-oauth-access-token",
+    "azure-ad-client-secret",
+    "alibaba-access-key-id",
+    "cloudflare-origin-ca-key",
+    "cloudflare-token",
+    "flyio-token",
+    "vault-legacy-token",
+    "onepassword-secret-key",
+    "onepassword-service-account-token",
+    "age-secret-key",
+    "clickhouse-cloud-secret",
+    "planetscale-token",
+    "neon-api-key",
+    "netlify-token",
+    "render-api-key",
+    "dynatrace-token",
+    "grafana-cloud-token",
+    "grafana-api-key",
+    "new-relic-key",
+    "new-relic-license-key",
+    "new-relic-mobile-token",
+    "maxmind-license-key",
+    "intra42-client-secret",
+    "authress-key",
+    "adobe-client-secret",
+    "frameio-token",
+    "slack-workspace-token",
+    "slack-legacy-token",
+    "slack-config-token",
+    "discord-webhook",
+    "teams-webhook",
+    "zapier-webhook",
+    "tines-webhook",
+    "make-webhook",
+    "ifttt-webhook",
+    "telegram-bot-token",
+    "sendinblue-key",
+    "mailgun-key",
+    "mailchimp-key",
+    "resend-key",
+    "easypost-key",
+    "shippo-token",
+    "stripe-webhook-secret",
+    "square-token",
+    "flutterwave-key",
+    "duffel-token",
+    "razorpay-key",
+    "facebook-access-token",
+    "airtable-token",
+    "hubspot-token",
+    "figma-token",
+    "contentful-token",
+    "typeform-token",
+    "mapbox-secret-token",
+    "asana-token",
+    "jwt-base64",
 ];
 
 const GENERIC: &str = "generic-secret";
@@ -189,6 +278,7 @@ const DIGITS: &[u8] = b"0123456789";
 const UPPER_DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const BASE32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const LOWER: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
+const LOWER_DIGITS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 const PASSWORD: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!*-_~+=.";
 
 impl Rng {
@@ -346,6 +436,192 @@ fn token(rng: &mut Rng, rule: &str) -> String {
         "doppler-token" => format!("dp.pt.{}", rng.chars(ALNUM, 43)),
         "postman-key" => format!("PMAK-{}-{}", rng.chars(HEX, 24), rng.chars(HEX, 34)),
         "shopify-token" => format!("shpat_{}", rng.chars(HEX, 32)),
+        "gitlab-token" => {
+            let kind = rng.pick(&["gldt", "glrt", "glsoat", "glffct", "glft"]);
+            format!("{kind}-{}", rng.chars(URLSAFE, 20))
+        }
+        "gitlab-incoming-mail-token" => format!("glimt-{}", rng.chars(URLSAFE, 25)),
+        "gitlab-oauth-app-secret" => format!("gloas-{}", rng.chars(URLSAFE, 64)),
+        "gitlab-trigger-token" => format!("glptt-{}", rng.chars(HEX, 40)),
+        "gitlab-job-token" => format!("glcbt-{}_{}", rng.chars(ALNUM, 2), rng.chars(URLSAFE, 20)),
+        "gitlab-agent-token" => format!("glagent-{}", rng.chars(URLSAFE, 50)),
+        "gitlab-runner-registration-token" => format!("GR1348941{}", rng.chars(URLSAFE, 20)),
+        "gitlab-session-cookie" => format!("_gitlab_session={}", rng.chars(LOWER_DIGITS, 32)),
+        "bitbucket-token" => format!("ATBB{}", rng.chars(ALNUM, 32)),
+        "buildkite-token" => format!("bkua_{}", rng.chars(HEX, 40)),
+        "circleci-token" => format!("CCIPAT_{}_{}", rng.chars(ALNUM, 22), rng.chars(HEX, 40)),
+        "sourcegraph-token" => format!("sgp_{}_{}", rng.chars(HEX, 16), rng.chars(HEX, 40)),
+        "harness-token" => format!(
+            "pat.{}.{}.{}",
+            rng.chars(URLSAFE, 22),
+            rng.chars(ALNUM, 24),
+            rng.chars(ALNUM, 20)
+        ),
+        "docker-hub-token" => format!("dckr_pat_{}", rng.chars(URLSAFE, 27)),
+        "rubygems-token" => format!("rubygems_{}", rng.chars(HEX, 48)),
+        "clojars-token" => format!("CLOJARS_{}", rng.chars(LOWER_DIGITS, 60)),
+        "artifactory-api-key" => format!("AKCp{}", rng.chars(ALNUM, 69)),
+        "artifactory-reference-token" => format!("cmVmd{}", rng.chars(ALNUM, 59)),
+        "octopus-deploy-key" => format!(
+            "API-{}{}",
+            rng.chars(DIGITS, 2),
+            rng.chars(UPPER_DIGITS, 24)
+        ),
+        "pulumi-token" => format!("pul-{}", rng.chars(HEX, 40)),
+        "terraform-cloud-token" => format!(
+            "{}.atlasv1.{}",
+            rng.chars(ALNUM, 14),
+            rng.chars(URLSAFE, 67)
+        ),
+        "infracost-token" => format!("ico-{}", rng.chars(ALNUM, 32)),
+        "prefect-token" => format!("pnu_{}", rng.chars(ALNUM, 36)),
+        "scalingo-token" => format!("tk-us-{}", rng.chars(URLSAFE, 48)),
+        "settlemint-token" => {
+            let kind = rng.pick(&["aat", "pat", "sat"]);
+            format!("sm_{kind}_{}", rng.chars(ALNUM, 16))
+        }
+        "readme-token" => format!("rdme_{}", rng.chars(LOWER_DIGITS, 70)),
+        "openshift-token" => format!("sha256~{}", rng.chars(URLSAFE, 43)),
+        "replicate-token" => format!("r8_{}", rng.chars(ALNUM, 37)),
+        "tavily-key" => format!("tvly-dev-{}", rng.chars(ALNUM, 32)),
+        "firecrawl-key" => format!("fc-{}", rng.chars(HEX, 32)),
+        "aws-bedrock-api-key" => format!("ABSKQmVkcm9ja0FQSUtleS{}", rng.chars(BASE64, 110)),
+        "aws-bedrock-short-term-key" => format!(
+            "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t{}",
+            rng.chars(BASE64, 120)
+        ),
+        "google-oauth-client-secret" => format!("GOCSPX-{}", rng.chars(URLSAFE, 28)),
+        "google-oauth-access-token" => format!("ya29.a0{}", rng.chars(URLSAFE, 120)),
+        "azure-ad-client-secret" => format!(
+            "{}{}Q~{}",
+            rng.chars(ALNUM, 3),
+            rng.chars(DIGITS, 1),
+            rng.chars(ALNUM, 34)
+        ),
+        "alibaba-access-key-id" => format!("LTAI{}", rng.chars(ALNUM, 20)),
+        "cloudflare-origin-ca-key" => {
+            format!("v1.0-{}-{}", rng.chars(HEX, 24), rng.chars(HEX, 146))
+        }
+        "cloudflare-token" => {
+            let kind = rng.pick(&["cfut", "cfat", "cfk"]);
+            format!("{kind}_{}", rng.chars(ALNUM, 48))
+        }
+        "flyio-token" => format!("fo1_{}", rng.chars(URLSAFE, 43)),
+        "vault-legacy-token" => format!(
+            "s.{}{}{}{}",
+            rng.chars(LOWER, 1),
+            rng.chars(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1),
+            rng.chars(DIGITS, 1),
+            rng.chars(ALNUM, 21)
+        ),
+        "onepassword-secret-key" => format!(
+            "A3-{}-{}-{}-{}-{}",
+            rng.chars(UPPER_DIGITS, 6),
+            rng.chars(UPPER_DIGITS, 11),
+            rng.chars(UPPER_DIGITS, 5),
+            rng.chars(UPPER_DIGITS, 5),
+            rng.chars(UPPER_DIGITS, 5)
+        ),
+        "onepassword-service-account-token" => format!("ops_eyJ{}", rng.chars(BASE64, 300)),
+        "age-secret-key" => format!(
+            "AGE-SECRET-KEY-1{}",
+            rng.chars(b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)
+        ),
+        "clickhouse-cloud-secret" => format!("4b1d{}", rng.chars(ALNUM, 38)),
+        "planetscale-token" => {
+            let kind = rng.pick(&["tkn", "oauth", "pw"]);
+            format!("pscale_{kind}_{}", rng.chars(URLSAFE, 43))
+        }
+        "neon-api-key" => format!("napi_{}", rng.chars(LOWER_DIGITS, 64)),
+        "netlify-token" => format!("nfp_{}", rng.chars(ALNUM, 36)),
+        "render-api-key" => format!("rnd_{}", rng.chars(ALNUM, 32)),
+        "dynatrace-token" => format!(
+            "dt0c01.{}.{}",
+            rng.chars(UPPER_DIGITS, 24),
+            rng.chars(UPPER_DIGITS, 64)
+        ),
+        "grafana-cloud-token" => format!("glc_{}", rng.chars(BASE64, 120)),
+        "grafana-api-key" => format!("eyJrIjoi{}", rng.chars(ALNUM, 80)),
+        "new-relic-key" => format!("NRAK-{}", rng.chars(UPPER_DIGITS, 27)),
+        "new-relic-license-key" => format!("{}NRAL", rng.chars(HEX, 36)),
+        "new-relic-mobile-token" => format!("AA{}-NRMA", rng.chars(HEX, 40)),
+        "maxmind-license-key" => format!("{}_{}_mmk", rng.chars(ALNUM, 6), rng.chars(ALNUM, 29)),
+        "intra42-client-secret" => format!("s-s4t2ud-{}", rng.chars(HEX, 64)),
+        "authress-key" => format!(
+            "sc_{}.{}.acc_{}.{}",
+            rng.chars(ALNUM, 12),
+            rng.chars(ALNUM, 5),
+            rng.chars(LOWER_DIGITS, 20),
+            rng.chars(URLSAFE, 60)
+        ),
+        "adobe-client-secret" => format!("p8e-{}", rng.chars(ALNUM, 32)),
+        "frameio-token" => format!("fio-u-{}", rng.chars(URLSAFE, 64)),
+        "slack-workspace-token" => format!("xoxr-{}", rng.chars(ALNUM, 40)),
+        "slack-legacy-token" => format!(
+            "xoxo-{}-{}-{}-{}",
+            rng.chars(DIGITS, 10),
+            rng.chars(DIGITS, 10),
+            rng.chars(DIGITS, 12),
+            rng.chars(HEX, 32)
+        ),
+        "slack-config-token" => format!("xoxe.xoxp-1-{}", rng.chars(UPPER_DIGITS, 164)),
+        "discord-webhook" => format!(
+            "https://discord.com/api/webhooks/{}/{}",
+            rng.chars(DIGITS, 19),
+            rng.chars(URLSAFE, 68)
+        ),
+        "teams-webhook" => format!(
+            "https://contoso.webhook.office.com/webhookb2/{}@{}/IncomingWebhook/{}/{}",
+            rng.uuid(),
+            rng.uuid(),
+            rng.chars(HEX, 32),
+            rng.uuid()
+        ),
+        "zapier-webhook" => format!(
+            "https://hooks.zapier.com/hooks/catch/{}/{}/",
+            rng.chars(DIGITS, 8),
+            rng.chars(LOWER_DIGITS, 7)
+        ),
+        "tines-webhook" => format!(
+            "https://acme-1234.tines.com/webhook/{}/{}",
+            rng.chars(HEX, 32),
+            rng.chars(HEX, 32)
+        ),
+        "make-webhook" => format!("https://hook.eu1.make.com/{}", rng.chars(LOWER_DIGITS, 32)),
+        "ifttt-webhook" => format!(
+            "https://maker.ifttt.com/trigger/door_open/with/key/{}",
+            rng.chars(URLSAFE, 22)
+        ),
+        "telegram-bot-token" => format!("{}:AA{}", rng.chars(DIGITS, 10), rng.chars(URLSAFE, 33)),
+        "sendinblue-key" => format!("xkeysib-{}-{}", rng.chars(HEX, 64), rng.chars(ALNUM, 16)),
+        "mailgun-key" => format!("key-{}", rng.chars(HEX, 32)),
+        "mailchimp-key" => format!("{}-us{}", rng.chars(HEX, 32), rng.range(1, 21)),
+        "resend-key" => format!("re_{}_{}", rng.chars(ALNUM, 8), rng.chars(ALNUM, 24)),
+        "easypost-key" => format!("EZAK{}", rng.chars(ALNUM, 54)),
+        "shippo-token" => format!("shippo_live_{}", rng.chars(HEX, 40)),
+        "stripe-webhook-secret" => format!("whsec_{}", rng.chars(ALNUM, 32)),
+        "square-token" => format!("EAAA{}", rng.chars(URLSAFE, 60)),
+        "flutterwave-key" => format!("FLWSECK_TEST-{}-X", rng.chars(HEX, 32)),
+        "duffel-token" => format!("duffel_live_{}", rng.chars(URLSAFE, 43)),
+        "razorpay-key" => format!("rzp_live_{}", rng.chars(ALNUM, 14)),
+        "facebook-access-token" => format!("EAAC{}", rng.chars(ALNUM, 150)),
+        "airtable-token" => format!("pat{}.{}", rng.chars(ALNUM, 14), rng.chars(HEX, 64)),
+        "hubspot-token" => format!("pat-na1-{}", rng.uuid()),
+        "figma-token" => format!("figd_{}", rng.chars(URLSAFE, 40)),
+        "contentful-token" => format!("CFPAT-{}", rng.chars(URLSAFE, 43)),
+        "typeform-token" => format!("tfp_{}", rng.chars(URLSAFE, 59)),
+        "mapbox-secret-token" => format!(
+            "sk.eyJ1{}.{}",
+            rng.chars(URLSAFE, 60),
+            rng.chars(URLSAFE, 22)
+        ),
+        "asana-token" => format!(
+            "2/{}/{}:{}",
+            rng.chars(DIGITS, 16),
+            rng.chars(DIGITS, 16),
+            rng.chars(HEX, 32)
+        ),
+        "jwt-base64" => STANDARD.encode(jwt(rng, "service_role")),
         other => panic!("no generator for rule `{other}`"),
     }
 }
@@ -527,7 +803,16 @@ fn token_places(rule: &str) -> &'static [Place] {
             Place::ArgBare,
             Place::ArgPair,
         ],
-        "slack-webhook" => &[Place::Env, Place::ArgBare, Place::ArgPair, Place::DockerEnv],
+        "slack-webhook"
+        | "discord-webhook"
+        | "teams-webhook"
+        | "zapier-webhook"
+        | "tines-webhook"
+        | "make-webhook"
+        | "ifttt-webhook"
+        | "gitlab-session-cookie" => {
+            &[Place::Env, Place::ArgBare, Place::ArgPair, Place::DockerEnv]
+        }
         _ => &[
             Place::Env,
             Place::ArgBare,
