@@ -28,6 +28,9 @@ pub struct EnvSources {
     pub dotenv: DotEnv,
     /// The project's `.env.local`.
     pub dotenv_local: DotEnv,
+    /// The user's own store (`~/.config/mcpenv/.env`): the secrets of
+    /// user-scope servers, which every project needs and none may hold.
+    pub user_dotenv: DotEnv,
     /// The project's `.env.example`.
     pub example: DotEnv,
     /// The `env` maps of Claude Code's settings files it applies, highest
@@ -47,9 +50,11 @@ impl EnvSources {
     /// error naming it, a malformed line is a problem inside its `DotEnv`.
     pub fn load(
         locations: &Locations,
+        user_env: &Path,
         process: BTreeMap<String, String>,
     ) -> Result<Self, dotenv::DotEnvError> {
         let root = locations.project_root();
+        let [dotenv_local, dotenv, user_dotenv] = Self::dotenv_paths(locations, user_env);
         let mut settings = Vec::new();
         let mut candidates = vec![locations.managed_settings()];
         if !approval::local_settings_gated(locations) {
@@ -65,12 +70,30 @@ impl EnvSources {
         let interactive_only = vec![locations.local_settings(), locations.project_settings()];
         Ok(Self {
             process,
-            dotenv: dotenv::read(&root.join(".env"))?,
-            dotenv_local: dotenv::read(&root.join(".env.local"))?,
+            dotenv: dotenv::read(&dotenv)?,
+            dotenv_local: dotenv::read(&dotenv_local)?,
+            user_dotenv: dotenv::read(&user_dotenv)?,
             example: dotenv::read(&root.join(".env.example"))?,
             settings,
             interactive_only,
         })
+    }
+
+    /// The dotenv files `mcpenv run` loads, highest precedence first (the
+    /// environment beats them all): the project's `.env.local`, its `.env`,
+    /// then the user's store.
+    pub fn dotenv_paths(locations: &Locations, user_env: &Path) -> [PathBuf; 3] {
+        let root = locations.project_root();
+        [
+            root.join(".env.local"),
+            root.join(".env"),
+            user_env.to_path_buf(),
+        ]
+    }
+
+    /// The dotenv files as read, in the order of [`Self::dotenv_paths`].
+    pub fn dotenv_files(&self) -> [&DotEnv; 3] {
+        [&self.dotenv_local, &self.dotenv, &self.user_dotenv]
     }
 
     /// Whether every way of starting Claude Code sees `name`: set in the
@@ -105,20 +128,19 @@ impl EnvSources {
         })
     }
 
-    /// The value `mcpenv run` adds from `.env.local` or `.env`.
+    /// The value `mcpenv run` adds from the dotenv files, and which file.
     fn in_files(&self, name: &str) -> Option<(String, String)> {
-        [&self.dotenv_local, &self.dotenv]
-            .into_iter()
-            .find_map(|file| {
-                file.get(name)
-                    .map(|value| (value.to_string(), file.path.display().to_string()))
-            })
+        self.dotenv_files().into_iter().find_map(|file| {
+            file.get(name)
+                .map(|value| (value.to_string(), file.path.display().to_string()))
+        })
     }
 
     /// Every variable `mcpenv run` would set from the files, with values.
     pub fn file_values(&self) -> BTreeMap<String, String> {
         let mut values = BTreeMap::new();
-        for file in [&self.dotenv, &self.dotenv_local] {
+        // Lowest precedence first: a later file overwrites.
+        for file in self.dotenv_files().into_iter().rev() {
             for (name, value) in &file.entries {
                 values.insert(name.clone(), value.clone());
             }
@@ -481,7 +503,7 @@ pub fn check(
             }),
         });
     }
-    variable_findings(&variables, &mut findings);
+    variable_findings(&locations.project_root(), &variables, &mut findings);
     for note in &inventory.notes {
         // A server Claude Code does not load has its error above.
         if note.server.as_deref().is_some_and(|name| {
@@ -637,7 +659,19 @@ fn value_state(value: &str) -> State {
 /// the project directory), never for the expansion of their configuration.
 const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
-fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
+/// A dotenv file as messages name it: `.env` in the project root, the whole
+/// path elsewhere (the user's store).
+fn dotenv_file_name(root: &Path, source: Option<&str>) -> String {
+    let Some(path) = source.map(Path::new) else {
+        return ".env".to_string();
+    };
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if parent == root => name.to_string_lossy().into_owned(),
+        _ => path.display().to_string(),
+    }
+}
+
+fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Finding>) {
     for variable in variables {
         let servers = variable.servers.join(", ");
         let (code, severity, message, hint) = match (variable.state, variable.seen_by_claude) {
@@ -665,12 +699,7 @@ fn variable_findings(variables: &[Variable], findings: &mut Vec<Finding>) {
                 format!(
                     "`{}` is set only in `{}`: Claude Code does not read that file",
                     variable.name,
-                    variable
-                        .source
-                        .as_deref()
-                        .and_then(|source| Path::new(source).file_name())
-                        .and_then(|name| name.to_str())
-                        .unwrap_or(".env")
+                    dotenv_file_name(root, variable.source.as_deref())
                 ),
                 "start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)".to_string(),
             ),
@@ -817,6 +846,24 @@ fn blanked_findings(
     }
 }
 
+/// A warning when the dotenv file at `path` can be read by other users.
+fn permission_finding(path: &Path, findings: &mut Vec<Finding>) {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        findings.push(Finding {
+            code: "dotenv-permissions",
+            severity: Severity::Warning,
+            server: None,
+            file: Some(path.to_path_buf()),
+            message: format!("can be read by other users (mode {mode:o})"),
+            hint: Some(format!("make it private: `chmod 600 {}`", path.display())),
+        });
+    }
+}
+
 fn file_findings(
     locations: &Locations,
     sources: &EnvSources,
@@ -824,20 +871,21 @@ fn file_findings(
     findings: &mut Vec<Finding>,
 ) {
     let root = locations.project_root();
-    for problem in sources
-        .dotenv
-        .problems
-        .iter()
-        .chain(&sources.dotenv_local.problems)
-    {
-        findings.push(Finding {
-            code: "dotenv-syntax",
-            severity: Severity::Warning,
-            server: None,
-            file: Some(root.join(".env")),
-            message: format!("line {}: {}", problem.line, problem.message),
-            hint: Some("fix that line: its variable is not read".to_string()),
-        });
+    for file in sources.dotenv_files() {
+        for problem in &file.problems {
+            findings.push(Finding {
+                code: "dotenv-syntax",
+                severity: Severity::Warning,
+                server: None,
+                file: Some(file.path.clone()),
+                message: format!("line {}: {}", problem.line, problem.message),
+                hint: Some("fix that line: its variable is not read".to_string()),
+            });
+        }
+    }
+    // The user's store is outside every repository: only its mode matters.
+    if sources.user_dotenv.text.is_some() {
+        permission_finding(&sources.user_dotenv.path, findings);
     }
     let env_path = &sources.dotenv.path;
     if sources.dotenv.text.is_some() {
@@ -855,22 +903,7 @@ fn file_findings(
                 hint: Some("add `.env` to `.gitignore`".to_string()),
             });
         }
-        if let Ok(metadata) = std::fs::metadata(env_path) {
-            let mode = metadata.permissions().mode() & 0o777;
-            if mode & 0o077 != 0 {
-                findings.push(Finding {
-                    code: "dotenv-permissions",
-                    severity: Severity::Warning,
-                    server: None,
-                    file: Some(env_path.clone()),
-                    message: format!("can be read by other users (mode {mode:o})"),
-                    hint: Some(format!(
-                        "make it private: `chmod 600 {}`",
-                        env_path.display()
-                    )),
-                });
-            }
-        }
+        permission_finding(env_path, findings);
     }
     if sources.example.text.is_none() {
         if !variables.is_empty() {

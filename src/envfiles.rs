@@ -1,11 +1,11 @@
-//! Writing the project's `.env`, `.env.example` and `.gitignore`: each an
-//! atomic, locked, line-preserving edit. `.gitignore` gets its `.env` rule
+//! Writing the project's `.env`, `.env.example` and `.gitignore`, and the
+//! user's own store: each an atomic, locked, line-preserving edit. `.gitignore` gets its `.env` rule
 //! before `.env` is created, and every caller writes these files before
 //! any config, so a config never holds a placeholder whose value was not
 //! saved.
 
 use std::io::{self, BufRead, BufReader};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -179,12 +179,7 @@ pub fn save_with(
         )?;
     progress.record(&files.gitignore, changed);
     if !values.is_empty() {
-        let changed = edit_text(state_dir, &files.env, NewMode::Exact(0o600), |old| {
-            dotenv::with_values(old.unwrap_or_default(), values)
-                .map(Some)
-                .map_err(|source| quote_error(&files.env, values, source))
-        })?;
-        progress.record(&files.env, changed);
+        add_values(state_dir, &files.env, values, progress)?;
     }
     if !example.is_empty() {
         let changed = edit_text(state_dir, &files.example, NewMode::Umasked(0o644), |old| {
@@ -194,6 +189,50 @@ pub fn save_with(
         })?;
         progress.record(&files.example, changed);
     }
+    Ok(())
+}
+
+/// Adds `values` to the user's own store at `path`
+/// (`~/.config/mcpenv/.env`), for the secrets of user-scope servers, which
+/// no repository's `.env` may hold: created 0600 (its folder 0700 when
+/// new), refused when other users can read it, unless `force`.
+pub fn save_user_with(
+    path: &Path,
+    state_dir: &Path,
+    values: &[(String, String)],
+    force: bool,
+    progress: &mut Progress,
+) -> Result<(), EnvFilesError> {
+    if values.is_empty() {
+        return Ok(());
+    }
+    check_private(path, force)?;
+    if let Some(folder) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(folder)
+            .map_err(|source| EnvFilesError::Io {
+                path: folder.to_path_buf(),
+                source,
+            })?;
+    }
+    add_values(state_dir, path, values, progress)
+}
+
+/// Adds `values` to the dotenv file at `path` (new files are 0600).
+fn add_values(
+    state_dir: &Path,
+    path: &Path,
+    values: &[(String, String)],
+    progress: &mut Progress,
+) -> Result<(), EnvFilesError> {
+    let changed = edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
+        dotenv::with_values(old.unwrap_or_default(), values)
+            .map(Some)
+            .map_err(|source| quote_error(path, values, source))
+    })?;
+    progress.record(path, changed);
     Ok(())
 }
 

@@ -1,13 +1,15 @@
-//! Planning the move of secrets out of server entries into `.env`: which
-//! value goes to which variable, what each entry's strings become, and what
-//! `.env.example` documents. Pure: reading and writing files is the
-//! caller's job, in the order this plan allows (`.env` first, configs last,
-//! so no placeholder ever points at a value that was not saved).
+//! Planning the move of secrets out of server entries into dotenv files:
+//! which value goes to which variable and which file (the project's `.env`,
+//! or the user's own store for user-scope servers), what each entry's
+//! strings become, and what `.env.example` documents. Pure: reading and
+//! writing files is the caller's job, in the order this plan allows
+//! (values first, configs last, so no placeholder ever points at a value
+//! that was not saved).
 
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -28,6 +30,8 @@ pub struct Candidate {
     pub server: String,
     /// The entry as read.
     pub entry: ServerEntry,
+    /// The dotenv file its secrets' values go to.
+    pub env_file: PathBuf,
 }
 
 /// One secret and where it goes.
@@ -47,9 +51,43 @@ pub struct Move {
     pub variable: String,
     /// The value, masked.
     pub value: String,
-    /// Whether `.env` (or the environment) already held this value under
+    /// The dotenv file that holds the value from now on.
+    pub env_file: PathBuf,
+    /// Whether that file (or the environment) already held this value under
     /// that name, so nothing is added.
     pub reused: bool,
+}
+
+/// A variable the plan adds to a dotenv file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewVariable {
+    /// The dotenv file.
+    pub file: PathBuf,
+    /// The variable.
+    pub name: String,
+    /// Its value (a secret: never print).
+    pub value: String,
+}
+
+/// Why a plan cannot be made: extracting would break a value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    /// The secret inside a JSON value holds a character that, put back by
+    /// `${VAR}` expansion, would end or corrupt its JSON string.
+    #[error(
+        "cannot extract the secret in `{field}` of server `{server}` in `{}`: it contains {what}, which would break the JSON of that value once `${{VAR}}` is expanded",
+        file.display()
+    )]
+    BreaksJson {
+        /// The config file.
+        file: PathBuf,
+        /// The server.
+        server: String,
+        /// The field holding the JSON value.
+        field: Field,
+        /// The offending character, described.
+        what: String,
+    },
 }
 
 /// Everything an extraction will do.
@@ -57,8 +95,8 @@ pub struct Move {
 pub struct ExtractionPlan {
     /// Every secret found, and its variable.
     pub moves: Vec<Move>,
-    /// Variables to add to `.env`, with their values (secrets: never print).
-    pub new_variables: Vec<(String, String)>,
+    /// Variables to add to dotenv files, with their values.
+    pub new_variables: Vec<NewVariable>,
     /// Changes to config files, one list per file and object.
     pub changes: Vec<(Target, Vec<FieldChange>)>,
 }
@@ -69,20 +107,40 @@ impl ExtractionPlan {
         self.moves.is_empty()
     }
 
-    /// The secret values the plan moves, for checks such as git history.
-    pub fn secrets(&self) -> Vec<(&str, &str)> {
+    /// The variables to add to `file`, as name-value pairs.
+    pub fn values_for(&self, file: &Path) -> Vec<(String, String)> {
         self.new_variables
             .iter()
-            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .filter(|variable| variable.file == file)
+            .map(|variable| (variable.name.clone(), variable.value.clone()))
             .collect()
+    }
+
+    /// The dotenv files the plan adds to, in order of first use.
+    pub fn env_files(&self) -> Vec<&Path> {
+        let mut files: Vec<&Path> = Vec::new();
+        for variable in &self.new_variables {
+            if !files.contains(&variable.file.as_path()) {
+                files.push(&variable.file);
+            }
+        }
+        files
     }
 }
 
-/// What is already known about variable names: a value from `.env` or the
-/// process environment, so a new variable never shadows a different value.
+/// What is already known about variable names: a value from the dotenv
+/// files or the process environment, so a new variable never shadows a
+/// different value.
 pub trait KnownValues {
     /// The value `name` resolves to today, if any.
     fn value(&self, name: &str) -> Option<String>;
+
+    /// Whether `file` (or the environment) already gives `name` this
+    /// `value`, so nothing needs adding there.
+    fn provides(&self, file: &Path, name: &str, value: &str) -> bool {
+        let _ = file;
+        self.value(name).as_deref() == Some(value)
+    }
 }
 
 impl<F: Fn(&str) -> Option<String>> KnownValues for F {
@@ -92,10 +150,15 @@ impl<F: Fn(&str) -> Option<String>> KnownValues for F {
 }
 
 /// Plans the extraction of every secret found in `candidates`.
-pub fn plan(candidates: &[Candidate], known: &dyn KnownValues) -> ExtractionPlan {
+pub fn plan(
+    candidates: &[Candidate],
+    known: &dyn KnownValues,
+) -> Result<ExtractionPlan, ExtractError> {
     let mut plan = ExtractionPlan::default();
-    // Names given out by this plan, with their values.
+    // Names given out by this plan, with their values and the files that
+    // must hold them (a user server and a project server may share one).
     let mut assigned: IndexMap<String, String> = IndexMap::new();
+    let mut destinations: IndexMap<String, Vec<PathBuf>> = IndexMap::new();
     for candidate in candidates {
         let findings = secrets::scan_entry(&candidate.entry);
         if findings.is_empty() {
@@ -115,42 +178,66 @@ pub fn plan(candidates: &[Candidate], known: &dyn KnownValues) -> ExtractionPlan
             let Some(old) = field_value(&candidate.entry, &field) else {
                 continue;
             };
-            let mut new = old.clone();
-            if let Field::Env(key) = &field {
-                // The whole value moves under the variable's own name: the
-                // usual `KEY=${KEY}` shape, whatever part looked secret.
-                let finding = field_findings[0];
-                let (variable, reused) =
-                    name_for(&variable_base(key), &old, known, &mut assigned, false);
-                record(
-                    &mut plan, candidate, finding, &field, &variable, &old, reused,
-                );
-                new = placeholder::placeholder(&variable);
-            } else {
-                let mut ordered = field_findings.clone();
-                ordered.sort_by_key(|finding| std::cmp::Reverse(finding.span.start));
-                // Claude Code sends credential names (`NPM_TOKEN`, …) empty
-                // to remote servers: their values get other names.
-                let remote = candidate.entry.transport().is_remote();
-                for finding in ordered {
-                    let mut base = derived_name(&candidate.server, &candidate.entry, finding);
-                    if remote {
-                        base =
-                            blanked::remote_safe_name(&base, &screaming_snake(&candidate.server));
-                    }
-                    let (variable, reused) =
-                        name_for(&base, &finding.secret, known, &mut assigned, remote);
-                    record(
-                        &mut plan,
-                        candidate,
-                        finding,
-                        &field,
-                        &variable,
-                        &finding.secret,
-                        reused,
-                    );
-                    new.replace_range(finding.span.clone(), &placeholder::placeholder(&variable));
+            let mut moved = Vec::new();
+            let new = match &field {
+                Field::Env(key) if !is_json_document(&old) => {
+                    // The whole value moves under the variable's own name:
+                    // the usual `KEY=${KEY}` shape, whatever part looked
+                    // secret.
+                    let variable = name_for(&variable_base(key), &old, known, &mut assigned, false);
+                    moved.push((field_findings[0], variable.clone(), old.clone()));
+                    placeholder::placeholder(&variable)
                 }
+                _ => {
+                    let json = matches!(field, Field::Env(_));
+                    let mut ordered = field_findings.clone();
+                    ordered.sort_by_key(|finding| std::cmp::Reverse(finding.span.start));
+                    // Claude Code sends credential names (`NPM_TOKEN`, …)
+                    // empty to remote servers: their values get other names.
+                    let remote = candidate.entry.transport().is_remote();
+                    let mut new = old.clone();
+                    let mut replaced_from = usize::MAX;
+                    for finding in ordered {
+                        // Two rules may flag overlapping text: the first
+                        // (rightmost) replacement wins.
+                        if finding.span.end > replaced_from {
+                            continue;
+                        }
+                        if json {
+                            refuse_breaking_json(candidate, &field, &finding.secret)?;
+                        }
+                        let mut base = if json {
+                            json_derived_name(&candidate.server, &old, finding)
+                        } else {
+                            derived_name(&candidate.server, &candidate.entry, finding)
+                        };
+                        if remote {
+                            base = blanked::remote_safe_name(
+                                &base,
+                                &screaming_snake(&candidate.server),
+                            );
+                        }
+                        let variable =
+                            name_for(&base, &finding.secret, known, &mut assigned, remote);
+                        new.replace_range(
+                            finding.span.clone(),
+                            &placeholder::placeholder(&variable),
+                        );
+                        replaced_from = finding.span.start;
+                        moved.push((finding, variable, finding.secret.clone()));
+                    }
+                    new
+                }
+            };
+            for (finding, variable, value) in moved {
+                let files = destinations.entry(variable.clone()).or_default();
+                if !files.contains(&candidate.env_file) {
+                    files.push(candidate.env_file.clone());
+                }
+                let reused = known.provides(&candidate.env_file, &variable, &value);
+                record(
+                    &mut plan, candidate, finding, &field, &variable, &value, reused,
+                );
             }
             changes.push(FieldChange {
                 server: candidate.server.clone(),
@@ -169,11 +256,77 @@ pub fn plan(candidates: &[Candidate], known: &dyn KnownValues) -> ExtractionPlan
             None => plan.changes.push((candidate.target.clone(), changes)),
         }
     }
-    plan.new_variables = assigned
-        .into_iter()
-        .filter(|(name, value)| known.value(name).as_deref() != Some(value.as_str()))
-        .collect();
-    plan
+    for (name, value) in assigned {
+        for file in destinations.swap_remove(&name).unwrap_or_default() {
+            if !known.provides(&file, &name, &value) {
+                plan.new_variables.push(NewVariable {
+                    file,
+                    name: name.clone(),
+                    value: value.clone(),
+                });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Whether an env value is a JSON object or array (`OPENAPI_MCP_HEADERS`):
+/// only the secret inside it moves, so the rest stays readable and valid.
+fn is_json_document(value: &str) -> bool {
+    matches!(
+        serde_json::from_str::<serde_json::Value>(value),
+        Ok(serde_json::Value::Object(_) | serde_json::Value::Array(_))
+    )
+}
+
+/// Refuses a secret that `${VAR}` expansion would put back into a JSON
+/// string unescaped: a `"`, a `\` or a control character would end or
+/// corrupt the string.
+fn refuse_breaking_json(
+    candidate: &Candidate,
+    field: &Field,
+    secret: &str,
+) -> Result<(), ExtractError> {
+    let Some(character) = secret
+        .chars()
+        .find(|character| matches!(character, '"' | '\\') || character.is_control())
+    else {
+        return Ok(());
+    };
+    let what = match character {
+        '"' => "a double quote (`\"`)".to_string(),
+        '\\' => "a backslash (`\\`)".to_string(),
+        other => format!("a control character (U+{:04X})", u32::from(other)),
+    };
+    Err(ExtractError::BreaksJson {
+        file: candidate.target.path.clone(),
+        server: candidate.server.clone(),
+        field: field.clone(),
+        what,
+    })
+}
+
+/// `SERVER_WHAT` for a secret inside a JSON value, named from the key
+/// whose string holds it as a header would be (`Authorization` →
+/// `NOTION_AUTH_TOKEN`).
+fn json_derived_name(server: &str, value: &str, finding: &Finding) -> String {
+    let key = serde_json::from_str::<serde_json::Value>(value)
+        .ok()
+        .and_then(|document| key_holding(&document, &finding.secret));
+    let what = key.map_or_else(|| "TOKEN".to_string(), |key| header_what(&key));
+    prefixed(server, what)
+}
+
+/// The key of the first string in `document` that contains `secret`.
+fn key_holding(document: &serde_json::Value, secret: &str) -> Option<String> {
+    match document {
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, value)| match value {
+            serde_json::Value::String(text) if text.contains(secret) => Some(key.clone()),
+            other => key_holding(other, secret),
+        }),
+        serde_json::Value::Array(items) => items.iter().find_map(|item| key_holding(item, secret)),
+        _ => None,
+    }
 }
 
 fn record(
@@ -197,6 +350,7 @@ fn record(
         rule: finding.rule,
         variable: variable.to_string(),
         value: redact::mask(value),
+        env_file: candidate.env_file.clone(),
         reused,
     });
 }
@@ -240,15 +394,14 @@ pub fn apply_changes(server: &str, entry: &ServerEntry, changes: &[FieldChange])
 
 /// `base`, or `base_2`, `base_3`... : the first name that is free or already
 /// holds exactly `value` (and, for a value going to a remote server, that
-/// Claude Code does not blank there). Returns the name and whether the
-/// value was known.
+/// Claude Code does not blank there).
 fn name_for(
     base: &str,
     value: &str,
     known: &dyn KnownValues,
     assigned: &mut IndexMap<String, String>,
     remote: bool,
-) -> (String, bool) {
+) -> String {
     for attempt in 1.. {
         let name = if attempt == 1 {
             base.to_string()
@@ -260,20 +413,14 @@ fn name_for(
         }
         let planned = assigned.get(&name).map(String::as_str);
         let existing = known.value(&name);
-        match (planned, existing.as_deref()) {
-            (Some(planned), _) if planned == value => {
-                return (name, existing.as_deref() == Some(value));
-            }
-            (Some(_), _) => continue,
-            (None, Some(existing)) if existing == value => {
-                assigned.insert(name.clone(), value.to_string());
-                return (name, true);
-            }
-            (None, Some(_)) => continue,
-            (None, None) => {
-                assigned.insert(name.clone(), value.to_string());
-                return (name, false);
-            }
+        let free = match (planned, existing.as_deref()) {
+            (Some(planned), _) => planned == value,
+            (None, Some(existing)) => existing == value,
+            (None, None) => true,
+        };
+        if free {
+            assigned.insert(name.clone(), value.to_string());
+            return name;
         }
     }
     unreachable!("the loop returns once a free name is found")
@@ -294,16 +441,7 @@ fn derived_name(server: &str, entry: &ServerEntry, finding: &Finding) -> String 
     let what = match &finding.field {
         Field::UrlPassword => "PASSWORD".to_string(),
         Field::UrlQuery(name) => screaming_snake(name),
-        Field::Header(name) if name.eq_ignore_ascii_case("authorization") => {
-            "AUTH_TOKEN".to_string()
-        }
-        Field::Header(name) => {
-            let name = name
-                .strip_prefix("X-")
-                .or_else(|| name.strip_prefix("x-"))
-                .unwrap_or(name);
-            screaming_snake(name)
-        }
+        Field::Header(name) => header_what(name),
         Field::Arg(index) => arg_flag(entry, *index, finding).unwrap_or_else(|| {
             if finding.rule == "url-userinfo-password" {
                 "PASSWORD".to_string()
@@ -313,6 +451,24 @@ fn derived_name(server: &str, entry: &ServerEntry, finding: &Finding) -> String 
         }),
         Field::Command | Field::Url | Field::Env(_) => "TOKEN".to_string(),
     };
+    prefixed(server, what)
+}
+
+/// What a header's (or a JSON key's) secret is: `Authorization` →
+/// `AUTH_TOKEN`, `X-Api-Key` → `API_KEY`.
+fn header_what(name: &str) -> String {
+    if name.eq_ignore_ascii_case("authorization") {
+        return "AUTH_TOKEN".to_string();
+    }
+    let name = name
+        .strip_prefix("X-")
+        .or_else(|| name.strip_prefix("x-"))
+        .unwrap_or(name);
+    screaming_snake(name)
+}
+
+/// `what` under the server's name, unless it starts with it already.
+fn prefixed(server: &str, what: String) -> String {
     let server = screaming_snake(server);
     if what.starts_with(&format!("{server}_")) {
         what
@@ -383,7 +539,13 @@ mod tests {
             },
             server: server.into(),
             entry: ServerEntry::from_value(entry),
+            env_file: PathBuf::from("/p/.env"),
         }
+    }
+
+    /// The names and values the plan adds to `/p/.env`.
+    fn added(plan: &ExtractionPlan) -> Vec<(String, String)> {
+        plan.values_for(Path::new("/p/.env"))
     }
 
     const PAT: &str = "ghp_U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8D";
@@ -400,9 +562,10 @@ mod tests {
                 json!({"command": "npx", "env": {"GITHUB_TOKEN": PAT}}),
             )],
             &nothing,
-        );
+        )
+        .unwrap();
         assert_eq!(
-            plan.new_variables,
+            added(&plan),
             [("GITHUB_TOKEN".to_string(), PAT.to_string())]
         );
         let (_, changes) = &plan.changes[0];
@@ -424,7 +587,8 @@ mod tests {
                 ),
             ],
             &nothing,
-        );
+        )
+        .unwrap();
         let news: Vec<&str> = plan
             .changes
             .iter()
@@ -448,8 +612,9 @@ mod tests {
                 json!({"command": "npx", "env": {"GITHUB_TOKEN": PAT}}),
             )],
             &known,
-        );
-        assert_eq!(plan.new_variables[0].0, "GITHUB_TOKEN_2");
+        )
+        .unwrap();
+        assert_eq!(plan.new_variables[0].name, "GITHUB_TOKEN_2");
         let same = |name: &str| (name == "GITHUB_TOKEN").then(|| PAT.to_string());
         let plan = super::plan(
             &[candidate(
@@ -457,7 +622,8 @@ mod tests {
                 json!({"command": "npx", "env": {"GITHUB_TOKEN": PAT}}),
             )],
             &same,
-        );
+        )
+        .unwrap();
         assert!(plan.new_variables.is_empty());
         assert!(plan.moves[0].reused);
     }
@@ -472,11 +638,12 @@ mod tests {
                 candidate("c", json!({"command": "x", "env": {"GITHUB_TOKEN": other}})),
             ],
             &nothing,
-        );
+        )
+        .unwrap();
         let names: Vec<&str> = plan
             .new_variables
             .iter()
-            .map(|(name, _)| name.as_str())
+            .map(|variable| variable.name.as_str())
             .collect();
         assert_eq!(names, ["GITHUB_TOKEN", "GITHUB_TOKEN_2"]);
     }
@@ -508,7 +675,8 @@ mod tests {
                 ),
             ],
             &nothing,
-        );
+        )
+        .unwrap();
         let names: Vec<&str> = plan
             .moves
             .iter()
@@ -525,8 +693,9 @@ mod tests {
                 json!({"command": "npx", "args": ["--api-key", "BSAq8ZrT2mXv9LpW4nKc7YdF3hJs6Gt"]}),
             )],
             &nothing,
-        );
-        assert_eq!(plan.new_variables[0].0, "BRAVE_API_KEY");
+        )
+        .unwrap();
+        assert_eq!(plan.new_variables[0].name, "BRAVE_API_KEY");
     }
 
     #[test]
@@ -543,5 +712,56 @@ mod tests {
                 ("DB".to_string(), "used by: a".to_string())
             ]
         );
+    }
+
+    const NOTION: &str = "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";
+
+    #[test]
+    fn only_the_secret_inside_a_json_value_moves() {
+        let headers =
+            format!(r#"{{"Authorization":"Bearer {NOTION}","Notion-Version":"2022-06-28"}}"#);
+        let plan = plan(
+            &[candidate(
+                "notion",
+                json!({"command": "npx", "env": {"OPENAPI_MCP_HEADERS": headers}}),
+            )],
+            &nothing,
+        )
+        .unwrap();
+        assert_eq!(
+            added(&plan),
+            [("NOTION_AUTH_TOKEN".to_string(), NOTION.to_string())]
+        );
+        let (_, changes) = &plan.changes[0];
+        assert_eq!(
+            changes[0].new,
+            r#"{"Authorization":"Bearer ${NOTION_AUTH_TOKEN}","Notion-Version":"2022-06-28"}"#
+        );
+    }
+
+    #[test]
+    fn a_secret_that_would_break_its_json_is_refused() {
+        let pem = "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\\n-----END PRIVATE KEY-----\\n";
+        let document = format!(r#"{{"type":"service_account","private_key":"{pem}"}}"#);
+        let error = plan(
+            &[candidate(
+                "gcp",
+                json!({"command": "npx", "env": {"SA_JSON": document}}),
+            )],
+            &nothing,
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("a backslash"), "{error}");
+    }
+
+    #[test]
+    fn each_value_goes_to_its_candidates_file_and_a_shared_one_to_both() {
+        let mut user = candidate("gh", json!({"command": "x", "env": {"GITHUB_TOKEN": PAT}}));
+        user.env_file = PathBuf::from("/u/.env");
+        let project = candidate("gh2", json!({"command": "x", "env": {"GITHUB_TOKEN": PAT}}));
+        let plan = plan(&[user, project], &nothing).unwrap();
+        let files: Vec<&Path> = plan.env_files();
+        assert_eq!(files, [Path::new("/u/.env"), Path::new("/p/.env")]);
+        assert_eq!(plan.moves[0].env_file, Path::new("/u/.env"));
     }
 }

@@ -46,11 +46,12 @@ impl Shield {
         self.learned_inventory.store(true, Ordering::Relaxed);
     }
 
-    /// Learns the secrets among the values of `.env`, `.env.local`,
-    /// `.env.example`, Claude Code's settings `env` and the environment.
+    /// Learns the secrets among the values of `.env`, `.env.local`, the
+    /// user's store, `.env.example`, Claude Code's settings `env` and the
+    /// environment.
     pub fn learn_sources(&self, sources: &EnvSources) {
         let mut redactor = self.redactor();
-        for file in [&sources.dotenv, &sources.dotenv_local, &sources.example] {
+        for file in sources.dotenv_files().into_iter().chain([&sources.example]) {
             for (name, value) in &file.entries {
                 redactor.learn_env(name, value);
             }

@@ -78,7 +78,7 @@ impl Ctx {
     /// The project's `.env` files, settings `env` and the environment, with
     /// their secrets learned by the shield.
     pub fn env_sources(&self) -> Result<EnvSources, CliError> {
-        let sources = EnvSources::load(&self.locations, self.process_env.clone()).map_err(|error| {
+        let sources = EnvSources::load(&self.locations, &self.user_env_file(), self.process_env.clone()).map_err(|error| {
             let hint = match &error {
                 DotEnvError::NotRegular { .. } => {
                     "replace it with a regular file (or remove it); mcpenv never opens a FIFO, socket or device"
@@ -86,10 +86,28 @@ impl Ctx {
                 DotEnvError::Read { .. } => "check the file's permissions",
                 DotEnvError::NotUtf8 { .. } => "save the file as UTF-8 text",
             };
-            CliError::failure_from("cannot read the project's `.env` files", error).with_hint(hint)
+            CliError::failure_from("cannot read the `.env` files", error).with_hint(hint)
         })?;
         self.shield.learn_sources(&sources);
         Ok(sources)
+    }
+
+    /// The user's own dotenv store, `$XDG_CONFIG_HOME/mcpenv/.env`: the
+    /// secrets of user-scope servers, used in every project and so kept in
+    /// no repository.
+    pub fn user_env_file(&self) -> PathBuf {
+        self.config_home.join("mcpenv").join(".env")
+    }
+
+    /// The dotenv file the secrets of a `scope` server go to: the user's
+    /// store for user scope, else the project's `.env`.
+    pub fn env_file_for(&self, scope: Scope) -> PathBuf {
+        match scope {
+            Scope::User => self.user_env_file(),
+            Scope::Project | Scope::Local => {
+                crate::envfiles::EnvFiles::at(&self.locations.project_root()).env
+            }
+        }
     }
 
     /// Learns whatever the command did not load itself, before anything is

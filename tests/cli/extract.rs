@@ -242,14 +242,28 @@ fn extract_from_local_and_user_scopes() {
     ~/.claude.json  gh      env.GITHUB_TOKEN       GITHUB_TOKEN       ghp_…3s12
     ~/.claude.json  stripe  headers.Authorization  STRIPE_AUTH_TOKEN  sk_l…c8Yd
     ----- stderr -----
-    Moved 2 secrets into `.env`
+    Moved 1 secret into `.env`
+    Moved 1 secret into `~/.config/mcpenv/.env`
+    Wrote `[ROOT]/home/.config/mcpenv/.env`
     Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
     Wrote `[ROOT]/home/.claude.json`
-    Claude Code takes `${VAR}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)
+    Claude Code takes `${VAR}` values from its environment, not from dotenv files: start it with `mcpenv run -- claude`, which loads them
     [exit status: 0]
     ");
+    // Local secrets stay in the project, the user server's go to the
+    // user's store, and `.env.example` documents only the project's.
+    assert_eq!(
+        dotenv_values(&env),
+        [("GITHUB_TOKEN".to_string(), PAT.to_string())]
+    );
+    assert_eq!(
+        env.read("home/.config/mcpenv/.env"),
+        format!("STRIPE_AUTH_TOKEN='{STRIPE}'\n")
+    );
+    assert_eq!(env.mode("home/.config/mcpenv/.env"), 0o600);
+    assert!(!env.read("project/.env.example").contains("STRIPE"));
     let claude = env.read("home/.claude.json");
     assert!(
         claude.contains("\"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\"")

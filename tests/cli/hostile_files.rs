@@ -202,7 +202,7 @@ fn a_fifo_env_is_refused_by_every_command_that_reads_it() {
     }
     assert_snapshot!(run(&env, &["check"]), @"
     ----- stderr -----
-    error: cannot read the project's `.env` files
+    error: cannot read the `.env` files
       caused by: `[ROOT]/project/.env` is a FIFO, not a regular file
 
     hint: replace it with a regular file (or remove it); mcpenv never opens a FIFO, socket or device

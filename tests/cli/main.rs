@@ -32,6 +32,7 @@ mod secrets_corpus;
 mod templates;
 mod templates_schema;
 mod untrusted_text;
+mod user_store;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

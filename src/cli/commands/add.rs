@@ -7,8 +7,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
-use crate::cli::commands::extract::known_values;
-use crate::cli::commands::{begin_writes, save_project_env_with};
+use crate::cli::commands::extract::{known_values, plan_error};
+use crate::cli::commands::{begin_writes, save_plan_env_with};
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
@@ -234,8 +234,10 @@ pub fn write_entry(
             target: target.clone(),
             server: name.to_string(),
             entry: ServerEntry::from_value(entry.clone()),
+            env_file: ctx.env_file_for(scope),
         };
-        let plan = extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?);
+        let plan = extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?)
+            .map_err(plan_error)?;
         if !plan.is_empty() {
             if options.allow_literal {
                 warnings.push(format!(
@@ -252,15 +254,8 @@ pub fn write_entry(
                     .collect();
                 let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
                 let example = extract::example_variables([(name, &placeholders)]);
-                progress =
-                    begin_writes(ctx, Some((&plan.new_variables, &example)), &[&target.path]);
-                save_project_env_with(
-                    ctx,
-                    &plan.new_variables,
-                    &example,
-                    options.force,
-                    &mut progress,
-                )?;
+                progress = begin_writes(ctx, Some((&plan, &example)), &[&target.path]);
+                save_plan_env_with(ctx, &plan, &example, options.force, &mut progress)?;
                 entry = placeholders.to_value();
                 moves = plan.moves;
             }

@@ -18,6 +18,7 @@ use crate::clients::export::{self, ExportOptions};
 use crate::clients::{self, Client, CodexTrust};
 use crate::fsx::{self, NewMode, TextEditError};
 use crate::model::ServerEntry;
+use crate::placeholder;
 use crate::scope::Scope;
 
 /// What `export` did (or, with `--check`, found).
@@ -38,6 +39,8 @@ pub struct ExportReport {
     pub check: bool,
     /// What could not be carried over exactly.
     pub warnings: Vec<String>,
+    /// What to do about the warnings.
+    pub hints: Vec<String>,
     /// The command that brings the file up to date.
     #[serde(skip)]
     fix: String,
@@ -54,6 +57,9 @@ impl Report for ExportReport {
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
         for message in &self.warnings {
             warning(err, message)?;
+        }
+        for hint in &self.hints {
+            writeln!(err, "hint: {hint}")?;
         }
         let file = self.file.display();
         let servers = plural(self.servers.len());
@@ -213,7 +219,8 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
             .with_hint("move the project out of your home folder's config, or use a client that expands placeholders"));
     }
     let servers = servers_of(ctx, args.scope)?;
-    let lookup = known_values(ctx)?;
+    let known = known_values(ctx)?;
+    let lookup = |name: &str| known.lookup(name);
     let options = ExportOptions {
         vscode_inputs: args.vscode_inputs,
         lookup: expands_nothing.then_some(&lookup as &dyn Fn(&str) -> Option<String>),
@@ -241,6 +248,7 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
         changed: planned.changed,
         check: args.check,
         warnings: planned.warnings,
+        hints: Vec::new(),
         fix: ctx.command(&fix),
         scope: match args.scope {
             ExportScope::Project => "project",
@@ -259,11 +267,28 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
             CliError::failure_from(format!("cannot create `{}`", parent.display()), error)
         })?;
     }
+    // Resolved values are secrets mcpenv hands over; literal ones are
+    // whatever `scan` flags in the servers as written.
+    let literal = literal_secrets(client, &file, &planned.text, &report.servers);
+    let resolved = expands_nothing
+        && servers
+            .iter()
+            .filter(|(name, _)| report.servers.contains(name))
+            .any(|(_, entry)| {
+                entry
+                    .expandable_fields()
+                    .iter()
+                    .any(|(_, value)| !placeholder::references(value).is_empty())
+            });
+    let holds_secrets = resolved || !literal.is_empty();
+    if holds_secrets {
+        make_private(&file)?;
+    }
     let mut exported = None;
     let changed = fsx::edit_text(
         &ctx.locations.state_dir,
         &file,
-        new_mode(expands_nothing),
+        new_mode(holds_secrets),
         |old| {
             let again = export::export(client, old, &servers, &options)?;
             let text = again.changed.then(|| again.text.clone());
@@ -287,16 +312,82 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
     }
     report.changed = changed;
     report.warnings.extend(trust);
-    if expands_nothing && !report.servers.is_empty() {
+    if resolved {
         report.warnings.push(format!(
             "`{}` now holds secret values: {client} expands no placeholders",
             file.display()
         ));
     }
+    if !literal.is_empty() {
+        report.warnings.push(format!(
+            "`{}` now holds {} literal {} ({}), copied from the {} scope; it was made private (mode 600)",
+            file.display(),
+            literal.len(),
+            if literal.len() == 1 { "secret" } else { "secrets" },
+            literal.join(", "),
+            report.scope
+        ));
+        let extract = match args.scope {
+            ExportScope::Project => ctx.command(&["extract"]),
+            ExportScope::User => ctx.command(&["extract", "-s", "user"]),
+        };
+        report.hints.push(format!(
+            "move them into dotenv files first with `{extract}`, then export again: {} then gets placeholders",
+            client.title()
+        ));
+    }
     Ok(report)
 }
 
-/// A file holding resolved secrets is private when mcpenv creates it.
+/// The literal secrets of the `exported` servers in `text`, the file as it
+/// will be written, as `server field` (read back as Claude Code entries, so
+/// what `scan` flags is what the client will hold).
+fn literal_secrets(client: Client, file: &Path, text: &str, exported: &[String]) -> Vec<String> {
+    let Ok(value) = clients::parse(file, text) else {
+        return Vec::new();
+    };
+    clients::servers(client, value)
+        .into_iter()
+        .filter(|found| exported.contains(&found.name))
+        .flat_map(|found| {
+            crate::secrets::scan_entry(&found.entry)
+                .into_iter()
+                .map(move |finding| format!("`{}` {}", found.name, finding.field))
+        })
+        .collect()
+}
+
+/// Takes group and other permissions off an existing `file` before secrets
+/// are written into it (a stricter mode is kept); the atomic write then
+/// copies the private mode.
+fn make_private(file: &Path) -> Result<(), CliError> {
+    use std::os::unix::fs::PermissionsExt;
+    let metadata = match std::fs::metadata(file) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => {
+            return Err(CliError::failure_from(
+                format!("cannot read `{}`", file.display()),
+                error,
+            ));
+        }
+    };
+    let mode = metadata.permissions().mode() & 0o7777;
+    if mode & 0o077 == 0 {
+        return Ok(());
+    }
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode & !0o077)).map_err(
+        |error| {
+            CliError::failure_from(format!("cannot make `{}` private", file.display()), error)
+                .with_hint(format!(
+                    "run `chmod 600 {}` and export again",
+                    file.display()
+                ))
+        },
+    )
+}
+
+/// A file holding secrets is private when mcpenv creates it.
 fn new_mode(holds_secrets: bool) -> NewMode {
     if holds_secrets {
         NewMode::Exact(0o600)

@@ -1,19 +1,24 @@
-//! `mcpenv extract`: move literal secrets into the project's `.env` and
-//! leave `${VAR}` placeholders behind. `.env` is written first and the
-//! configs last, so no placeholder ever points at a lost value.
+//! `mcpenv extract`: move literal secrets into dotenv files and leave
+//! `${VAR}` placeholders behind: those of project and local servers into
+//! the project's `.env`, those of user servers (used in every project)
+//! into the user's store, `~/.config/mcpenv/.env`. The dotenv files are
+//! written first and the configs last, so no placeholder ever points at a
+//! lost value.
 
+use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::cli::args::ExtractArgs;
-use crate::cli::commands::{begin_writes, save_project_env_with, shown_path, tidy};
+use crate::cli::commands::{begin_writes, save_plan_env_with, shown_env_file, shown_path, tidy};
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
+use crate::dotenv::DotEnv;
 use crate::envfiles::{self, EnvFiles, EnvFilesError};
-use crate::extract::{self, Candidate, ExtractionPlan, Move};
+use crate::extract::{self, Candidate, ExtractError, ExtractionPlan, KnownValues, Move};
 use crate::scope::Scope;
 use crate::store::{self, Target};
 
@@ -30,6 +35,12 @@ pub struct ExtractReport {
     pub committed: Vec<Committed>,
     #[serde(skip)]
     shown: Vec<(String, String)>,
+    /// Each dotenv file the moves go to, as shown, with how many go there.
+    #[serde(skip)]
+    destinations: Vec<(String, usize)>,
+    /// Whether a value went to the user's store, which `mcpenv run` loads.
+    #[serde(skip)]
+    to_user_store: bool,
     #[serde(skip)]
     scopes: String,
 }
@@ -79,22 +90,32 @@ impl Report for ExtractReport {
                 self.scopes
             );
         }
-        let count = self.moves.len();
-        let secrets = if count == 1 { "secret" } else { "secrets" };
-        if self.dry_run {
-            writeln!(
-                err,
-                "Would move {count} {secrets} into `.env` (dry run: nothing was written)"
-            )?;
-        } else {
-            writeln!(err, "Moved {count} {secrets} into `.env`")?;
+        let verb = if self.dry_run { "Would move" } else { "Moved" };
+        for (index, (file, count)) in self.destinations.iter().enumerate() {
+            let secrets = if *count == 1 { "secret" } else { "secrets" };
+            let last = index + 1 == self.destinations.len();
+            let note = if self.dry_run && last {
+                " (dry run: nothing was written)"
+            } else {
+                ""
+            };
+            writeln!(err, "{verb} {count} {secrets} into `{file}`{note}")?;
+        }
+        if !self.dry_run {
             for file in &self.written {
                 writeln!(err, "Wrote `{}`", file.display())?;
             }
-            writeln!(
-                err,
-                "Claude Code takes `${{VAR}}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)"
-            )?;
+            if self.to_user_store {
+                writeln!(
+                    err,
+                    "Claude Code takes `${{VAR}}` values from its environment, not from dotenv files: start it with `mcpenv run -- claude`, which loads them"
+                )?;
+            } else {
+                writeln!(
+                    err,
+                    "Claude Code takes `${{VAR}}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)"
+                )?;
+            }
         }
         for committed in &self.committed {
             warning(
@@ -151,22 +172,38 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
             target: target_of(ctx, entry.scope, &entry.file),
             server: entry.name.clone(),
             entry: entry.entry.clone(),
+            env_file: ctx.env_file_for(entry.scope),
         })
         .collect();
-    let plan = extract::plan(&candidates, &known_values(ctx)?);
+    let plan = extract::plan(&candidates, &known_values(ctx)?).map_err(plan_error)?;
+    let mut destinations: Vec<(String, usize)> = Vec::new();
+    for moved in &plan.moves {
+        let file = shown_env_file(ctx, &moved.env_file);
+        match destinations.iter_mut().find(|(shown, _)| *shown == file) {
+            Some((_, count)) => *count += 1,
+            None => destinations.push((file, 1)),
+        }
+    }
+    let user_store = ctx.user_env_file();
     let mut report = ExtractReport {
         shown: plan
             .moves
             .iter()
             .map(|moved| {
                 let variable = if moved.reused {
-                    format!("{} (already in .env)", moved.variable)
+                    format!(
+                        "{} (already in {})",
+                        moved.variable,
+                        shown_env_file(ctx, &moved.env_file)
+                    )
                 } else {
                     moved.variable.clone()
                 };
                 (shown_path(ctx, &moved.file), variable)
             })
             .collect(),
+        destinations,
+        to_user_store: plan.moves.iter().any(|moved| moved.env_file == user_store),
         moves: plan.moves.clone(),
         dry_run: args.dry_run,
         written: Vec::new(),
@@ -179,27 +216,30 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
         let configs = scopes
             .iter()
             .map(|scope| Target::for_scope(&ctx.locations, *scope).path);
-        let paths: Vec<PathBuf> = [files.gitignore, files.env, files.example]
+        let paths: Vec<PathBuf> = [files.gitignore, files.env, files.example, user_store]
             .into_iter()
             .chain(configs)
             .collect();
         tidy(ctx, &paths);
     }
     if plan.is_empty() || args.dry_run {
-        if !plan.is_empty() {
-            envfiles::check_private(&EnvFiles::at(&ctx.locations.project_root()).env, args.force)
-                .map_err(env_error)?;
+        // What the real run would refuse, a dry run refuses too.
+        for file in plan.env_files() {
+            envfiles::check_private(file, args.force).map_err(env_error)?;
         }
         return Ok(report);
     }
+    // `.env.example` documents what the project needs; a user server's
+    // variables are the user's own business.
     let project_entries: Vec<(String, crate::model::ServerEntry)> = inventory
         .entries
         .iter()
         .filter(|entry| {
             entry.scope == Scope::Project
-                || candidates
-                    .iter()
-                    .any(|candidate| candidate.server == entry.name)
+                || (entry.scope == Scope::Local
+                    && candidates
+                        .iter()
+                        .any(|candidate| candidate.server == entry.name))
         })
         .map(|entry| {
             let changes: Vec<_> = plan
@@ -249,8 +289,8 @@ pub fn apply(
         .iter()
         .map(|group| group[0].0.path.as_path())
         .collect();
-    let mut progress = begin_writes(ctx, Some((&plan.new_variables, &example)), &configs);
-    save_project_env_with(ctx, &plan.new_variables, &example, force, &mut progress)?;
+    let mut progress = begin_writes(ctx, Some((plan, &example)), &configs);
+    save_plan_env_with(ctx, plan, &example, force, &mut progress)?;
     for group in &by_file {
         let done = store::replace_fields(&ctx.locations, group)
             .map_err(|error| CliError::from(error).interrupted(&progress))?;
@@ -266,21 +306,55 @@ pub fn target_of(ctx: &Ctx, scope: Scope, file: &std::path::Path) -> Target {
     target
 }
 
-/// Values variables already have: `.env`, then the process environment.
-pub fn known_values(ctx: &Ctx) -> Result<impl Fn(&str) -> Option<String>, CliError> {
-    let path = EnvFiles::at(&ctx.locations.project_root()).env;
-    let dotenv = crate::dotenv::read(&path).map_err(|error| {
-        CliError::failure_from(format!("cannot read `{}`", path.display()), error).with_hint(
-            "fix or remove the file; mcpenv adds to it and never guesses around broken lines",
-        )
-    })?;
-    let environment = ctx.process_env.clone();
-    Ok(move |name: &str| {
-        dotenv
-            .get(name)
-            .map(str::to_string)
-            .or_else(|| environment.get(name).cloned())
+/// Values variables already have, as `mcpenv run` would give them: the
+/// process environment, then each dotenv file in precedence order.
+pub struct Known {
+    process: BTreeMap<String, String>,
+    files: Vec<DotEnv>,
+}
+
+impl KnownValues for Known {
+    fn value(&self, name: &str) -> Option<String> {
+        self.process.get(name).cloned().or_else(|| {
+            self.files
+                .iter()
+                .find_map(|file| file.get(name).map(str::to_string))
+        })
+    }
+
+    fn provides(&self, file: &Path, name: &str, value: &str) -> bool {
+        self.process.get(name).map(String::as_str) == Some(value)
+            || self
+                .files
+                .iter()
+                .any(|known| known.path == file && known.get(name) == Some(value))
+    }
+}
+
+impl Known {
+    /// The value `name` resolves to, for code that wants a plain lookup.
+    pub fn lookup(&self, name: &str) -> Option<String> {
+        self.value(name)
+    }
+}
+
+/// The values variables already have (see [`Known`]).
+pub fn known_values(ctx: &Ctx) -> Result<Known, CliError> {
+    let sources = ctx.env_sources()?;
+    Ok(Known {
+        files: sources.dotenv_files().into_iter().cloned().collect(),
+        process: sources.process,
     })
+}
+
+/// The CLI error for a plan that cannot be made.
+pub fn plan_error(error: ExtractError) -> CliError {
+    let hint = match &error {
+        ExtractError::BreaksJson { .. } => {
+            "move that value by hand (the whole JSON into a variable of its own), or replace the secret with one that needs no escaping; nothing was written"
+        }
+    };
+    CliError::new(crate::cli::error::Kind::Failure, Box::new(error)).with_hint(hint)
 }
 
 /// The secrets of `plan` that git history of the project files holds.
@@ -295,8 +369,8 @@ fn committed(ctx: &Ctx, plan: &ExtractionPlan) -> Vec<Committed> {
         .filter_map(|moved| {
             plan.new_variables
                 .iter()
-                .find(|(name, _)| *name == moved.variable)
-                .map(|(name, value)| (name.as_str(), value.as_str()))
+                .find(|variable| variable.name == moved.variable)
+                .map(|variable| (variable.name.as_str(), variable.value.as_str()))
         })
         .collect();
     if secrets.is_empty() {

@@ -12,8 +12,8 @@ use serde::Serialize;
 use crate::cli::args::ImportArgs;
 use crate::cli::commands::add::check_name;
 use crate::cli::commands::export::{client_files, client_of, codex_trust_warning};
-use crate::cli::commands::extract::known_values;
-use crate::cli::commands::{begin_writes, save_project_env_with};
+use crate::cli::commands::extract::{known_values, plan_error};
+use crate::cli::commands::{begin_writes, save_plan_env_with, shown_env_files};
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::{Ctx, shell_words};
@@ -51,6 +51,8 @@ pub struct ImportReport {
     pub dry_run: bool,
     /// Files written, in order.
     pub written: Vec<PathBuf>,
+    #[serde(skip)]
+    env_files_shown: Vec<String>,
 }
 
 /// A server imported under a name of mcpenv's choosing.
@@ -84,7 +86,7 @@ impl Report for ImportReport {
         for note in &self.notes {
             warning(err, note)?;
         }
-        crate::cli::commands::write_moves(err, &self.moves)?;
+        crate::cli::commands::write_moves(err, &self.moves, &self.env_files_shown, self.dry_run)?;
         let names: Vec<String> = self
             .servers
             .iter()
@@ -219,10 +221,13 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
             target: target.clone(),
             server: name.to_string(),
             entry: entry.clone(),
+            env_file: ctx.env_file_for(scope),
         };
-        let plan = extract::plan(std::slice::from_ref(&candidate), &known);
-        let changes: Vec<_> = plan
-            .changes
+        // A value extraction would refuse is reported by the real plan
+        // below; here the entry stays as it is.
+        let changes: Vec<_> = extract::plan(std::slice::from_ref(&candidate), &known)
+            .map(|plan| plan.changes)
+            .unwrap_or_default()
             .into_iter()
             .flat_map(|(_, changes)| changes)
             .collect();
@@ -429,9 +434,10 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
             target: target.clone(),
             server: name.clone(),
             entry: entry.clone(),
+            env_file: ctx.env_file_for(scope),
         })
         .collect();
-    let plan = extract::plan(&candidates, &known);
+    let plan = extract::plan(&candidates, &known).map_err(plan_error)?;
     let changes: Vec<_> = plan
         .changes
         .iter()
@@ -456,6 +462,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         notes,
         dry_run: args.dry_run,
         written: Vec::new(),
+        env_files_shown: shown_env_files(ctx, &plan.moves),
     };
     if args.dry_run {
         return Ok(report);
@@ -469,19 +476,13 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     example.retain(|(name, _)| !import::is_process_variable(name));
     store::preflight(&target)?;
     let saves_env = !plan.new_variables.is_empty() || !example.is_empty();
-    let env = saves_env.then_some((plan.new_variables.as_slice(), example.as_slice()));
+    let env = saves_env.then_some((&plan, example.as_slice()));
     let mut progress = begin_writes(ctx, env, &[&target.path]);
     if servers.is_empty() {
         return Ok(report);
     }
     if saves_env {
-        save_project_env_with(
-            ctx,
-            &plan.new_variables,
-            &example,
-            args.force,
-            &mut progress,
-        )?;
+        save_plan_env_with(ctx, &plan, &example, args.force, &mut progress)?;
     }
     let values: Vec<Value> = servers.iter().map(|(_, entry)| entry.to_value()).collect();
     let new_servers: Vec<NewServer<'_>> = servers

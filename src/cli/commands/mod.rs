@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
 use crate::envfiles::{self, EnvFiles};
+use crate::extract::ExtractionPlan;
 use crate::layered::Inventory;
 use crate::scope::Scope;
 use crate::store::{self, Progress};
@@ -49,15 +50,20 @@ pub fn shown_path(ctx: &Ctx, path: &Path) -> String {
     locations.display(path)
 }
 
-/// `Moved SERVER FIELD into .env as VAR (masked)` for each moved secret.
+/// `Moved SERVER FIELD into FILE as VAR (masked)` for each moved secret
+/// (`Would move` in a dry run); `env_files` holds each move's dotenv file
+/// as shown ([`shown_env_file`]).
 pub fn write_moves(
     err: &mut dyn std::io::Write,
     moves: &[crate::extract::Move],
+    env_files: &[String],
+    dry_run: bool,
 ) -> std::io::Result<()> {
-    for moved in moves {
+    let verb = if dry_run { "Would move" } else { "Moved" };
+    for (moved, file) in moves.iter().zip(env_files) {
         writeln!(
             err,
-            "Moved {} {} into `.env` as `{}` ({})",
+            "{verb} {} {} into `{file}` as `{}` ({})",
             crate::display::escape(&moved.server),
             crate::display::escape(&moved.field.to_string()),
             moved.variable,
@@ -65,6 +71,14 @@ pub fn write_moves(
         )?;
     }
     Ok(())
+}
+
+/// Each move's dotenv file as shown, for [`write_moves`].
+pub fn shown_env_files(ctx: &Ctx, moves: &[crate::extract::Move]) -> Vec<String> {
+    moves
+        .iter()
+        .map(|moved| shown_env_file(ctx, &moved.env_file))
+        .collect()
 }
 
 /// Hints for a name that is not defined where it was looked for: a close
@@ -122,16 +136,26 @@ pub fn save_project_env(
 /// `.env.example`.
 pub type Pairs<'a> = &'a [(String, String)];
 
-/// The [`Progress`] of a command that writes the project's `.env` files
-/// (with `env`: the values and `.env.example` lines it will save, in the
-/// order [`save_project_env_with`] writes them), then each of `configs`;
-/// what an interrupted earlier run left for any of them is cleared first.
-pub fn begin_writes(ctx: &Ctx, env: Option<(Pairs<'_>, Pairs<'_>)>, configs: &[&Path]) -> Progress {
+/// The [`Progress`] of a command that saves the values of an extraction
+/// `plan` (with the `.env.example` lines it documents), in the order
+/// [`save_plan_env_with`] writes them, then each of `configs`; what an
+/// interrupted earlier run left for any of them is cleared first.
+pub fn begin_writes(
+    ctx: &Ctx,
+    env: Option<(&ExtractionPlan, Pairs<'_>)>,
+    configs: &[&Path],
+) -> Progress {
     let mut progress = Progress::default();
-    if let Some((values, example)) = env {
-        let files = EnvFiles::at(&ctx.locations.project_root());
-        for path in envfiles::planned(&files, values, example) {
-            progress.plan(path);
+    if let Some((plan, example)) = env {
+        let user = ctx.user_env_file();
+        if !plan.values_for(&user).is_empty() {
+            progress.plan(&user);
+        }
+        if saves_project(ctx, plan, example) {
+            let files = EnvFiles::at(&ctx.locations.project_root());
+            for path in envfiles::planned(&files, &plan.values_for(&files.env), example) {
+                progress.plan(path);
+            }
         }
     }
     for config in configs {
@@ -139,6 +163,41 @@ pub fn begin_writes(ctx: &Ctx, env: Option<(Pairs<'_>, Pairs<'_>)>, configs: &[&
     }
     tidy(ctx, progress.left());
     progress
+}
+
+/// Whether saving `plan` touches the project's files: a secret of a
+/// project or local server, or lines for `.env.example`. The secrets of
+/// user servers alone leave the repository alone.
+fn saves_project(ctx: &Ctx, plan: &ExtractionPlan, example: Pairs<'_>) -> bool {
+    let user = ctx.user_env_file();
+    !example.is_empty() || plan.moves.iter().any(|moved| moved.env_file != user)
+}
+
+/// Saves the values of an extraction `plan` where each belongs (the
+/// user's store first, then the project's `.env`, `.env.example` and
+/// `.gitignore`; see [`save_project_env_with`]), recording each file in
+/// `progress`.
+pub fn save_plan_env_with(
+    ctx: &Ctx,
+    plan: &ExtractionPlan,
+    example: Pairs<'_>,
+    force: bool,
+    progress: &mut Progress,
+) -> Result<(), CliError> {
+    let user = ctx.user_env_file();
+    envfiles::save_user_with(
+        &user,
+        &ctx.locations.state_dir,
+        &plan.values_for(&user),
+        force,
+        progress,
+    )
+    .map_err(|error| extract::env_error(error).interrupted(progress))?;
+    if saves_project(ctx, plan, example) {
+        let project = EnvFiles::at(&ctx.locations.project_root()).env;
+        save_project_env_with(ctx, &plan.values_for(&project), example, force, progress)?;
+    }
+    Ok(())
 }
 
 /// [`save_project_env`] as one step of a command that writes several
@@ -161,6 +220,17 @@ pub fn save_project_env_with(
         progress,
     )
     .map_err(|error| extract::env_error(error).interrupted(progress))
+}
+
+/// A dotenv file as status lines name it: `.env` for the project's, the
+/// `~/…` path for the user's store.
+pub fn shown_env_file(ctx: &Ctx, path: &Path) -> String {
+    if path.parent() == Some(ctx.locations.project_root().as_path()) {
+        return path
+            .file_name()
+            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    }
+    ctx.locations.display(path)
 }
 
 /// Clears what an interrupted earlier run left for each of `paths`

@@ -1,6 +1,7 @@
 //! `mcpenv run -- COMMAND [ARGS]...`: start COMMAND with the project's
-//! `.env.local` and `.env` loaded (variables already in the environment
-//! win, as with dotenvy), replacing this process, so `mcpenv run -- claude`
+//! `.env.local` and `.env` and the user's store (`~/.config/mcpenv/.env`)
+//! loaded, in that precedence (variables already in the environment win, as
+//! with dotenvy), replacing this process, so `mcpenv run -- claude`
 //! starts Claude Code with every placeholder resolvable and COMMAND's exit
 //! status is ours.
 
@@ -8,6 +9,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::check::EnvSources;
 use crate::cli::args::RunArgs;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
@@ -17,9 +19,8 @@ use crate::dotenv;
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
-    let root = ctx.locations.project_root();
     let files: Vec<PathBuf> = if args.env_files.is_empty() {
-        vec![root.join(".env.local"), root.join(".env")]
+        EnvSources::dotenv_paths(&ctx.locations, &ctx.user_env_file()).to_vec()
     } else {
         args.env_files
             .iter()

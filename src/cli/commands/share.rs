@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::{PrivateScope, ShareArgs};
-use crate::cli::commands::extract::{known_values, target_of};
-use crate::cli::commands::{begin_writes, save_project_env_with, scope_file, unknown_name_hints};
+use crate::cli::commands::extract::{known_values, plan_error, target_of};
+use crate::cli::commands::{
+    begin_writes, save_plan_env_with, scope_file, shown_env_files, unknown_name_hints,
+};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
@@ -27,7 +29,7 @@ pub struct ShareReport {
     pub from: Scope,
     /// The `.mcp.json` it was written to.
     pub file: PathBuf,
-    /// The secrets moved into `.env`.
+    /// The secrets moved into the project's `.env`.
     pub moves: Vec<Move>,
     /// Whether the private copy was kept.
     pub kept: bool,
@@ -35,6 +37,8 @@ pub struct ShareReport {
     pub written: Vec<PathBuf>,
     #[serde(skip)]
     from_shown: String,
+    #[serde(skip)]
+    env_files_shown: Vec<String>,
 }
 
 impl Report for ShareReport {
@@ -43,7 +47,7 @@ impl Report for ShareReport {
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
-        crate::cli::commands::write_moves(err, &self.moves)?;
+        crate::cli::commands::write_moves(err, &self.moves, &self.env_files_shown, false)?;
         writeln!(
             err,
             "Shared MCP server `{}` in `{}`",
@@ -123,8 +127,11 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         target: target_of(ctx, source.scope, &source.file),
         server: source.name.clone(),
         entry: source.entry.clone(),
+        // Shared, the server is the project's: so are its secrets.
+        env_file: ctx.env_file_for(Scope::Project),
     };
-    let plan = extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?);
+    let plan =
+        extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?).map_err(plan_error)?;
     let changes: Vec<_> = plan
         .changes
         .iter()
@@ -156,14 +163,8 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
     if !args.keep {
         configs.push(&private.path);
     }
-    let mut progress = begin_writes(ctx, Some((&plan.new_variables, &example)), &configs);
-    save_project_env_with(
-        ctx,
-        &plan.new_variables,
-        &example,
-        args.force,
-        &mut progress,
-    )?;
+    let mut progress = begin_writes(ctx, Some((&plan, &example)), &configs);
+    save_plan_env_with(ctx, &plan, &example, args.force, &mut progress)?;
     let added = store::add_server(
         &ctx.locations,
         &project,
@@ -191,10 +192,11 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         name: source.name.clone(),
         from: source.scope,
         file: added.path,
-        moves: plan.moves,
         kept: args.keep,
         written,
         from_shown,
+        env_files_shown: shown_env_files(ctx, &plan.moves),
+        moves: plan.moves,
     })
 }
 

@@ -326,7 +326,20 @@ pub fn add_from_template(
         Vec::new()
     };
     let mut env_written = Vec::new();
-    if !secrets.is_empty() || !example.is_empty() {
+    if scope == Scope::User {
+        // A user server is used in every project: its secrets go to the
+        // user's store, never into this repository's `.env`.
+        let mut progress = crate::store::Progress::default();
+        crate::envfiles::save_user_with(
+            &ctx.user_env_file(),
+            &ctx.locations.state_dir,
+            &secrets,
+            args.force,
+            &mut progress,
+        )
+        .map_err(crate::cli::commands::extract::env_error)?;
+        env_written = progress.into_written();
+    } else if !secrets.is_empty() || !example.is_empty() {
         env_written = save_project_env(ctx, &secrets, &example, args.force)?;
     }
     let if_exists = if args.replace {
