@@ -279,23 +279,27 @@ fn is_json_document(value: &str) -> bool {
     )
 }
 
-/// Refuses a secret that `${VAR}` expansion would put back into a JSON
-/// string unescaped: a `"`, a `\` or a control character would end or
-/// corrupt the string.
+/// Refuses a secret that does not lie inside one JSON string. Expansion
+/// puts back the very text that was taken out (escapes such as a PEM's
+/// `\n` included: `.env` keeps them), so the value stays as valid as it
+/// was, unless the secret runs across a string's closing quote (then the
+/// variable would hold JSON structure) or holds a raw control character.
 fn refuse_breaking_json(
     candidate: &Candidate,
     field: &Field,
     secret: &str,
 ) -> Result<(), ExtractError> {
-    let Some(character) = secret
-        .chars()
-        .find(|character| matches!(character, '"' | '\\') || character.is_control())
-    else {
+    let mut escaped = false;
+    let offending = secret.chars().find(|&character| {
+        let breaks = (character == '"' && !escaped) || character.is_control();
+        escaped = character == '\\' && !escaped;
+        breaks
+    });
+    let Some(character) = offending else {
         return Ok(());
     };
     let what = match character {
-        '"' => "a double quote (`\"`)".to_string(),
-        '\\' => "a backslash (`\\`)".to_string(),
+        '"' => "a `\"` that ends its JSON string".to_string(),
         other => format!("a control character (U+{:04X})", u32::from(other)),
     };
     Err(ExtractError::BreaksJson {

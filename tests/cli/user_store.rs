@@ -219,26 +219,62 @@ fn a_json_env_value_keeps_its_json_and_only_the_token_moves() {
 }
 
 #[test]
-fn a_secret_that_would_break_its_json_is_refused_and_nothing_written() {
+fn an_escaped_private_key_inside_json_moves_with_its_escapes() {
     let env = TestEnv::new();
-    // An escaped private key: its `\n` would come back unescaped.
     let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n-----END PRIVATE KEY-----\n";
     let document =
         serde_json::to_string(&serde_json::json!({"type": "service_account", "private_key": pem}))
             .unwrap();
+    env.write(
+        "project/.mcp.json",
+        &serde_json::to_string_pretty(&serde_json::json!({"mcpServers": {
+            "gcp": {"command": "npx", "args": ["gcp-mcp"], "env": {"SA_JSON": document}}
+        }}))
+        .unwrap(),
+    );
+    env.run(&["extract"]).expect_code(0);
+    let config: serde_json::Value = serde_json::from_str(&env.read("project/.mcp.json")).unwrap();
+    let stored = config["mcpServers"]["gcp"]["env"]["SA_JSON"]
+        .as_str()
+        .unwrap();
+    let (name, value) = dotenvy::from_path_iter(env.project.join(".env"))
+        .unwrap()
+        .map(Result::unwrap)
+        .next()
+        .expect("one variable");
+    assert!(stored.contains(&format!("${{{name}}}")), "{stored}");
+    // The variable holds the text as it stood in the JSON (`\n` escapes):
+    // expanded, the document is the same JSON again.
+    let expanded = stored.replace(&format!("${{{name}}}"), &value);
+    let parsed: serde_json::Value = serde_json::from_str(&expanded).unwrap();
+    assert_eq!(
+        parsed,
+        serde_json::from_str::<serde_json::Value>(&document).unwrap()
+    );
+}
+
+#[test]
+fn a_secret_that_would_break_its_json_is_refused_and_nothing_written() {
+    let env = TestEnv::new();
+    // A key split across two JSON strings: the variable would have to hold
+    // the `","` between them.
+    let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+    let document = format!(
+        r#"{{"head":"-----BEGIN PRIVATE KEY-----{body}","tail":"{body}-----END PRIVATE KEY-----"}}"#
+    );
     let config = serde_json::to_string_pretty(&serde_json::json!({"mcpServers": {
         "gcp": {"command": "npx", "args": ["gcp-mcp"], "env": {"SA_JSON": document}}
     }}))
     .unwrap();
     env.write("project/.mcp.json", &config);
     let out = env.run(&["extract"]);
-    assert_snapshot!(out, @"
+    assert_snapshot!(out, @r#"
     ----- stderr -----
-    error: cannot extract the secret in `env.SA_JSON` of server `gcp` in `[ROOT]/project/.mcp.json`: it contains a backslash (`\\`), which would break the JSON of that value once `${VAR}` is expanded
+    error: cannot extract the secret in `env.SA_JSON` of server `gcp` in `[ROOT]/project/.mcp.json`: it contains a `"` that ends its JSON string, which would break the JSON of that value once `${VAR}` is expanded
 
-    hint: move that value by hand (the whole JSON into a variable of its own), or replace the secret with one that needs no escaping; nothing was written
+    hint: nothing was written; move the whole value by hand instead: the JSON into `.env` under the variable's name, and `${NAME}` in its place
     [exit status: 1]
-    ");
+    "#);
     assert_eq!(env.read("project/.mcp.json"), config);
     assert!(!env.project.join(".env").exists());
 }

@@ -351,7 +351,7 @@ pub fn known_values(ctx: &Ctx) -> Result<Known, CliError> {
 pub fn plan_error(error: ExtractError) -> CliError {
     let hint = match &error {
         ExtractError::BreaksJson { .. } => {
-            "move that value by hand (the whole JSON into a variable of its own), or replace the secret with one that needs no escaping; nothing was written"
+            "nothing was written; move the whole value by hand instead: the JSON into `.env` under the variable's name, and `${NAME}` in its place"
         }
     };
     CliError::new(crate::cli::error::Kind::Failure, Box::new(error)).with_hint(hint)
