@@ -314,9 +314,13 @@ fn refuse_breaking_json(
 /// whose string holds it as a header would be (`Authorization` →
 /// `NOTION_AUTH_TOKEN`).
 fn json_derived_name(server: &str, value: &str, finding: &Finding) -> String {
+    // The secret as it stands in the JSON text, escapes and all (a PEM's
+    // `\n`); the parsed strings hold it decoded.
+    let decoded = serde_json::from_str::<String>(&format!("\"{}\"", finding.secret));
+    let secret = decoded.as_deref().unwrap_or(&finding.secret);
     let key = serde_json::from_str::<serde_json::Value>(value)
         .ok()
-        .and_then(|document| key_holding(&document, &finding.secret));
+        .and_then(|document| key_holding(&document, secret));
     let what = key.map_or_else(|| "TOKEN".to_string(), |key| header_what(&key));
     prefixed(server, what)
 }
@@ -744,18 +748,35 @@ mod tests {
     }
 
     #[test]
-    fn a_secret_that_would_break_its_json_is_refused() {
-        let pem = "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\\n-----END PRIVATE KEY-----\\n";
-        let document = format!(r#"{{"type":"service_account","private_key":"{pem}"}}"#);
-        let error = plan(
+    fn an_escaped_key_moves_with_its_escapes_and_a_split_one_is_refused() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+        let pem = format!("-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----");
+        let document = format!(r#"{{"type":"service_account","private_key":"{pem}\\n"}}"#);
+        let made = plan(
             &[candidate(
                 "gcp",
                 json!({"command": "npx", "env": {"SA_JSON": document}}),
             )],
             &nothing,
         )
+        .unwrap();
+        assert_eq!(made.new_variables[0].name, "GCP_PRIVATE_KEY");
+        assert_eq!(made.new_variables[0].value, pem);
+        let split = format!(
+            r#"{{"a":"-----BEGIN PRIVATE KEY-----{body}","b":"{body}-----END PRIVATE KEY-----"}}"#
+        );
+        let error = plan(
+            &[candidate(
+                "gcp",
+                json!({"command": "npx", "env": {"SA_JSON": split}}),
+            )],
+            &nothing,
+        )
         .unwrap_err();
-        assert!(error.to_string().contains("a backslash"), "{error}");
+        assert!(
+            error.to_string().contains("ends its JSON string"),
+            "{error}"
+        );
     }
 
     #[test]
