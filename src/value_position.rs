@@ -431,37 +431,19 @@ mod tests {
     #[test]
     fn toml_strings_of_every_kind() {
         let text = "[mcp_servers.s]\nurl = 'https://x?key=abc'\nhttp_headers = { Authorization = \"Bearer \\u0041bc\" }\n\n[mcp_servers.s.env]\nT = \"\"\"\nline\\\n   tok\"\"\"\n";
-        let server = ["mcp_servers", "s"];
-        assert_eq!(
-            at(
-                text,
-                Syntax::Toml,
-                &server,
-                Field::UrlQuery("key".into()),
-                "abc"
-            ),
-            pos(2, 22, 2, 25)
-        );
-        assert_eq!(
-            at(
-                text,
-                Syntax::Toml,
-                &server,
+        let cases = [
+            (Field::UrlQuery("key".into()), "abc", pos(2, 22, 2, 25)),
+            (
                 Field::Header("Authorization".into()),
-                "Abc"
+                "Abc",
+                pos(3, 42, 3, 50),
             ),
-            pos(3, 42, 3, 50)
-        );
-        assert_eq!(
-            at(
-                text,
-                Syntax::Toml,
-                &server,
-                Field::Env("T".into()),
-                "linetok"
-            ),
-            pos(7, 1, 8, 7)
-        );
+            (Field::Env("T".into()), "linetok", pos(7, 1, 8, 7)),
+        ];
+        for (field, secret, expected) in cases {
+            let found = at(text, Syntax::Toml, &["mcp_servers", "s"], field, secret);
+            assert_eq!(found, expected, "{secret}");
+        }
     }
 
     #[test]

@@ -6,13 +6,8 @@ pub const PAT: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngPurp0s3s12";
 pub const STRIPE: &str = "sk_live_51HxQ2bK9vR3mWq7ZpT4nLc8Yd";
 pub const DB_PASSWORD: &str = "s3cr3t-Passw0rd-7781";
 
-fn assert_no_secret(out: &CommandOutput) {
-    out.assert_no_secret(&[PAT, STRIPE, DB_PASSWORD]);
-}
-
-#[test]
-fn scan_finds_secrets_in_every_scope_and_other_clients() {
-    let env = TestEnv::new();
+/// A user-scope server `gh` with [`PAT`] as `GITHUB_TOKEN`.
+pub fn add_user_github_token(env: &TestEnv) {
     env.run(&[
         "add",
         "-s",
@@ -26,6 +21,16 @@ fn scan_finds_secrets_in_every_scope_and_other_clients() {
         "@modelcontextprotocol/server-github",
     ])
     .expect_code(0);
+}
+
+fn assert_no_secret(out: &CommandOutput) {
+    out.assert_no_secret(&[PAT, STRIPE, DB_PASSWORD]);
+}
+
+#[test]
+fn scan_finds_secrets_in_every_scope_and_other_clients() {
+    let env = TestEnv::new();
+    add_user_github_token(&env);
     env.run(&[
         "add",
         "stripe",
@@ -208,17 +213,7 @@ fn the_hint_names_the_extract_command_for_the_scopes_found() {
         "project/.mcp.json",
         r#"{"mcpServers": {"clean": {"command": "npx"}}}"#,
     );
-    env.run(&[
-        "add",
-        "-s",
-        "user",
-        "gh",
-        "-e",
-        &format!("GITHUB_TOKEN={PAT}"),
-        "--",
-        "npx",
-    ])
-    .expect_code(0);
+    add_user_github_token(&env);
     let out = env.run(&["scan"]);
     assert_no_secret(&out);
     assert_snapshot!(out.stderr, @"

@@ -8,7 +8,7 @@ use insta::assert_snapshot;
 use serde_json::Value;
 
 use crate::harness::{CommandOutput, TestEnv};
-use crate::scan::{DB_PASSWORD, PAT, STRIPE};
+use crate::scan::{DB_PASSWORD, PAT, STRIPE, add_user_github_token};
 
 const SCHEMA_ID: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
@@ -306,17 +306,7 @@ fn sarif_logs_validate_with_findings_everywhere_and_with_none() {
     let env = repository();
     // Every scope and the user's own client files: absolute `file:` URIs
     // for the files outside the repository.
-    env.run(&[
-        "add",
-        "-s",
-        "user",
-        "gh",
-        "-e",
-        &format!("GITHUB_TOKEN={PAT}"),
-        "--",
-        "npx",
-    ])
-    .expect_code(0);
+    add_user_github_token(&env);
     env.write(
         "home/.cursor/mcp.json",
         &format!(
