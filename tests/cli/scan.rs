@@ -240,7 +240,7 @@ fn json_and_another_format_are_a_usage_error() {
 /// strace is missing or not permitted.
 fn opened_files(env: &TestEnv, args: &[&str]) -> Option<(CommandOutput, Vec<String>)> {
     let trace = env.root.join("trace.txt");
-    let mut command = env.command(&env.project, args);
+    let command = env.command(&env.project, args);
     let program = command.get_program().to_owned();
     let mut traced = std::process::Command::new("strace");
     traced
