@@ -415,15 +415,42 @@ pub struct ListArgs {
 
 /// `mcpenv scan`.
 #[derive(Debug, Args)]
+#[command(after_help = SCAN_EXAMPLES)]
 pub struct ScanArgs {
     /// Files or directories to scan; without any, every scope of this
     /// project and the other clients' config files.
     pub paths: Vec<PathBuf>,
 
-    /// Print JSON.
+    /// Read only PATHS, never `~/.claude.json` or another client's own
+    /// files; with no PATHS, scan nothing (for hooks that pass file names).
+    #[arg(long)]
+    pub only_paths: bool,
+
+    /// Output format [default: text].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ScanFormat>,
+
+    /// Print JSON (the same as `--format json`).
     #[arg(long)]
     pub json: bool,
 }
+
+/// Output formats of `mcpenv scan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScanFormat {
+    /// A table on stdout.
+    Text,
+    /// mcpenv's JSON document.
+    Json,
+    /// SARIF 2.1.0, for code scanning (GitHub, GitLab, Azure DevOps).
+    Sarif,
+}
+
+const SCAN_EXAMPLES: &str = "Examples:
+  mcpenv scan                          every scope of this project and the other clients' files
+  mcpenv scan .                        the config files of this folder and below
+  mcpenv scan --format sarif . > mcpenv.sarif
+  mcpenv scan --only-paths .mcp.json   what a pre-commit hook runs";
 
 /// `mcpenv extract`.
 #[derive(Debug, Args)]

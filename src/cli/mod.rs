@@ -104,7 +104,9 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
     }
     let ctx = resolve::resolve(cli, Arc::clone(shield))?;
     let outcome = dispatch(cli, &ctx);
-    if outcome.is_err() {
+    let reads_only_given_files =
+        matches!(&cli.command, Command::Scan(args) if commands::scan::reads_only_given_files(args));
+    if outcome.is_err() && !reads_only_given_files {
         // The error may quote the configuration: know its secrets first.
         ctx.learn_world();
     }
@@ -119,7 +121,10 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
         Command::Get(args) => emit(ctx, &commands::get::run(ctx, args)?, args.json, quiet),
         Command::List(args) => emit(ctx, &commands::list::run(ctx, args)?, args.json, quiet),
         Command::Remove(args) => emit(ctx, &commands::remove::run(ctx, args)?, args.json, quiet),
-        Command::Scan(args) => emit(ctx, &commands::scan::run(ctx, args)?, args.json, quiet),
+        Command::Scan(args) => {
+            let (report, format) = commands::scan::run(ctx, args)?;
+            commands::scan::emit(ctx, &report, format, quiet)
+        }
         Command::Extract(args) => emit(ctx, &commands::extract::run(ctx, args)?, args.json, quiet),
         Command::Share(args) => emit(ctx, &commands::share::run(ctx, args)?, args.json, quiet),
         Command::Check(args) => emit(ctx, &commands::check::run(ctx, args)?, args.json, quiet),

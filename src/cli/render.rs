@@ -43,6 +43,13 @@ pub trait Report: Serialize {
     fn failed(&self) -> bool {
         false
     }
+
+    /// Whether the shield learns every scope's secrets before printing,
+    /// which reads `~/.claude.json` and the env files; not for a report
+    /// that must read only the files it was given (`scan --only-paths`).
+    fn learns_world(&self) -> bool {
+        true
+    }
 }
 
 #[derive(Serialize)]
@@ -56,12 +63,7 @@ struct Envelope<'a, T> {
 /// on stderr unless `quiet`, all through the shield (secrets masked, stray
 /// controls escaped). Returns whether the report is a failure.
 pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Result<bool> {
-    ctx.learn_world();
-    if !quiet {
-        output::write(&ctx.shield, Stream::Stderr, false, |err| {
-            report.write_status(err)
-        })?;
-    }
+    emit_status(ctx, report, quiet)?;
     if json {
         let envelope = Envelope {
             schema_version: SCHEMA_VERSION,
@@ -75,6 +77,32 @@ pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Re
         report.write_text(out)
     })?;
     Ok(report.failed())
+}
+
+/// Prints `report`'s status on stderr (unless `quiet`) and `document`, the
+/// report in another JSON format (SARIF), on stdout, secrets masked.
+/// Returns whether the report is a failure.
+pub fn emit_document<R: Report>(
+    ctx: &Ctx,
+    report: &R,
+    document: serde_json::Value,
+    quiet: bool,
+) -> io::Result<bool> {
+    emit_status(ctx, report, quiet)?;
+    output::write_json(&ctx.shield, document, report.reveals())?;
+    Ok(report.failed())
+}
+
+fn emit_status<R: Report>(ctx: &Ctx, report: &R, quiet: bool) -> io::Result<()> {
+    if report.learns_world() {
+        ctx.learn_world();
+    }
+    if !quiet {
+        output::write(&ctx.shield, Stream::Stderr, false, |err| {
+            report.write_status(err)
+        })?;
+    }
+    Ok(())
 }
 
 /// Writes `warning: message` lines.

@@ -4,6 +4,7 @@
 
 pub mod export;
 pub mod import;
+pub mod placeholders;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -92,39 +93,59 @@ pub struct ClientFile {
     pub project: bool,
 }
 
+/// Where a client file lives: in the project, in the home folder, or in
+/// the user's config folder (`$XDG_CONFIG_HOME`, or `~/.config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Base {
+    Project,
+    Home,
+    ConfigHome,
+}
+
+/// Every other client's file on Linux, in the order [`known_files`] lists
+/// them; the paths are relative to their [`Base`].
+const FILES: &[(Client, Base, &str)] = &[
+    (
+        Client::ClaudeDesktop,
+        Base::ConfigHome,
+        "Claude/claude_desktop_config.json",
+    ),
+    (Client::Cursor, Base::Project, ".cursor/mcp.json"),
+    (Client::Cursor, Base::Home, ".cursor/mcp.json"),
+    (Client::Vscode, Base::Project, ".vscode/mcp.json"),
+    (Client::Vscode, Base::ConfigHome, "Code/User/mcp.json"),
+    (
+        Client::Windsurf,
+        Base::Home,
+        ".codeium/windsurf/mcp_config.json",
+    ),
+    (Client::Gemini, Base::Project, ".gemini/settings.json"),
+    (Client::Gemini, Base::Home, ".gemini/settings.json"),
+    // Read by Codex only in a project it trusts (see [`codex_trust`]).
+    (Client::Codex, Base::Project, ".codex/config.toml"),
+    (Client::Codex, Base::Home, ".codex/config.toml"),
+    (Client::Zed, Base::Project, ".zed/settings.json"),
+    (Client::Zed, Base::ConfigHome, "zed/settings.json"),
+];
+
 /// Where the other clients keep their files on Linux, user-level and in
 /// `project`; `config_home` is `$XDG_CONFIG_HOME` (or `~/.config`). A file
 /// that is both (the project is the home folder) is listed once, as the
 /// user's.
 pub fn known_files(home: &Path, config_home: &Path, project: &Path) -> Vec<ClientFile> {
-    let file = |client, base: &Path, path: &str| ClientFile {
-        client,
-        project: false,
-        path: base.join(path),
-    };
-    let in_project = |client, path: &str| ClientFile {
-        project: true,
-        ..file(client, project, path)
-    };
-    let all = vec![
-        file(
-            Client::ClaudeDesktop,
-            config_home,
-            "Claude/claude_desktop_config.json",
-        ),
-        in_project(Client::Cursor, ".cursor/mcp.json"),
-        file(Client::Cursor, home, ".cursor/mcp.json"),
-        in_project(Client::Vscode, ".vscode/mcp.json"),
-        file(Client::Vscode, config_home, "Code/User/mcp.json"),
-        file(Client::Windsurf, home, ".codeium/windsurf/mcp_config.json"),
-        in_project(Client::Gemini, ".gemini/settings.json"),
-        file(Client::Gemini, home, ".gemini/settings.json"),
-        // Read by Codex only in a project it trusts (see [`codex_trust`]).
-        in_project(Client::Codex, ".codex/config.toml"),
-        file(Client::Codex, home, ".codex/config.toml"),
-        in_project(Client::Zed, ".zed/settings.json"),
-        file(Client::Zed, config_home, "zed/settings.json"),
-    ];
+    let all: Vec<ClientFile> = FILES
+        .iter()
+        .map(|&(client, base, path)| ClientFile {
+            client,
+            project: base == Base::Project,
+            path: match base {
+                Base::Project => project,
+                Base::Home => home,
+                Base::ConfigHome => config_home,
+            }
+            .join(path),
+        })
+        .collect();
     let mut files: Vec<ClientFile> = Vec::with_capacity(all.len());
     for (index, candidate) in all.iter().enumerate() {
         let later = all[index + 1..]
@@ -135,6 +156,22 @@ pub fn known_files(home: &Path, config_home: &Path, project: &Path) -> Vec<Clien
         }
     }
     files
+}
+
+/// Whose file `path` is, judged by its name and the folders it sits in
+/// (`.cursor/mcp.json` is Cursor's, `.mcp.json` and `.claude.json` Claude
+/// Code's); `None` for a name no client uses.
+pub fn client_of_path(path: &Path) -> Option<Client> {
+    if path
+        .file_name()
+        .is_some_and(|name| name == ".mcp.json" || name == ".claude.json")
+    {
+        return Some(Client::ClaudeCode);
+    }
+    FILES
+        .iter()
+        .find(|(_, _, relative)| path.ends_with(relative))
+        .map(|&(client, _, _)| client)
 }
 
 /// Whether Codex trusts a project, and so reads its `.codex/config.toml`.
@@ -420,6 +457,28 @@ model = "o3"
                 .iter()
                 .any(|file| file.path == Path::new("/p/.codex/config.toml"))
         );
+    }
+
+    #[test]
+    fn a_file_is_known_by_its_path() {
+        let client = |path: &str| client_of_path(Path::new(path));
+        assert_eq!(client("/r/.cursor/mcp.json"), Some(Client::Cursor));
+        assert_eq!(client(".vscode/mcp.json"), Some(Client::Vscode));
+        assert_eq!(client("/r/.codex/config.toml"), Some(Client::Codex));
+        assert_eq!(client("/r/.gemini/settings.json"), Some(Client::Gemini));
+        assert_eq!(client("/r/.zed/settings.json"), Some(Client::Zed));
+        assert_eq!(
+            client("/h/.codeium/windsurf/mcp_config.json"),
+            Some(Client::Windsurf)
+        );
+        assert_eq!(
+            client("/h/.config/Claude/claude_desktop_config.json"),
+            Some(Client::ClaudeDesktop)
+        );
+        assert_eq!(client("sub/.mcp.json"), Some(Client::ClaudeCode));
+        assert_eq!(client("/r/mcp.json"), None);
+        // A path component, not a suffix of a name.
+        assert_eq!(client("/r/x.cursor/mcp.json"), None);
     }
 
     #[test]

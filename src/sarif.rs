@@ -1,0 +1,282 @@
+//! SARIF 2.1.0 (OASIS), the format code-scanning services read (GitHub code
+//! scanning, GitLab, Azure DevOps): one run of mcpenv, one result per
+//! secret. Only the parts those services use are written; the vendored
+//! OASIS schema in `tests/schema/` checks the shape.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::value_position::Position;
+
+/// The OASIS schema the log declares.
+pub const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// The base of repository-relative URIs (the checkout's root), as GitHub
+/// and the SARIF spec's examples name it.
+pub const SOURCE_ROOT: &str = "%SRCROOT%";
+
+/// Where mcpenv is described.
+const INFORMATION_URI: &str = "https://crates.io/crates/mcpenv";
+
+/// The key of the fingerprint code scanning deduplicates alerts by.
+const FINGERPRINT_KEY: &str = "mcpenv/finding/v1";
+
+/// One secret to report.
+#[derive(Debug, Clone)]
+pub struct Alert {
+    /// The detection rule's id (`github-pat`).
+    pub rule: String,
+    /// What the rule finds, for the rule's description (`GitHub classic PAT`).
+    pub rule_description: String,
+    /// The file: relative to the repository root (`/`-separated, as a URI
+    /// reference) or an absolute `file:` URI for a file outside it.
+    pub file: FileUri,
+    /// Where the secret is in the file, when it could be found.
+    pub position: Option<Position>,
+    /// The sentence shown for the alert; never holds the secret whole.
+    pub message: String,
+    /// What identifies the alert across runs (file, server, field, rule),
+    /// hashed into its fingerprint; never the secret.
+    pub identity: String,
+}
+
+/// A file, as SARIF refers to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileUri {
+    /// Relative to the repository root ([`SOURCE_ROOT`]).
+    InRepository(String),
+    /// An absolute `file:` URI.
+    Elsewhere(String),
+}
+
+/// A whole SARIF log.
+#[derive(Debug, Serialize)]
+pub struct Log {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: Vec<Run>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run {
+    tool: Tool,
+    results: Vec<ResultObject>,
+    column_kind: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: String,
+    information_uri: &'static str,
+    rules: Vec<Rule>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rule {
+    id: String,
+    name: String,
+    short_description: Text,
+    help: Text,
+    default_configuration: Configuration,
+}
+
+#[derive(Debug, Serialize)]
+struct Configuration {
+    level: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct Text {
+    text: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultObject {
+    rule_id: String,
+    rule_index: usize,
+    level: &'static str,
+    message: Text,
+    locations: Vec<Location>,
+    partial_fingerprints: BTreeMap<&'static str, String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+/// The log of one run of mcpenv `version` that found `alerts`: a rule entry
+/// for each rule id used, in order of first use.
+pub fn log(version: &str, alerts: &[Alert]) -> Log {
+    let mut rules: Vec<Rule> = Vec::new();
+    let mut results = Vec::with_capacity(alerts.len());
+    for alert in alerts {
+        let rule_index = match rules.iter().position(|rule| rule.id == alert.rule) {
+            Some(index) => index,
+            None => {
+                rules.push(rule(alert));
+                rules.len() - 1
+            }
+        };
+        let (uri, uri_base_id) = match &alert.file {
+            FileUri::InRepository(uri) => (uri.clone(), Some(SOURCE_ROOT)),
+            FileUri::Elsewhere(uri) => (uri.clone(), None),
+        };
+        results.push(ResultObject {
+            rule_id: alert.rule.clone(),
+            rule_index,
+            level: "error",
+            message: Text {
+                text: alert.message.clone(),
+            },
+            locations: vec![Location {
+                physical_location: PhysicalLocation {
+                    artifact_location: ArtifactLocation { uri, uri_base_id },
+                    region: alert.position.map(|position| Region {
+                        start_line: position.line,
+                        start_column: position.column,
+                        end_line: position.end_line,
+                        end_column: position.end_column,
+                    }),
+                },
+            }],
+            partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, fingerprint(&alert.identity))]),
+        });
+    }
+    Log {
+        schema: SCHEMA,
+        version: "2.1.0",
+        runs: vec![Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "mcpenv",
+                    version: version.to_string(),
+                    information_uri: INFORMATION_URI,
+                    rules,
+                },
+            },
+            results,
+            column_kind: "unicodeCodePoints",
+        }],
+    }
+}
+
+fn rule(alert: &Alert) -> Rule {
+    Rule {
+        id: alert.rule.clone(),
+        name: pascal_case(&alert.rule),
+        short_description: Text {
+            text: format!("Literal {} in an MCP config", alert.rule_description),
+        },
+        help: Text {
+            text: "Move the value into a git-ignored `.env` and leave a placeholder the client expands (`mcpenv extract` does it for Claude Code's files); rotate a secret that was committed.".to_string(),
+        },
+        default_configuration: Configuration { level: "error" },
+    }
+}
+
+/// `github-pat` → `GithubPat`: SARIF's rule names are identifiers.
+fn pascal_case(id: &str) -> String {
+    id.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or(String::new(), |first| {
+                first.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        })
+        .collect()
+}
+
+/// A hex SHA-256 of `identity`: stable across runs, and no longer than
+/// code scanning accepts whatever the file and server names are.
+fn fingerprint(identity: &str) -> String {
+    Sha256::digest(identity.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alert(rule: &str, file: &str) -> Alert {
+        Alert {
+            rule: rule.to_string(),
+            rule_description: "thing".to_string(),
+            file: FileUri::InRepository(file.to_string()),
+            position: None,
+            message: "m".to_string(),
+            identity: format!("{file}\0{rule}"),
+        }
+    }
+
+    #[test]
+    fn each_rule_is_listed_once_and_results_point_at_it() {
+        let log = log(
+            "1.0.0",
+            &[alert("a-b", "x"), alert("c", "x"), alert("a-b", "y")],
+        );
+        let run = &log.runs[0];
+        let ids: Vec<&str> = run
+            .tool
+            .driver
+            .rules
+            .iter()
+            .map(|rule| rule.id.as_str())
+            .collect();
+        assert_eq!(ids, ["a-b", "c"]);
+        assert_eq!(run.tool.driver.rules[0].name, "AB");
+        let indices: Vec<usize> = run.results.iter().map(|result| result.rule_index).collect();
+        assert_eq!(indices, [0, 1, 0]);
+        assert_ne!(
+            run.results[0].partial_fingerprints[FINGERPRINT_KEY],
+            run.results[2].partial_fingerprints[FINGERPRINT_KEY]
+        );
+        assert_eq!(
+            run.results[0].partial_fingerprints[FINGERPRINT_KEY].len(),
+            64
+        );
+    }
+}
