@@ -1,6 +1,8 @@
+use base64::Engine as _;
 use insta::assert_snapshot;
 
 use crate::harness::TestEnv;
+use serde_json::Value;
 
 #[test]
 fn add_local_creates_claude_json_with_the_project_entry() {
@@ -605,4 +607,57 @@ fn a_mcp_json_listing_servers_at_the_top_level_is_refused_as_claude_code_refuses
         assert_eq!(code, 0, "{text}");
         assert!(env.read("project/.mcp.json").contains(r#""mcpServers""#));
     }
+}
+
+/// Issue 13's case: sequential ids in a valid Slack bot token used to make
+/// it look like filler, so `add -s project` wrote it into `.mcp.json`.
+#[test]
+fn a_slack_token_with_sequential_ids_is_extracted_by_add_to_the_project() {
+    let env = TestEnv::new();
+    let token = "xoxb-123456789012-1234567890123-q8ZtR2mVx7LkP4wN9cJ3bH6s";
+    let basic = format!(
+        "Authorization: Basic {}",
+        base64::engine::general_purpose::STANDARD.encode("ci-bot:Hd8sK2pLq9Wz")
+    );
+    env.run(&[
+        "add",
+        "-s",
+        "project",
+        "slack",
+        "-e",
+        &format!("SLACK_BOT_TOKEN={token}"),
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-slack",
+    ])
+    .expect_code(0)
+    .assert_no_secret(&[token]);
+    env.run(&[
+        "add",
+        "-s",
+        "project",
+        "-t",
+        "http",
+        "jenkins",
+        "https://ci.example.com/mcp",
+        "-H",
+        &basic,
+    ])
+    .expect_code(0);
+    let config: Value = serde_json::from_str(&env.read("project/.mcp.json")).unwrap();
+    assert_eq!(
+        config["mcpServers"]["slack"]["env"]["SLACK_BOT_TOKEN"],
+        "${SLACK_BOT_TOKEN}"
+    );
+    let header = config["mcpServers"]["jenkins"]["headers"]["Authorization"]
+        .as_str()
+        .unwrap();
+    assert!(
+        header.starts_with("Basic ${") && header.ends_with('}'),
+        "{header}"
+    );
+    let dotenv = env.read("project/.env");
+    assert!(dotenv.contains(token), "the token is in .env");
+    assert!(!env.read("project/.mcp.json").contains("xoxb-"));
 }

@@ -38,9 +38,16 @@ const MIN_RECALL: f64 = 0.99;
 const MAX_DECOYS_FLAGGED: f64 = 0.005;
 const NEUTRAL_NAME: &str = "CONFIG_VALUE";
 
+/// The data set: `MCPENV_PEER_SECRETS`, else the team's shared corpus next
+/// to the repository.
 fn examples_file() -> Option<PathBuf> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/peer-secrets/examples.json");
+    let path = std::env::var_os("MCPENV_PEER_SECRETS").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/corpus/peer-secrets/examples.json")
+        },
+        PathBuf::from,
+    );
     if path.is_file() {
         Some(path)
     } else {
