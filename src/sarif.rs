@@ -18,8 +18,11 @@ pub const SCHEMA: &str =
 /// and the SARIF spec's examples name it.
 pub const SOURCE_ROOT: &str = "%SRCROOT%";
 
-/// Where mcpenv is described.
-const INFORMATION_URI: &str = "https://crates.io/crates/mcpenv";
+/// Where mcpenv is described: the package's `repository`, when it has
+/// one (SARIF leaves `informationUri` out otherwise).
+fn information_uri() -> Option<&'static str> {
+    Some(env!("CARGO_PKG_REPOSITORY")).filter(|uri| !uri.is_empty())
+}
 
 /// The key of the fingerprint code scanning deduplicates alerts by.
 const FINGERPRINT_KEY: &str = "mcpenv/finding/v1";
@@ -79,7 +82,8 @@ struct Tool {
 struct Driver {
     name: &'static str,
     version: String,
-    information_uri: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    information_uri: Option<&'static str>,
     rules: Vec<Rule>,
 }
 
@@ -191,7 +195,7 @@ pub fn log(version: &str, alerts: &[Alert]) -> Log {
                 driver: Driver {
                     name: "mcpenv",
                     version: version.to_string(),
-                    information_uri: INFORMATION_URI,
+                    information_uri: information_uri(),
                     rules,
                 },
             },

@@ -59,11 +59,12 @@ struct Envelope<'a, T> {
     report: &'a T,
 }
 
-/// Prints `report`: JSON (with `schema_version`) or text on stdout, status
-/// on stderr unless `quiet`, all through the shield (secrets masked, stray
-/// controls escaped). Returns whether the report is a failure.
+/// Prints `report`: JSON (with `schema_version`) or text on stdout, then
+/// its status on stderr unless `quiet` (a summary reads after the table it
+/// sums up), all through the shield (secrets masked, stray controls
+/// escaped). Returns whether the report is a failure.
 pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Result<bool> {
-    emit_status(ctx, report, quiet)?;
+    learn_world_for(ctx, report);
     if json {
         let envelope = Envelope {
             schema_version: SCHEMA_VERSION,
@@ -71,38 +72,45 @@ pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Re
         };
         let value = serde_json::to_value(&envelope).map_err(io::Error::other)?;
         output::write_json(&ctx.shield, value, report.reveals())?;
-        return Ok(report.failed());
+    } else {
+        output::write(&ctx.shield, Stream::Stdout, report.reveals(), |out| {
+            report.write_text(out)
+        })?;
     }
-    output::write(&ctx.shield, Stream::Stdout, report.reveals(), |out| {
-        report.write_text(out)
-    })?;
+    emit_status(ctx, report, quiet)?;
     Ok(report.failed())
 }
 
-/// Prints `report`'s status on stderr (unless `quiet`) and `document`, the
-/// report in another JSON format (SARIF), on stdout, secrets masked.
-/// Returns whether the report is a failure.
+/// Prints `document`, the report in another JSON format (SARIF), on
+/// stdout, then `report`'s status on stderr (unless `quiet`), secrets
+/// masked. Returns whether the report is a failure.
 pub fn emit_document<R: Report>(
     ctx: &Ctx,
     report: &R,
     document: serde_json::Value,
     quiet: bool,
 ) -> io::Result<bool> {
-    emit_status(ctx, report, quiet)?;
+    learn_world_for(ctx, report);
     output::write_json(&ctx.shield, document, report.reveals())?;
+    emit_status(ctx, report, quiet)?;
     Ok(report.failed())
 }
 
-fn emit_status<R: Report>(ctx: &Ctx, report: &R, quiet: bool) -> io::Result<()> {
+/// Teaches the shield every scope's secrets before anything is printed,
+/// unless the report must read only the files it was given.
+fn learn_world_for<R: Report>(ctx: &Ctx, report: &R) {
     if report.learns_world() {
         ctx.learn_world();
     }
-    if !quiet {
-        output::write(&ctx.shield, Stream::Stderr, false, |err| {
-            report.write_status(err)
-        })?;
+}
+
+fn emit_status<R: Report>(ctx: &Ctx, report: &R, quiet: bool) -> io::Result<()> {
+    if quiet {
+        return Ok(());
     }
-    Ok(())
+    output::write(&ctx.shield, Stream::Stderr, false, |err| {
+        report.write_status(err)
+    })
 }
 
 /// Writes `warning: message` lines.

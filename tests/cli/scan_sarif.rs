@@ -107,7 +107,6 @@ fn sarif_points_at_each_secret_in_the_file() {
             "driver": {
               "name": "mcpenv",
               "version": "[VERSION]",
-              "informationUri": "https://crates.io/crates/mcpenv",
               "rules": [
                 {
                   "id": "github-pat",
