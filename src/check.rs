@@ -522,7 +522,19 @@ pub fn check(
             hint: None,
         });
     }
-    file_findings(locations, sources, &variables, &mut findings);
+    // `.env.example` documents what the project's servers need; a user
+    // server's variables are the user's own business.
+    let project_variables: Vec<&Variable> = variables
+        .iter()
+        .filter(|variable| {
+            variable.servers.iter().any(|name| {
+                servers
+                    .iter()
+                    .any(|server| &server.name == name && server.scope != Scope::User)
+            })
+        })
+        .collect();
+    file_findings(locations, sources, &project_variables, &mut findings);
     for server in &mut servers {
         // Only its own references without a default can leave it short.
         let missing = server
@@ -867,7 +879,7 @@ fn permission_finding(path: &Path, findings: &mut Vec<Finding>) {
 fn file_findings(
     locations: &Locations,
     sources: &EnvSources,
-    variables: &[Variable],
+    variables: &[&Variable],
     findings: &mut Vec<Finding>,
 ) {
     let root = locations.project_root();

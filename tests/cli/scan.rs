@@ -56,7 +56,7 @@ fn scan_finds_secrets_in_every_scope_and_other_clients() {
     ~/.cursor/mcp.json  cursor   gh      env.GITHUB_PERSONAL_ACCESS_TOKEN  github-pat             ghp_…3s12
     ----- stderr -----
     Found 4 literal secrets in 3 of 3 files: 1 in local scope, 1 in project scope, 1 in user scope, 1 in Cursor
-    hint: move them into `.env` and leave `${VAR}` placeholders: `mcpenv extract --all`
+    hint: move them into `.env` (user-scope ones into `~/.config/mcpenv/.env`) and leave `${VAR}` placeholders: `mcpenv extract --all`
     hint: in `~/.cursor/mcp.json` (Cursor): write `${env:NAME}` in place of each value and set `NAME` in the environment Cursor starts from
     [exit status: 1]
     ");
@@ -218,7 +218,7 @@ fn the_hint_names_the_extract_command_for_the_scopes_found() {
     assert_no_secret(&out);
     assert_snapshot!(out.stderr, @"
     Found 1 literal secret in 1 of 2 files: 1 in user scope
-    hint: move them into `.env` and leave `${VAR}` placeholders: `mcpenv extract -s user`
+    hint: move them into your store `~/.config/mcpenv/.env` and leave `${VAR}` placeholders: `mcpenv extract -s user`
     ");
 }
 

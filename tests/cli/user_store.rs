@@ -106,10 +106,8 @@ fn every_project_sees_the_user_store() {
 
     warning: `GITHUB_TOKEN` is set only in `[ROOT]/home/.config/mcpenv/.env`: Claude Code does not read that file
       hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
-    warning: `.env.example`: does not exist, so teammates cannot see which variables the servers need
-      hint: `mcpenv extract` writes one; commit it
 
-    The one server in effect has what it needs (0 errors, 2 warnings)
+    The one server in effect has what it needs (0 errors, 1 warning)
     ----- stderr -----
     [exit status: 0]
     ");

@@ -358,8 +358,15 @@ fn hints(ctx: &Ctx, findings: &[ScanFinding]) -> Vec<String> {
         _ => Some(ctx.command(&["extract", "--all"])),
     };
     if let Some(command) = extract {
+        let destination = match scopes.as_slice() {
+            [Scope::User] => "your store `~/.config/mcpenv/.env`",
+            all if all.contains(&Scope::User) => {
+                "`.env` (user-scope ones into `~/.config/mcpenv/.env`)"
+            }
+            _ => "`.env`",
+        };
         hints.push(format!(
-            "move them into `.env` and leave `${{VAR}}` placeholders: `{command}`"
+            "move them into {destination} and leave `${{VAR}}` placeholders: `{command}`"
         ));
     }
     let mut by_client: Vec<(Client, Vec<String>)> = Vec::new();
