@@ -9,7 +9,7 @@
 //! new output, an error path or a server's echo cannot print one whole.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine as _;
@@ -38,13 +38,23 @@ pub fn mask(value: &str) -> String {
 /// masked only where its place is known (the entry's field, `:pw@`).
 pub const MIN_FREE_TEXT: usize = 6;
 
+/// Bytes of a needle's start that index it: a text can hold a needle only
+/// where it holds these.
+const PREFIX: usize = 6;
+
 /// Every secret value known to this run, masked in whatever it renders.
 #[derive(Debug, Default)]
 pub struct Redactor {
     /// `(needle, replacement)`, one per form of each secret.
     needles: Vec<(String, String)>,
     seen: HashSet<String>,
-    matcher: Option<AhoCorasick>,
+    /// Needles by their first [`PREFIX`] bytes. A run can know tens of
+    /// thousands of needles (a scan of a whole tree); an automaton of them
+    /// all would cost seconds to build, one of the few a text may hold
+    /// costs nothing.
+    by_prefix: HashMap<[u8; PREFIX], Vec<usize>>,
+    /// Needles shorter than that (`:pw@`), by their first 3 bytes.
+    short_by_prefix: HashMap<[u8; 3], Vec<usize>>,
 }
 
 impl Redactor {
@@ -78,9 +88,22 @@ impl Redactor {
         forms.dedup();
         for form in forms {
             let replacement = mask(&form);
-            self.needles.push((form, replacement));
+            self.push_needle(form, replacement);
         }
-        self.matcher = None;
+    }
+
+    fn push_needle(&mut self, needle: String, replacement: String) {
+        let index = self.needles.len();
+        let bytes = needle.as_bytes();
+        if let Some(prefix) = bytes.first_chunk::<PREFIX>() {
+            self.by_prefix.entry(*prefix).or_default().push(index);
+        } else if let Some(prefix) = bytes.first_chunk::<3>() {
+            self.short_by_prefix.entry(*prefix).or_default().push(index);
+        } else {
+            // `:@`, an empty password: nothing to hide, and it is everywhere.
+            return;
+        }
+        self.needles.push((needle, replacement));
     }
 
     /// Learns a URL password: masked in free text when long enough, and as
@@ -89,10 +112,9 @@ impl Redactor {
         self.learn(password);
         let needle = format!(":{password}@");
         if self.seen.insert(needle.clone()) {
-            self.needles.push((needle, ":****@".to_string()));
+            self.push_needle(needle, ":****@".to_string());
             let encoded = format!(":{}@", utf8_percent_encode(password, NON_ALPHANUMERIC));
-            self.needles.push((encoded, ":****@".to_string()));
-            self.matcher = None;
+            self.push_needle(encoded, ":****@".to_string());
         }
     }
 
@@ -107,16 +129,21 @@ impl Redactor {
         ] {
             if self.seen.insert(encoded.clone()) {
                 let replacement = mask(&encoded);
-                self.needles.push((encoded, replacement));
+                self.push_needle(encoded, replacement);
             }
         }
-        self.matcher = None;
     }
 
     /// Learns every secret `scan` finds in `entry`, and every placeholder
     /// default that would be one (`${API_TOKEN:-ghp_…}`).
     pub fn learn_entry(&mut self, entry: &ServerEntry) {
-        for finding in secrets::scan_entry(entry) {
+        self.learn_scanned_entry(entry, &secrets::scan_entry(entry));
+    }
+
+    /// [`Redactor::learn_entry`] for an entry already scanned: `findings`
+    /// are what [`secrets::scan_entry`] found in it.
+    pub fn learn_scanned_entry(&mut self, entry: &ServerEntry, findings: &[secrets::Finding]) {
+        for finding in findings {
             if finding.field == Field::UrlPassword || finding.rule == secrets::URL_USERINFO_PASSWORD
             {
                 self.learn_url_password(&finding.secret);
@@ -183,17 +210,52 @@ impl Redactor {
 
     /// `text` with every known secret masked.
     pub fn mask_text<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
-        self.build_matcher();
-        let Some(matcher) = &self.matcher else {
+        let mut candidates = Vec::new();
+        let bytes = text.as_bytes();
+        if !self.by_prefix.is_empty() {
+            for window in bytes.windows(PREFIX) {
+                if let Some(indices) = window
+                    .first_chunk::<PREFIX>()
+                    .and_then(|prefix| self.by_prefix.get(prefix))
+                {
+                    candidates.extend_from_slice(indices);
+                }
+            }
+        }
+        if !self.short_by_prefix.is_empty() {
+            for window in bytes.windows(3) {
+                if let Some(indices) = window
+                    .first_chunk::<3>()
+                    .and_then(|prefix| self.short_by_prefix.get(prefix))
+                {
+                    candidates.extend_from_slice(indices);
+                }
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        // Sharing a start is common (`secret_…` needles, the rule name
+        // `generic-secret`); holding the whole needle is not.
+        candidates.retain(|&index| {
+            memchr::memmem::find(bytes, self.needles[index].0.as_bytes()).is_some()
+        });
+        if candidates.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        // Leftmost-longest: a secret that contains another is masked whole.
+        let built = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(candidates.iter().map(|&index| &self.needles[index].0));
+        // Invariant: the needles are plain strings, which always build.
+        let Ok(matcher) = built else {
             return Cow::Borrowed(text);
         };
         if !matcher.is_match(text) {
             return Cow::Borrowed(text);
         }
-        let replacements: Vec<&str> = self
-            .needles
+        let replacements: Vec<&str> = candidates
             .iter()
-            .map(|(_, replacement)| replacement.as_str())
+            .map(|&index| self.needles[index].1.as_str())
             .collect();
         Cow::Owned(matcher.replace_all(text, &replacements))
     }
@@ -219,17 +281,6 @@ impl Redactor {
                 }
             }
             Value::Null | Value::Bool(_) | Value::Number(_) => {}
-        }
-    }
-
-    fn build_matcher(&mut self) {
-        if self.matcher.is_none() && !self.needles.is_empty() {
-            // Leftmost-longest: a secret that contains another is masked whole.
-            let built = AhoCorasick::builder()
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(self.needles.iter().map(|(needle, _)| needle));
-            // Invariant: the needles are plain strings, which always build.
-            self.matcher = built.ok();
         }
     }
 }

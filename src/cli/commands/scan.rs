@@ -594,8 +594,9 @@ fn scan_one(
     server: &str,
     entry: &ServerEntry,
 ) -> Vec<ScanFinding> {
-    shield.learn(|redactor| redactor.learn_entry(entry));
-    secrets::scan_entry(entry)
+    let findings = secrets::scan_entry(entry);
+    shield.learn(|redactor| redactor.learn_scanned_entry(entry, &findings));
+    findings
         .into_iter()
         .map(|finding| ScanFinding {
             file: origin.file.to_path_buf(),
