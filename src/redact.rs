@@ -397,6 +397,25 @@ mod tests {
     }
 
     #[test]
+    fn only_texts_holding_a_whole_secret_change() {
+        let mut redactor = Redactor::new();
+        redactor.learn("secret_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345abcdefg");
+        redactor.learn_url_password("pw9");
+        redactor.learn_url_password("");
+        // Same first bytes, not the secret: left alone.
+        assert!(matches!(
+            redactor.mask_text("generic-secret"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(redactor.mask_text("a:b@c"), Cow::Borrowed(_)));
+        assert_eq!(
+            redactor.mask_text("x secret_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345abcdefg y"),
+            "x secr…defg y"
+        );
+        assert_eq!(redactor.mask_text("db://u:pw9@h"), "db://u:****@h");
+    }
+
+    #[test]
     fn a_learned_secret_is_masked_in_every_form() {
         let secret = "sk_live_0123456789abcdefXYZ9f3a";
         let mut redactor = Redactor::new();
