@@ -24,6 +24,7 @@ mod peer_secrets;
 mod pre_commit;
 mod probe;
 mod probe_everything;
+mod probe_lifecycle;
 mod realworld;
 mod realworld_clients;
 mod remove;
