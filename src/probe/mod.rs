@@ -647,12 +647,36 @@ fn session_error(failure: Failure, stderr: &Stderr) -> ProbeError {
             ),
             stderr,
         ),
+        // A server may let `initialize` through and want credentials (or a
+        // wider scope, 403) for the listings.
+        Failure::Request(_, error) if http_challenge(&error).is_some() => {
+            ProbeError::Unauthorized {
+                challenge: http_challenge(&error).unwrap_or_default().to_string(),
+            }
+        }
         Failure::Request(method, ServiceError::TransportSend(error)) => protocol(
             &format!("{method} failed: {}", wire_detail(error.error.as_ref())),
             stderr,
         ),
         Failure::Request(method, error) => protocol(&format!("{method} failed: {error}"), stderr),
     }
+}
+
+/// The `WWW-Authenticate` challenge of an HTTP 401/403 anywhere in the
+/// chain of `error`.
+fn http_challenge<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a str> {
+    type HttpError = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
+    let mut current = Some(error);
+    while let Some(cause) = current {
+        match cause.downcast_ref::<HttpError>() {
+            Some(HttpError::AuthRequired(error)) => return Some(&error.www_authenticate_header),
+            Some(HttpError::InsufficientScope(error)) => {
+                return Some(&error.www_authenticate_header);
+            }
+            _ => current = cause.source(),
+        }
+    }
+    None
 }
 
 /// What went wrong on the wire, in words. rmcp's own messages name its
