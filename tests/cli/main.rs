@@ -9,6 +9,7 @@ mod claude_blanked;
 mod claude_launch;
 mod claude_race;
 mod clients;
+mod conformance;
 mod exit_codes;
 mod extract;
 mod files;
