@@ -11,15 +11,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::RoleClient;
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ErrorCode, JsonObject, ProtocolVersion};
-use rmcp::service::{RunningService, ServiceError};
+use rmcp::service::ServiceError;
 use serde::Serialize;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+mod handshake;
 mod sse;
+mod stdio;
 
 /// How many stderr lines of a failed server are kept for its report.
 const STDERR_LINES: usize = 3;
@@ -284,11 +285,19 @@ pub async fn probe_all(
 /// Probes one target within its deadline.
 pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutcome {
     let start = Instant::now();
-    let found = match target.endpoint {
+    let (found, elapsed) = match target.endpoint {
         Endpoint::Stdio(command) => probe_stdio(command, options, start).await,
-        Endpoint::Http { url, headers } => probe_http(&url, &headers, options, start).await,
-        Endpoint::Sse { url, headers } => probe_sse(&url, &headers, options, start).await,
-        Endpoint::Remote { transport, .. } => Err(ProbeError::Unsupported { transport }),
+        Endpoint::Http { url, headers } => (
+            probe_http(&url, &headers, options, start).await,
+            start.elapsed(),
+        ),
+        Endpoint::Sse { url, headers } => (
+            probe_sse(&url, &headers, options, start).await,
+            start.elapsed(),
+        ),
+        Endpoint::Remote { transport, .. } => {
+            (Err(ProbeError::Unsupported { transport }), start.elapsed())
+        }
     };
     let (result, audit) = match found {
         Ok((facts, audit)) => (Ok(facts), audit),
@@ -297,7 +306,7 @@ pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutco
     ProbeOutcome {
         name: target.name,
         result,
-        elapsed: start.elapsed(),
+        elapsed,
         audit,
     }
 }
@@ -336,11 +345,13 @@ fn last_lines(stderr: &Stderr) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Probes a stdio server, then shuts it down; the time returned is the
+/// probe's, without the shutdown.
 async fn probe_stdio(
     command: std::process::Command,
     options: ProbeOptions,
     start: Instant,
-) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
+) -> (Result<(ServerFacts, Vec<AuditCheck>), ProbeError>, Duration) {
     let program = command.get_program().to_string_lossy().into_owned();
     let program = program.as_str();
     let mut command = Command::from(command);
@@ -353,24 +364,42 @@ async fn probe_stdio(
         // before mcpenv has cleaned up).
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = command.spawn().map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            ProbeError::NotFound {
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+            let error = ProbeError::NotFound {
                 program: program.to_string(),
-            }
-        } else {
-            ProbeError::Spawn {
+            };
+            return (Err(error), start.elapsed());
+        }
+        Err(source) => {
+            let error = ProbeError::Spawn {
                 program: program.to_string(),
                 source,
-            }
+            };
+            return (Err(error), start.elapsed());
         }
-    })?;
+    };
     let pid = child
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .map(nix::unistd::Pid::from_raw);
+    // Dropped last: kills whatever the shutdown below left in the group,
+    // and everything at once if this future is dropped (Ctrl-C).
     let _guard = pid.map(|pid| GroupGuard::new(pid, options.watch.clone()));
+    let found = stdio_session(&mut child, &options, start).await;
+    let elapsed = start.elapsed();
+    stdio::shut_down(&mut child, pid).await;
+    (found, elapsed)
+}
 
+/// The MCP session with a started stdio server. Every handle on its stdin
+/// is dropped by the time this returns.
+async fn stdio_session(
+    child: &mut Child,
+    options: &ProbeOptions,
+    start: Instant,
+) -> Result<(ServerFacts, Vec<AuditCheck>), ProbeError> {
     let stderr: Stderr = Arc::default();
     if let Some(pipe) = child.stderr.take() {
         let stderr = Arc::clone(&stderr);
@@ -393,9 +422,9 @@ async fn probe_stdio(
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(protocol("the child has no stdin or stdout", &stderr));
     };
-    // Relay stdout through a pipe of our own, to catch lines that are not
-    // JSON: the SDK would skip them silently and the probe would time out.
-    let (mut relay_in, relay_out) = tokio::io::duplex(1 << 16);
+    // Relay stdout through a channel of our own, to catch lines that are
+    // not JSON: the SDK would skip them silently and the probe would time out.
+    let (relay_in, relay_out) = mpsc::unbounded_channel::<String>();
     let (garbage_sender, garbage) = oneshot::channel::<String>();
     tokio::spawn(async move {
         let mut lines = BufReader::new(stdout).lines();
@@ -410,15 +439,14 @@ async fn probe_stdio(
                 std::future::pending::<()>().await;
                 return;
             }
-            if relay_in.write_all(line.as_bytes()).await.is_err()
-                || relay_in.write_all(b"\n").await.is_err()
-            {
+            if relay_in.send(line).is_err() {
                 return;
             }
         }
     });
 
-    let session = talk((relay_out, stdin), options.audit, start);
+    let lines = stdio::Lines::new(stdin, relay_out);
+    let session = talk(lines.clone(), move || Some(lines), options.audit, start);
     let outcome = tokio::select! {
         biased;
         Ok(line) = garbage => return Err(ProbeError::NotJson { line }),
@@ -430,7 +458,7 @@ async fn probe_stdio(
             stderr: last_lines(&stderr),
         }),
         Ok(Ok(found)) => Ok(found),
-        Ok(Err(failure)) => Err(explain(failure, &mut child, &stderr).await),
+        Ok(Err(failure)) => Err(explain(failure, child, &stderr).await),
     }
 }
 
@@ -448,8 +476,15 @@ async fn probe_http(
         .filter_map(|(name, value)| Some((name?, value)))
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    let transport = StreamableHttpClientTransport::from_config(config);
-    remote_session(talk(transport, options.audit, start), &options, start).await
+    let transport = StreamableHttpClientTransport::from_config(config.clone());
+    // A refused `initialize` opens no HTTP session: a fresh transport retries.
+    let again = move || Some(StreamableHttpClientTransport::from_config(config));
+    remote_session(
+        talk(transport, again, options.audit, start),
+        &options,
+        start,
+    )
+    .await
 }
 
 async fn probe_sse(
@@ -464,7 +499,8 @@ async fn probe_sse(
         let transport = sse::SseTransport::connect(url, headers)
             .await
             .map_err(Failure::Connect)?;
-        talk(transport, options.audit, start).await
+        // The HTTP+SSE transport predates 2026-07-28: nothing to retry with.
+        talk(transport, || None, options.audit, start).await
     };
     remote_session(session, &options, start).await
 }
@@ -532,6 +568,12 @@ enum Failure {
     Initialize(Box<rmcp::service::ClientInitializeError>),
     Request(&'static str, ServiceError),
     Version(String),
+    /// `initialize` was refused with `code` and `server/discover` got no
+    /// answer within `wait`.
+    NoDiscovery {
+        code: i32,
+        wait: Duration,
+    },
 }
 
 /// Turns a session failure into the most useful reason: the exit status
@@ -597,12 +639,44 @@ fn session_error(failure: Failure, stderr: &Stderr) -> ProbeError {
             other => protocol(&format!("initialize failed: {other}"), stderr),
         },
         Failure::Version(detail) => ProbeError::Version { detail },
+        Failure::NoDiscovery { code, wait } => protocol(
+            &format!(
+                "the server refused `initialize` at protocol {} (JSON-RPC error {code}) and did not answer `server/discover` within {} s",
+                ProtocolVersion::LATEST_WITH_INITIALIZE,
+                wait.as_secs()
+            ),
+            stderr,
+        ),
+        // A server may let `initialize` through and want credentials (or a
+        // wider scope, 403) for the listings.
+        Failure::Request(_, error) if http_challenge(&error).is_some() => {
+            ProbeError::Unauthorized {
+                challenge: http_challenge(&error).unwrap_or_default().to_string(),
+            }
+        }
         Failure::Request(method, ServiceError::TransportSend(error)) => protocol(
             &format!("{method} failed: {}", wire_detail(error.error.as_ref())),
             stderr,
         ),
         Failure::Request(method, error) => protocol(&format!("{method} failed: {error}"), stderr),
     }
+}
+
+/// The `WWW-Authenticate` challenge of an HTTP 401/403 anywhere in the
+/// chain of `error`.
+fn http_challenge<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a str> {
+    type HttpError = rmcp::transport::streamable_http_client::StreamableHttpError<reqwest::Error>;
+    let mut current = Some(error);
+    while let Some(cause) = current {
+        match cause.downcast_ref::<HttpError>() {
+            Some(HttpError::AuthRequired(error)) => return Some(&error.www_authenticate_header),
+            Some(HttpError::InsufficientScope(error)) => {
+                return Some(&error.www_authenticate_header);
+            }
+            _ => current = cause.source(),
+        }
+    }
+    None
 }
 
 /// What went wrong on the wire, in words. rmcp's own messages name its
@@ -662,8 +736,11 @@ fn shorten(line: &str) -> String {
     short
 }
 
+/// The whole session: handshake over `transport` (or over `again`'s, when
+/// the server asks for another revision), listings, audit calls.
 async fn talk<T, E, A>(
     transport: T,
+    again: impl FnOnce() -> Option<T>,
     audit: bool,
     start: Instant,
 ) -> Result<(ServerFacts, Vec<AuditCheck>), Failure>
@@ -671,10 +748,7 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let client: RunningService<RoleClient, ()> = ()
-        .serve(transport)
-        .await
-        .map_err(|error| Failure::Initialize(Box::new(error)))?;
+    let client = handshake::connect(transport, again).await?;
     let ready = start.elapsed();
     let info = client.peer_info();
     let (name, version, protocol_version, capabilities) = match info.as_deref() {
@@ -787,10 +861,7 @@ const TOOLS_ERRORS_2025_06_18: &str =
 
 /// Calls the tools the audit needs; never a tool without required
 /// parameters, so nothing real runs.
-async fn audit_calls(
-    client: &RunningService<RoleClient, ()>,
-    facts: &ServerFacts,
-) -> Vec<AuditCheck> {
+async fn audit_calls(client: &handshake::Session, facts: &ServerFacts) -> Vec<AuditCheck> {
     let mut checks = Vec::new();
     let unknown = "mcpenv-probe-no-such-tool";
     let answer = client.call_tool(CallToolRequestParams::new(unknown)).await;

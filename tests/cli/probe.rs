@@ -33,7 +33,7 @@ fn example(name: &str) -> String {
 
 /// A world whose `.mcp.json` holds `servers` (name, JSON entry), all
 /// approved in the project's local settings.
-fn world(servers: &[(&str, Value)]) -> TestEnv {
+pub fn world(servers: &[(&str, Value)]) -> TestEnv {
     let env = TestEnv::new();
     let map: serde_json::Map<String, Value> = servers
         .iter()
@@ -51,7 +51,7 @@ fn world(servers: &[(&str, Value)]) -> TestEnv {
     env
 }
 
-fn fake(mode: &str) -> Value {
+pub fn fake(mode: &str) -> Value {
     serde_json::json!({ "command": fake_bin(), "args": [mode] })
 }
 
@@ -86,7 +86,7 @@ fn read_pid(path: &Path) -> i32 {
 }
 
 /// Whether `pid` is gone (or a zombie: dead, waiting for a reaper).
-fn gone(pid: i32) -> bool {
+pub fn gone(pid: i32) -> bool {
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
         let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -374,7 +374,7 @@ fn audit_checks_both_error_channels() {
         .run(&["probe", "--audit", "good", "result"])
         .expect_code(1);
     insta::assert_snapshot!(without_timings(&text.stdout), @r#"
-    good    ok      fake-server 1.2.3, protocol 2026-07-28, 2 tools, 1 prompt, 1 resource, ready in [N] ms
+    good    ok      fake-server 1.2.3, protocol 2025-11-25, 2 tools, 1 prompt, 1 resource, ready in [N] ms
             audit ok       unknown_tool: JSON-RPC error -32602
             audit ok       invalid_arguments: `echo` without `text`: a result (isError: true): "missing argument `text`"
             audit ok       tool_descriptions: all described
@@ -382,7 +382,7 @@ fn audit_checks_both_error_channels() {
             audit failed   name_collisions: got `echo`, `now` also in `result`; expected tool names unique across servers
                            a client sees every server's tools at once; two tools of one name are renamed, hidden or confused by the model (MCP 2025-11-25, server/tools#tool-names)
             audit ok       tool_count: 2 tools
-    result  ok      fake-server 1.2.3, protocol 2026-07-28, 2 tools, 1 prompt, 1 resource, ready in [N] ms
+    result  ok      fake-server 1.2.3, protocol 2025-11-25, 2 tools, 1 prompt, 1 resource, ready in [N] ms
             audit failed   unknown_tool: got a result (isError: false): "no tool mcpenv-probe-no-such-tool"; expected JSON-RPC error -32602 (or -32601)
                            a call to an unknown tool is a protocol error, not a tool result: the client must be able to tell a wrong call from failed work (MCP 2025-11-25, server/tools#error-handling)
             audit ok       invalid_arguments: `echo` without `text`: a result (isError: true): "missing argument `text`"

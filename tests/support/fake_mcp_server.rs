@@ -14,6 +14,16 @@
 //! `echo-crash` (prints its arguments and environment on stderr, then exits 3),
 //! `http-echo:PORTFILE` (answers every request 400 with its headers and path
 //! as the body): the last two play a careless server that echoes what it got.
+//!
+//! Modes that record what the client did: `record:FILE` (as `ok`, appending
+//! every line it reads to FILE), `modern:FILE` (speaks only 2026-07-28:
+//! refuses `initialize` with -32022, answers `server/discover`; records like
+//! `record`), `http-modern:PORTFILE:FILE` (the same over streamable HTTP,
+//! recording each request's headers and body as a JSON line),
+//! `lifecycle:FILE` (as `ok`, but stays up after stdin closes; writes
+//! `stdin closed` and `SIGTERM` to FILE as they happen, and exits on SIGTERM),
+//! `stubborn:PIDFILE` (ignores both the end of stdin and SIGTERM, as does the
+//! `sleep` it starts; writes both pids to PIDFILE).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -57,6 +67,41 @@ fn main() -> ExitCode {
             }
         }
         "http" => return serve_http(argument),
+        "http-modern" => return serve_http_modern(argument),
+        "record" | "modern" => return serve(kind, Some(argument)),
+        "lifecycle" => {
+            exit_on_sigterm(argument);
+            serve("ok", None);
+            note(argument, "stdin closed");
+            // Up until SIGTERM, so the prober has to send it.
+            loop {
+                std::thread::park();
+            }
+        }
+        "stubborn" => {
+            // A blocked SIGTERM stays pending. std resets the signal mask of
+            // children, so the `sleep` ignores it instead (kept across exec):
+            // only SIGKILL ends this group.
+            let mut term = nix::sys::signal::SigSet::empty();
+            term.add(nix::sys::signal::Signal::SIGTERM);
+            nix::sys::signal::sigprocmask(
+                nix::sys::signal::SigmaskHow::SIG_BLOCK,
+                Some(&term),
+                None,
+            )
+            .expect("blocking a signal works");
+            #[allow(clippy::zombie_processes)]
+            let child = std::process::Command::new("sh")
+                .args(["-c", "trap '' TERM; exec sleep 600"])
+                .spawn()
+                .expect("sh is on PATH in tests");
+            let pids = format!("{} {}", std::process::id(), child.id());
+            std::fs::write(argument, pids).expect("pid file is writable");
+            serve("ok", None);
+            loop {
+                std::thread::park();
+            }
+        }
         "sse" => return serve_sse(argument, true),
         "sse-post-auth" => return serve_sse(argument, false),
         "slow" => {
@@ -65,16 +110,53 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    serve(kind)
+    serve(kind, None)
 }
 
-fn serve(kind: &str) -> ExitCode {
+/// Appends `line` to `path`.
+fn note(path: &str, line: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("record file is writable");
+    writeln!(file, "{line}").expect("record file is writable");
+}
+
+/// Writes `SIGTERM` to `path` and exits when that signal arrives.
+fn exit_on_sigterm(path: &str) {
+    let path = path.to_string();
+    let (ready, registered) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime starts");
+        runtime.block_on(async move {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM can be caught");
+            let _ = ready.send(());
+            term.recv().await;
+            note(&path, "SIGTERM");
+            std::process::exit(0);
+        });
+    });
+    // Serve only once SIGTERM is caught, so the test cannot race it.
+    let _ = registered.recv();
+}
+
+/// Serves JSON-RPC lines on stdio; with `record`, appends each line read.
+fn serve(kind: &str, record: Option<&str>) -> ExitCode {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let Ok(line) = line else {
             break;
         };
+        if let Some(path) = record {
+            note(path, &line);
+        }
         if kind == "hang" {
             continue;
         }
@@ -100,6 +182,18 @@ fn respond(kind: &str, message: &Value) -> Option<Value> {
     let id = message.get("id").cloned()?;
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     let reply = match message["method"].as_str().unwrap_or("") {
+        "initialize" if kind == "modern" => Err(json!({
+            "code": -32022, "message": "Unsupported protocol version",
+            "data": {"requested": params["protocolVersion"], "supported": ["2026-07-28"]},
+        })),
+        "server/discover" if kind == "modern" => Ok(json!({
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake-modern", "version": "2.0.0"}},
+        })),
         "initialize" => Ok(json!({
             "protocolVersion": kind.strip_prefix("version=").unwrap_or_else(|| params["protocolVersion"].as_str().unwrap_or("2025-06-18")),
             "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
@@ -216,6 +310,39 @@ fn serve_http(argument: &str) -> ExitCode {
                     ),
                     None => answer("202 Accepted", "", ""),
                 }
+            };
+            let _ = stream.write_all(response.as_bytes());
+        });
+    }
+    ExitCode::SUCCESS
+}
+
+/// `http-modern:PORTFILE:FILE`: `modern` over streamable HTTP at `/mcp`,
+/// without sessions (2026-07-28 has none); each request's headers and body
+/// are appended to FILE as one JSON line.
+fn serve_http_modern(argument: &str) -> ExitCode {
+    let (portfile, record) = argument.split_once(':').unwrap_or((argument, ""));
+    let listener = listen(portfile);
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            continue;
+        };
+        let record = record.to_string();
+        std::thread::spawn(move || {
+            let Some(request) = read_request(&stream, "") else {
+                return;
+            };
+            let message: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            let seen =
+                json!({"line": request.line.trim(), "headers": request.headers, "body": message});
+            note(&record, &seen.to_string());
+            let response = match respond("modern", &message) {
+                Some(reply) => answer(
+                    "200 OK",
+                    "Content-Type: application/json\r\n",
+                    &reply.to_string(),
+                ),
+                None => answer("202 Accepted", "", ""),
             };
             let _ = stream.write_all(response.as_bytes());
         });
