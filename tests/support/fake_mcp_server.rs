@@ -13,7 +13,10 @@
 //! `sse-post-auth:PORTFILE[:TOKEN]` (the same, but the stream opens for anyone),
 //! `echo-crash` (prints its arguments and environment on stderr, then exits 3),
 //! `http-echo:PORTFILE` (answers every request 400 with its headers and path
-//! as the body): the last two play a careless server that echoes what it got.
+//! as the body): the last two play a careless server that echoes what it got;
+//! `non-validating:LOGFILE` (tools that never check their arguments and append
+//! each call to LOGFILE: `lookup_record` read-only, `add_numbers` without
+//! annotations, `delete_all_records` destructive; an unknown tool is -32603).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -65,10 +68,10 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    serve(kind)
+    serve(kind, argument)
 }
 
-fn serve(kind: &str) -> ExitCode {
+fn serve(kind: &str, argument: &str) -> ExitCode {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -86,7 +89,12 @@ fn serve(kind: &str) -> ExitCode {
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
-        let Some(response) = respond(kind, &message) else {
+        let response = if kind == "non-validating" {
+            respond_non_validating(argument, &message)
+        } else {
+            respond(kind, &message)
+        };
+        let Some(response) = response else {
             continue; // A notification.
         };
         let _ = writeln!(stdout, "{response}");
@@ -324,4 +332,63 @@ fn call_tool(kind: &str, params: &Value) -> Result<Value, Value> {
         other if kind == "mixed-result" => Ok(text(format!("no tool {other}"), false)),
         other => Err(json!({"code": -32602, "message": format!("Unknown tool: {other}")})),
     }
+}
+
+/// `non-validating:LOGFILE`: a server whose tools run on whatever they get,
+/// as a careless `add_numbers` does ("The sum of undefined and undefined is
+/// NaN"). Every call is appended to LOGFILE as a JSON line, so tests see
+/// exactly which tools ran.
+fn respond_non_validating(logfile: &str, message: &Value) -> Option<Value> {
+    if message["method"] != "tools/list" && message["method"] != "tools/call" {
+        return respond("ok", message);
+    }
+    let id = message.get("id").cloned()?;
+    let params = &message["params"];
+    let schema = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required});
+    let reply = if message["method"] == "tools/list" {
+        Ok(json!({"tools": [
+            {"name": "lookup_record", "description": "Look a record up by id",
+             "annotations": {"readOnlyHint": true},
+             "inputSchema": schema(json!({"id": {"type": "string"}}), json!(["id"]))},
+            {"name": "add_numbers", "description": "Add two numbers",
+             "inputSchema": schema(json!({"a": {"type": "number"}, "b": {"type": "number"}}), json!(["a", "b"]))},
+            {"name": "delete_all_records", "description": "Delete every record",
+             "annotations": {"readOnlyHint": true, "destructiveHint": true},
+             "inputSchema": schema(json!({"confirm": {"type": "boolean"}}), json!(["confirm"]))},
+        ]}))
+    } else {
+        let name = params["name"].as_str().unwrap_or_default();
+        let arguments = &params["arguments"];
+        // JavaScript's way of showing a missing value.
+        let shown = |key: &str| match &arguments[key] {
+            Value::Null => "undefined".to_string(),
+            other => other.to_string(),
+        };
+        let text = match name {
+            "lookup_record" => Some(format!("Record {} has no fields", shown("id"))),
+            "add_numbers" => Some(format!(
+                "The sum of {} and {} is NaN",
+                shown("a"),
+                shown("b")
+            )),
+            "delete_all_records" => Some("Deleted 1042 records".to_string()),
+            _ => None,
+        };
+        match text {
+            Some(text) => {
+                let mut log = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(logfile)
+                    .expect("the log file is writable");
+                let _ = writeln!(log, "{}", json!({"tool": name, "arguments": arguments}));
+                Ok(json!({"content": [{"type": "text", "text": text}]}))
+            }
+            None => Err(json!({"code": -32603, "message": "Internal error"})),
+        }
+    };
+    Some(match reply {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+    })
 }
