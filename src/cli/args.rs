@@ -96,13 +96,23 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub trust_project: bool,
 
-    /// Also check how each server reports tool errors, and its tool list.
+    /// Also check how each server reports tool errors, and its tool list;
+    /// calls only tools annotated read-only, with arguments their schema rejects.
     #[arg(long)]
     pub audit: bool,
 
+    /// With `--audit`, also call tools not annotated read-only (still only
+    /// with invalid arguments; never a tool annotated destructive).
+    #[arg(long, requires = "audit")]
+    pub audit_calls: bool,
+
+    /// Print one JSON document after the last server.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub json: bool,
+
     /// Print one JSON object per server as it finishes, then a summary (JSON Lines).
     #[arg(long)]
-    pub json: bool,
+    pub jsonl: bool,
 
     /// Send the values of variables Claude Code sends empty (`${NPM_TOKEN}`
     /// in a remote server's header, …), to see whether the server works
@@ -256,7 +266,8 @@ and `.env`. Every process started is stopped when probe returns.
 Examples:
   mcpenv probe
   mcpenv probe github --timeout 30
-  mcpenv probe --audit --json";
+  mcpenv probe --audit --json
+  mcpenv probe --jsonl | jq -c 'select(.ok == false)'";
 
 /// A scope on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -697,5 +708,19 @@ mod tests {
             add(&["mcpenv", "add", "-t", "streamable-http", "a", "https://x"]).transport,
             TransportArg::Http
         );
+    }
+
+    #[test]
+    fn probe_audit_calls_needs_audit_and_json_excludes_jsonl() {
+        let probe = |argv: &[&str]| match Cli::try_parse_from(argv).map(|cli| cli.command) {
+            Ok(Command::Probe(args)) => Some((args.audit, args.audit_calls, args.json, args.jsonl)),
+            _ => None,
+        };
+        assert_eq!(
+            probe(&["mcpenv", "probe", "--audit", "--audit-calls", "--jsonl"]),
+            Some((true, true, false, true))
+        );
+        assert_eq!(probe(&["mcpenv", "probe", "--audit-calls"]), None);
+        assert_eq!(probe(&["mcpenv", "probe", "--json", "--jsonl"]), None);
     }
 }

@@ -11,19 +11,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::RoleClient;
-use rmcp::model::{CallToolRequestParams, ErrorCode, JsonObject, ProtocolVersion};
+use rmcp::model::{JsonObject, ProtocolVersion};
 use rmcp::service::ServiceError;
 use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
+mod audit;
 mod handshake;
 mod sse;
+pub mod stderr_reason;
 mod stdio;
 
-/// How many stderr lines of a failed server are kept for its report.
-const STDERR_LINES: usize = 3;
+pub use audit::{AuditCalls, CheckStatus, ToolCall};
 
 /// More tools than this in one server is worth a warning: clients put every
 /// tool description into the model's context.
@@ -103,8 +104,8 @@ pub struct ProbeOptions {
     pub timeout: Duration,
     /// How many servers are probed at once (at least 1).
     pub jobs: usize,
-    /// Whether to call tools to check error reporting.
-    pub audit: bool,
+    /// Whether to audit error reporting, and which tools it may call.
+    pub audit: Option<AuditCalls>,
     /// Who hears of each process group started and killed.
     pub watch: Option<Arc<dyn GroupWatch>>,
 }
@@ -137,8 +138,13 @@ pub struct ToolFacts {
     pub described: bool,
     /// Whether its input schema is `"type": "object"`.
     pub object_schema: bool,
-    /// Its required parameters.
-    pub required: Vec<String>,
+    /// Annotated `readOnlyHint: true`.
+    pub read_only: bool,
+    /// Annotated `destructiveHint: true`.
+    pub destructive: bool,
+    /// Its input schema (the audit builds arguments that fail it).
+    #[serde(skip)]
+    pub input_schema: JsonObject,
 }
 
 /// One audit check of one server.
@@ -147,8 +153,10 @@ pub struct AuditCheck {
     /// `unknown_tool`, `invalid_arguments`, `tool_descriptions`,
     /// `input_schemas`, `name_collisions` or `tool_count`.
     pub check: &'static str,
-    /// Whether the server passed.
+    /// Whether the server passed (also true when skipped).
     pub ok: bool,
+    /// Passed, a warning, failed or skipped.
+    pub status: CheckStatus,
     /// What the spec asks for.
     pub expected: String,
     /// What the server did.
@@ -158,6 +166,9 @@ pub struct AuditCheck {
     /// The rule in one line, and why it matters.
     #[serde(skip)]
     pub rule: &'static str,
+    /// The server's own tool this check called, and with what.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub called: Option<ToolCall>,
 }
 
 /// The result of probing one server.
@@ -339,10 +350,11 @@ impl Drop for GroupGuard {
 type Stderr = Arc<Mutex<VecDeque<String>>>;
 
 fn last_lines(stderr: &Stderr) -> Vec<String> {
-    stderr
+    let kept: Vec<String> = stderr
         .lock()
         .map(|lines| lines.iter().cloned().collect())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    stderr_reason::reason_lines(&kept)
 }
 
 /// Probes a stdio server, then shuts it down; the time returned is the
@@ -411,7 +423,7 @@ async fn stdio_session(
                     continue;
                 }
                 if let Ok(mut kept) = stderr.lock() {
-                    if kept.len() == STDERR_LINES {
+                    if kept.len() == stderr_reason::KEPT_LINES {
                         kept.pop_front();
                     }
                     kept.push_back(shorten(line));
@@ -741,7 +753,7 @@ fn shorten(line: &str) -> String {
 async fn talk<T, E, A>(
     transport: T,
     again: impl FnOnce() -> Option<T>,
-    audit: bool,
+    audit: Option<AuditCalls>,
     start: Instant,
 ) -> Result<(ServerFacts, Vec<AuditCheck>), Failure>
 where
@@ -811,29 +823,7 @@ where
     } else {
         0
     };
-    let tools: Vec<ToolFacts> = tools
-        .iter()
-        .map(|tool| ToolFacts {
-            name: tool.name.to_string(),
-            described: tool
-                .description
-                .as_deref()
-                .is_some_and(|text| !text.trim().is_empty()),
-            object_schema: tool.input_schema.get("type").and_then(|kind| kind.as_str())
-                == Some("object"),
-            required: tool
-                .input_schema
-                .get("required")
-                .and_then(|required| required.as_array())
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(|name| name.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect();
+    let tools: Vec<ToolFacts> = tools.iter().map(ToolFacts::from_tool).collect();
     let facts = ServerFacts {
         name,
         version,
@@ -843,10 +833,9 @@ where
         resources,
         ready,
     };
-    let checks = if audit {
-        audit_calls(&client, &facts).await
-    } else {
-        Vec::new()
+    let checks = match audit {
+        Some(calls) => audit::run(&client, &facts, calls).await,
+        None => Vec::new(),
     };
     let _ = client.cancel().await;
     Ok((facts, checks))
@@ -858,83 +847,6 @@ const TOOLS_ERRORS_2025_11_25: &str =
 /// The same section before SEP-1303 (identical in 2024-11-05 and 2025-03-26).
 const TOOLS_ERRORS_2025_06_18: &str =
     "https://modelcontextprotocol.io/specification/2025-06-18/server/tools#error-handling";
-
-/// Calls the tools the audit needs; never a tool without required
-/// parameters, so nothing real runs.
-async fn audit_calls(client: &handshake::Session, facts: &ServerFacts) -> Vec<AuditCheck> {
-    let mut checks = Vec::new();
-    let unknown = "mcpenv-probe-no-such-tool";
-    let answer = client.call_tool(CallToolRequestParams::new(unknown)).await;
-    let (ok, got) = match &answer {
-        Err(ServiceError::McpError(error))
-            if error.code == ErrorCode::INVALID_PARAMS
-                || error.code == ErrorCode::METHOD_NOT_FOUND =>
-        {
-            (true, format!("JSON-RPC error {}", error.code.0))
-        }
-        Err(error) => (false, describe_error(error)),
-        Ok(result) => (false, describe_result(result)),
-    };
-    checks.push(AuditCheck {
-        check: "unknown_tool",
-        ok,
-        expected: "JSON-RPC error -32602 (or -32601)".to_string(),
-        got,
-        spec: TOOLS_ERRORS_2025_11_25,
-        rule: "a call to an unknown tool is a protocol error, not a tool result: the client must be able to tell a wrong call from failed work",
-    });
-    if let Some(tool) = facts.tools.iter().find(|tool| !tool.required.is_empty()) {
-        let new_style = facts.protocol_version.as_str() >= "2025-11-25";
-        let answer = client
-            .call_tool(
-                CallToolRequestParams::new(tool.name.clone()).with_arguments(JsonObject::new()),
-            )
-            .await;
-        let got = match &answer {
-            Ok(result) => describe_result(result),
-            Err(error) => describe_error(error),
-        };
-        let ok = match &answer {
-            Ok(result) => new_style && result.is_error == Some(true),
-            Err(ServiceError::McpError(error)) => {
-                !new_style && error.code == ErrorCode::INVALID_PARAMS
-            }
-            Err(_) => false,
-        };
-        let expected = if new_style {
-            format!(
-                "a result with isError: true (protocol {})",
-                facts.protocol_version
-            )
-        } else {
-            format!(
-                "JSON-RPC error -32602 (protocol {})",
-                facts.protocol_version
-            )
-        };
-        let (spec, rule) = if new_style {
-            (
-                TOOLS_ERRORS_2025_11_25,
-                "from 2025-11-25 on, invalid arguments are a tool execution error (isError: true) that the model can read and correct",
-            )
-        } else {
-            (
-                TOOLS_ERRORS_2025_06_18,
-                "before 2025-11-25, invalid arguments are a protocol error (-32602), like an unknown tool",
-            )
-        };
-        checks.push(AuditCheck {
-            check: "invalid_arguments",
-            ok,
-            expected,
-            got: format!("`{}` without `{}`: {got}", tool.name, tool.required[0]),
-            spec,
-            rule,
-        });
-    }
-    checks.extend(static_checks(facts));
-    checks
-}
 
 /// A tool result in words, with the start of its first text.
 fn describe_result(result: &rmcp::model::CallToolResult) -> String {
@@ -980,6 +892,7 @@ pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
         AuditCheck {
             check: "tool_descriptions",
             ok: undescribed.is_empty(),
+            status: CheckStatus::from_ok(undescribed.is_empty()),
             expected: "every tool has a description".to_string(),
             got: if undescribed.is_empty() {
                 "all described".to_string()
@@ -988,10 +901,12 @@ pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
             },
             spec: LIST_SPEC,
             rule: "a model picks tools by their descriptions; a tool without one is guessed at or never used",
+            called: None,
         },
         AuditCheck {
             check: "input_schemas",
             ok: not_objects.is_empty(),
+            status: CheckStatus::from_ok(not_objects.is_empty()),
             expected: "every inputSchema has \"type\": \"object\"".to_string(),
             got: if not_objects.is_empty() {
                 "all objects".to_string()
@@ -1000,14 +915,22 @@ pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
             },
             spec: LIST_SPEC,
             rule: "a tool's inputSchema must be a JSON Schema object (\"type\": \"object\"); clients reject or mangle anything else",
+            called: None,
         },
         AuditCheck {
             check: "tool_count",
             ok: facts.tools.len() <= MANY_TOOLS,
+            // Many tools crowd the context; that is advice, not a failure.
+            status: if facts.tools.len() <= MANY_TOOLS {
+                CheckStatus::Ok
+            } else {
+                CheckStatus::Warning
+            },
             expected: format!("at most {MANY_TOOLS} tools (a warning)"),
             got: format!("{} tools", facts.tools.len()),
             spec: LIST_SPEC,
             rule: "every tool's name, description and schema take room in the model's context; many thin tools crowd it and blur the choice",
+            called: None,
         },
     ]
 }
@@ -1044,6 +967,7 @@ pub fn collision_check(name: &str, all: &[(String, Vec<String>)]) -> AuditCheck 
     AuditCheck {
         check: "name_collisions",
         ok: clashes.is_empty(),
+        status: CheckStatus::from_ok(clashes.is_empty()),
         expected: "tool names unique across servers".to_string(),
         got: if clashes.is_empty() {
             "none shared".to_string()
@@ -1052,6 +976,7 @@ pub fn collision_check(name: &str, all: &[(String, Vec<String>)]) -> AuditCheck 
         },
         spec: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names",
         rule: "a client sees every server's tools at once; two tools of one name are renamed, hidden or confused by the model",
+        called: None,
     }
 }
 
@@ -1076,7 +1001,9 @@ mod tests {
             name: name.to_string(),
             described,
             object_schema,
-            required: Vec::new(),
+            read_only: false,
+            destructive: false,
+            input_schema: JsonObject::new(),
         }
     }
 

@@ -40,22 +40,50 @@ const SCENARIOS: &[(&str, Probe, bool)] = &[
     ("auth/metadata-var2", Probe::Unauthorized, false),
     ("auth/metadata-var3", Probe::Unauthorized, false),
     ("auth/basic-cimd", Probe::Unauthorized, false),
-    ("auth/scope-from-www-authenticate", Probe::Unauthorized, false),
-    ("auth/scope-from-scopes-supported", Probe::Unauthorized, false),
-    ("auth/scope-omitted-when-undefined", Probe::Unauthorized, false),
+    (
+        "auth/scope-from-www-authenticate",
+        Probe::Unauthorized,
+        false,
+    ),
+    (
+        "auth/scope-from-scopes-supported",
+        Probe::Unauthorized,
+        false,
+    ),
+    (
+        "auth/scope-omitted-when-undefined",
+        Probe::Unauthorized,
+        false,
+    ),
     ("auth/scope-step-up", Probe::Unauthorized, false),
     ("auth/scope-retry-limit", Probe::Unauthorized, false),
     ("auth/token-endpoint-auth-basic", Probe::Unauthorized, false),
     ("auth/token-endpoint-auth-post", Probe::Unauthorized, false),
     ("auth/token-endpoint-auth-none", Probe::Unauthorized, false),
     ("auth/pre-registration", Probe::Unauthorized, false),
-    ("auth/2025-03-26-oauth-metadata-backcompat", Probe::Unauthorized, false),
-    ("auth/2025-03-26-oauth-endpoint-fallback", Probe::Unauthorized, false),
+    (
+        "auth/2025-03-26-oauth-metadata-backcompat",
+        Probe::Unauthorized,
+        false,
+    ),
+    (
+        "auth/2025-03-26-oauth-endpoint-fallback",
+        Probe::Unauthorized,
+        false,
+    ),
     ("auth/offline-access-scope", Probe::Unauthorized, false),
-    ("auth/offline-access-not-supported", Probe::Unauthorized, false),
+    (
+        "auth/offline-access-not-supported",
+        Probe::Unauthorized,
+        false,
+    ),
     ("auth/client-credentials-jwt", Probe::Unauthorized, false),
     ("auth/client-credentials-basic", Probe::Unauthorized, false),
-    ("auth/cross-app-access-complete-flow", Probe::Unauthorized, false),
+    (
+        "auth/cross-app-access-complete-flow",
+        Probe::Unauthorized,
+        false,
+    ),
 ];
 
 /// Node 22 and the suite's entry point, when `scripts/test` installed them.
@@ -163,11 +191,7 @@ fn probe_as_the_conformance_suites_client() {
     let scratch = tempfile::tempdir().unwrap();
     let client = scratch.path().join("client.sh");
     std::fs::write(&client, CLIENT).unwrap();
-    std::fs::set_permissions(
-        &client,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    std::fs::set_permissions(&client, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     // The scenarios are independent servers on ports of their own: a few
     // at a time keeps the whole run to seconds.
     let mut verdicts = Vec::new();
@@ -192,9 +216,7 @@ fn probe_as_the_conformance_suites_client() {
         let probe_as_expected = match probe {
             Probe::Ok => verdict.probe_code == "0" && line.contains(" ok "),
             Probe::Unauthorized => {
-                verdict.probe_code == "1"
-                    && line.contains("HTTP 401/403")
-                    && line.contains("OAuth")
+                verdict.probe_code == "1" && line.contains("HTTP 401/403") && line.contains("OAuth")
             }
         };
         if !probe_as_expected || verdict.suite_passed != *passes {

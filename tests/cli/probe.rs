@@ -63,6 +63,18 @@ fn fake_with_pid(mode: &str, pidfile: &Path) -> Value {
     })
 }
 
+/// The servers of `--json`'s one document (which must be valid JSON).
+fn servers(stdout: &str) -> Vec<Value> {
+    let document: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(document["schema_version"], 1, "{stdout}");
+    document["servers"].as_array().unwrap().clone()
+}
+
+/// A server's audit checks.
+fn audit(server: &Value) -> &[Value] {
+    server["audit"].as_array().unwrap()
+}
+
 fn lines(stdout: &str) -> Vec<Value> {
     stdout
         .lines()
@@ -123,7 +135,7 @@ fn json_lines_report_each_server_and_a_summary() {
     ]);
     env.write("project/.env", "TOKEN_A=from-file\n");
     let out = env
-        .run(&["probe", "--json", "--timeout", "5"])
+        .run(&["probe", "--jsonl", "--timeout", "5"])
         .expect_code(1);
     let lines = lines(&out.stdout);
     assert_eq!(lines.len(), 7, "{out}");
@@ -214,7 +226,7 @@ fn timeout_fails_fast_and_kills_the_server() {
     ]);
     let start = Instant::now();
     let out = env
-        .run(&["probe", "--json", "--timeout", "0.5"])
+        .run(&["probe", "--jsonl", "--timeout", "0.5"])
         .expect_code(1);
     // The hung server costs its 0.5 s, not Claude Code's 30 s; the bound
     // leaves room for a loaded CI machine (the benchmark measures 1.01 s
@@ -288,7 +300,7 @@ fn unapproved_project_servers_need_trust() {
         "project/.mcp.json",
         &serde_json::json!({ "mcpServers": { "cloned": fake("ok") } }).to_string(),
     );
-    let out = env.run(&["probe", "--json"]).expect_code(0);
+    let out = env.run(&["probe", "--jsonl"]).expect_code(0);
     assert_eq!(
         lines(&out.stdout),
         vec![
@@ -300,7 +312,7 @@ fn unapproved_project_servers_need_trust() {
         "{out}"
     );
     let out = env
-        .run(&["probe", "--json", "--trust-project"])
+        .run(&["probe", "--jsonl", "--trust-project"])
         .expect_code(0);
     assert_eq!(by_name(&lines(&out.stdout), "cloned")["ok"], true);
 }
@@ -328,13 +340,19 @@ fn audit_checks_both_error_channels() {
         ("error", fake("mixed-error")),
     ]);
     let out = env
-        .run(&["probe", "--json", "--audit", "good", "result", "error"])
+        .run(&[
+            "probe",
+            "--json",
+            "--audit",
+            "--audit-calls",
+            "good",
+            "result",
+            "error",
+        ])
         .expect_code(1);
-    let lines = lines(&out.stdout);
+    let lines = servers(&out.stdout);
     let check = |server: &str, name: &str| -> Value {
-        by_name(&lines, server)["audit"]
-            .as_array()
-            .unwrap()
+        audit(by_name(&lines, server))
             .iter()
             .find(|check| check["check"] == name)
             .unwrap_or_else(|| panic!("no {name} check for {server}"))
@@ -360,7 +378,11 @@ fn audit_checks_both_error_channels() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, ["check", "ok", "expected", "got", "spec"]);
+    assert_eq!(keys, ["check", "ok", "status", "expected", "got", "spec"]);
+    assert_eq!(
+        check("good", "invalid_arguments")["called"],
+        serde_json::json!({"tool": "echo", "arguments": {"text": true}, "invalid": "`text` is a boolean, the schema wants type \"string\""})
+    );
 
     let alone = env.run(&["probe", "--audit", "good"]).expect_code(0);
     assert!(
@@ -371,12 +393,13 @@ fn audit_checks_both_error_channels() {
     );
 
     let text = env
-        .run(&["probe", "--audit", "good", "result"])
+        .run(&["probe", "--audit", "--audit-calls", "good", "result"])
         .expect_code(1);
     insta::assert_snapshot!(without_timings(&text.stdout), @r#"
     good    ok      fake-server 1.2.3, protocol 2025-11-25, 2 tools, 1 prompt, 1 resource, ready in [N] ms
             audit ok       unknown_tool: JSON-RPC error -32602
-            audit ok       invalid_arguments: `echo` without `text`: a result (isError: true): "missing argument `text`"
+            audit ok       invalid_arguments: `echo` with {"text":true} (`text` is a boolean, the schema wants type "string"): a result (isError: true): "missing argument `text`"
+            audit skipped  invalid_arguments: `now`: no arguments surely fail the input schema (no required or typed properties, others allowed)
             audit ok       tool_descriptions: all described
             audit ok       input_schemas: all objects
             audit failed   name_collisions: got `echo`, `now` also in `result`; expected tool names unique across servers
@@ -385,7 +408,8 @@ fn audit_checks_both_error_channels() {
     result  ok      fake-server 1.2.3, protocol 2025-11-25, 2 tools, 1 prompt, 1 resource, ready in [N] ms
             audit failed   unknown_tool: got a result (isError: false): "no tool mcpenv-probe-no-such-tool"; expected JSON-RPC error -32602 (or -32601)
                            a call to an unknown tool is a protocol error, not a tool result: the client must be able to tell a wrong call from failed work (MCP 2025-11-25, server/tools#error-handling)
-            audit ok       invalid_arguments: `echo` without `text`: a result (isError: true): "missing argument `text`"
+            audit ok       invalid_arguments: `echo` with {"text":true} (`text` is a boolean, the schema wants type "string"): a result (isError: true): "missing argument `text`"
+            audit skipped  invalid_arguments: `now`: no arguments surely fail the input schema (no required or typed properties, others allowed)
             audit ok       tool_descriptions: all described
             audit ok       input_schemas: all objects
             audit failed   name_collisions: got `echo`, `now` also in `good`; expected tool names unique across servers
@@ -467,7 +491,7 @@ fn remote_servers_over_loopback_with_a_401_hint() {
             ),
         ]);
         env.write("project/.env", "API_TOKEN=s3cret\nWRONG_TOKEN=nope\n");
-        let out = env.run(&["probe", "--json", "--audit", "--timeout", "5"]);
+        let out = env.run(&["probe", "--jsonl", "--audit", "--timeout", "5"]);
         drop(server);
         let out = out.expect_code(1);
         let lines = lines(&out.stdout);
@@ -540,7 +564,7 @@ fn remote_failures_read_as_one_line_with_a_next_step() {
         ),
     ]);
     env.write("project/.env", "API_KEY=sk_live_4eC39HqLyjWDarjtT1zdK9z\n");
-    let out = env.run(&["probe", "--json", "--timeout", "5"]);
+    let out = env.run(&["probe", "--jsonl", "--timeout", "5"]);
     drop((http, sse));
     let out = out.expect_code(1);
     let lines = lines(&out.stdout);
@@ -588,7 +612,7 @@ fn remote_failures_read_as_one_line_with_a_next_step() {
 #[test]
 fn an_unknown_protocol_version_is_a_mismatch() {
     let env = world(&[("future", fake("version=1999-01-01"))]);
-    let out = env.run(&["probe", "--json"]).expect_code(1);
+    let out = env.run(&["probe", "--jsonl"]).expect_code(1);
     assert_eq!(
         by_name(&lines(&out.stdout), "future")["error"],
         "protocol version mismatch: the server chose `1999-01-01`, mcpenv speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
@@ -601,12 +625,10 @@ fn audit_expects_invalid_params_errors_before_2025_11_25() {
     // 2025-11-25 on, wrong before.
     let env = world(&[("old-result", fake("version=2025-06-18"))]);
     let out = env
-        .run(&["probe", "--json", "--audit", "old-result"])
+        .run(&["probe", "--jsonl", "--audit", "--audit-calls", "old-result"])
         .expect_code(1);
     let line = by_name(&lines(&out.stdout), "old-result").clone();
-    let check = line["audit"]
-        .as_array()
-        .unwrap()
+    let check = audit(&line)
         .iter()
         .find(|check| check["check"] == "invalid_arguments")
         .unwrap()
@@ -630,7 +652,7 @@ fn a_secret_a_server_echoes_on_stderr_is_masked() {
     for json in [false, true] {
         let mut args = vec!["probe", "--trust-project"];
         if json {
-            args.push("--json");
+            args.push("--jsonl");
         }
         let out = env.run(&args);
         assert_eq!(out.code, 1, "{out}");
@@ -724,7 +746,7 @@ fn https_certificates_are_verified_and_ssl_cert_file_adds_a_ca() {
 
     // A certificate from an unknown CA is refused...
     let out = env
-        .run(&["probe", "--json", "--timeout", "5"])
+        .run(&["probe", "--jsonl", "--timeout", "5"])
         .expect_code(1);
     let error = by_name(&lines(&out.stdout), "secure")["error"]
         .as_str()
@@ -737,7 +759,7 @@ fn https_certificates_are_verified_and_ssl_cert_file_adds_a_ca() {
 
     // ...and accepted once SSL_CERT_FILE names that CA, as for curl.
     env.set_env("SSL_CERT_FILE", &ca_file);
-    let out = env.run(&["probe", "--json", "--timeout", "5"]);
+    let out = env.run(&["probe", "--jsonl", "--timeout", "5"]);
     drop(server);
     let out = out.expect_code(0);
     let secure = by_name(&lines(&out.stdout), "secure").clone();
@@ -769,15 +791,15 @@ fn a_terminal_shows_a_live_line_per_server_then_the_report() {
 #[test]
 fn a_correct_server_built_with_rmcp_passes_the_audit() {
     let env = world(&[("rusty", serde_json::json!({ "command": rmcp_server_bin() }))]);
-    let out = env.run(&["probe", "--json", "--audit"]).expect_code(0);
+    let out = env
+        .run(&["probe", "--jsonl", "--audit", "--audit-calls"])
+        .expect_code(0);
     let lines = lines(&out.stdout);
     let rusty = by_name(&lines, "rusty");
     assert_eq!(rusty["ok"], true, "{out}");
     assert_eq!(rusty["server"]["name"], "rmcp", "{out}");
     assert_eq!(rusty["tools"], 2);
-    let checks: Vec<(&str, bool, &str)> = rusty["audit"]
-        .as_array()
-        .unwrap()
+    let checks: Vec<(&str, bool, &str)> = audit(rusty)
         .iter()
         .map(|check| {
             (
@@ -797,7 +819,12 @@ fn a_correct_server_built_with_rmcp_passes_the_audit() {
         (
             "invalid_arguments",
             true,
-            "`add` without `a`: a result (isError: true): \"failed to deserialize parameters: missing field `a`\"",
+            "`add` with {\"a\":true} (`a` is a boolean, the schema wants type \"integer\"): a result (isError: true): \"failed to deserialize parameters: invalid type: boolean `true`, expected i64\"",
+        ),
+        (
+            "invalid_arguments",
+            true,
+            "`echo` with {\"text\":true} (`text` is a boolean, the schema wants type \"string\"): a result (isError: true): \"failed to deserialize parameters: invalid type: boolean `true`, expected a strin…\"",
         ),
         (
             "tool_descriptions",
@@ -834,7 +861,7 @@ fn no_servers_says_how_to_add_one() {
     hint: add one with `mcpenv add NAME -- COMMAND ARGS...`
     [exit status: 0]
     ");
-    let out = env.run(&["probe", "--json"]).expect_code(0);
+    let out = env.run(&["probe", "--jsonl"]).expect_code(0);
     assert_eq!(lines(&out.stdout)[0]["summary"]["ok"], 0);
 }
 
@@ -855,7 +882,7 @@ fn probe_sends_credential_names_empty_as_claude_code_does_unless_asked() {
     registry  failed  HTTP 401/403: the server wants credentials (`WWW-Authenticate: Bearer`); `${NPM_TOKEN}` went empty, as Claude Code sends it: rename the variable (`mcpenv check` says how), or try the value with `--send-blanked`
               blanked  header `Authorization`: `${NPM_TOKEN}` sent empty, as Claude Code 2.1.332 sends it (`--send-blanked` sends the value)
     ");
-    let out = env.run(&["probe", "--timeout", "5", "--send-blanked", "--json"]);
+    let out = env.run(&["probe", "--timeout", "5", "--send-blanked", "--jsonl"]);
     out.assert_no_secret(&["npm-s3cret-value"]);
     let line = &lines(&out.stdout)[0];
     assert_eq!(line["ok"], true, "{out}");
@@ -863,4 +890,206 @@ fn probe_sends_credential_names_empty_as_claude_code_does_unless_asked() {
         line["blanked"],
         serde_json::json!([{"field": "headers.Authorization", "variables": ["NPM_TOKEN"], "sent_empty": false}])
     );
+}
+
+/// The calls the non-validating fake logged, one `(tool, arguments)` each.
+fn logged_calls(log: &Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| {
+            let call: Value = serde_json::from_str(line).unwrap();
+            (
+                call["tool"].as_str().unwrap().to_string(),
+                call["arguments"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn audit_calls_only_harmless_tools_and_only_with_invalid_arguments() {
+    let scratch = tempfile::tempdir().unwrap();
+    let log = scratch.path().join("calls.jsonl");
+    let env = world(&[(
+        "careless",
+        fake(&format!("non-validating:{}", log.display())),
+    )]);
+
+    // By default only the read-only tool runs, with an id that is no string.
+    let out = env
+        .run(&["probe", "--audit", "--timeout", "5"])
+        .expect_code(1);
+    assert_eq!(
+        logged_calls(&log),
+        vec![("lookup_record".to_string(), serde_json::json!({"id": true}))]
+    );
+    insta::assert_snapshot!(without_timings(&out.stdout), @r#"
+    careless  ok      fake-server 1.2.3, protocol 2026-07-28, 3 tools, 1 prompt, 1 resource, ready in [N] ms
+              audit warning  unknown_tool: got JSON-RPC error -32603: Internal error; expected JSON-RPC error -32602 (or -32601)
+                             a protocol error is the right channel, but -32603 (internal error) says the server broke, not that the tool does not exist; the spec's example is -32602 (MCP 2025-11-25, server/tools#error-handling)
+              audit failed   invalid_arguments: got `lookup_record` with {"id":true} (`id` is a boolean, the schema wants type "string"): a result (isError: false): "Record true has no fields"; expected a result with isError: true (protocol 2026-07-28)
+                             servers must validate all tool inputs: this tool answered arguments its own schema forbids as if they were fine (MCP 2025-11-25, server/tools#security-considerations)
+              audit skipped  invalid_arguments: `delete_all_records`: annotated destructive (destructiveHint: true), never called
+              audit skipped  invalid_arguments: `add_numbers`: not annotated read-only (readOnlyHint: true); `--audit-calls` calls such tools with invalid arguments
+              audit ok       tool_descriptions: all described
+              audit ok       input_schemas: all objects
+              audit ok       name_collisions: none shared
+              audit ok       tool_count: 3 tools
+    1 ok, 0 failed; audit: 1 failed check on 1 server, 1 warning in [N] s
+    "#);
+
+    // `--audit-calls` adds the unannotated tool; the destructive one never runs.
+    std::fs::remove_file(&log).unwrap();
+    let out = env
+        .run(&[
+            "probe",
+            "--json",
+            "--audit",
+            "--audit-calls",
+            "--timeout",
+            "5",
+        ])
+        .expect_code(1);
+    assert_eq!(
+        logged_calls(&log),
+        vec![
+            ("lookup_record".to_string(), serde_json::json!({"id": true})),
+            ("add_numbers".to_string(), serde_json::json!({"a": true})),
+        ]
+    );
+    let careless = by_name(&servers(&out.stdout), "careless").clone();
+    let checks: Vec<(&str, &str, &Value)> = audit(&careless)
+        .iter()
+        .map(|check| {
+            (
+                check["check"].as_str().unwrap(),
+                check["status"].as_str().unwrap(),
+                &check["called"],
+            )
+        })
+        .collect();
+    insta::assert_debug_snapshot!(checks, @r#"
+    [
+        (
+            "unknown_tool",
+            "warning",
+            Null,
+        ),
+        (
+            "invalid_arguments",
+            "failed",
+            Object {
+                "tool": String("lookup_record"),
+                "arguments": Object {
+                    "id": Bool(true),
+                },
+                "invalid": String("`id` is a boolean, the schema wants type \"string\""),
+            },
+        ),
+        (
+            "invalid_arguments",
+            "failed",
+            Object {
+                "tool": String("add_numbers"),
+                "arguments": Object {
+                    "a": Bool(true),
+                },
+                "invalid": String("`a` is a boolean, the schema wants type \"number\""),
+            },
+        ),
+        (
+            "invalid_arguments",
+            "skipped",
+            Null,
+        ),
+        (
+            "tool_descriptions",
+            "ok",
+            Null,
+        ),
+        (
+            "input_schemas",
+            "ok",
+            Null,
+        ),
+        (
+            "name_collisions",
+            "ok",
+            Null,
+        ),
+        (
+            "tool_count",
+            "ok",
+            Null,
+        ),
+    ]
+    "#);
+}
+
+#[test]
+fn json_is_one_document_that_json_tool_reads() {
+    let env = world(&[("good", fake("ok")), ("crashy", fake("crash"))]);
+    let out = env
+        .run(&["probe", "--json", "--audit", "--timeout", "5"])
+        .expect_code(1);
+    let document: Value = serde_json::from_str(&out.stdout).unwrap();
+    let keys: Vec<&str> = document
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["schema_version", "servers", "summary"]);
+    // Configuration order, however they finished.
+    let names: Vec<&str> = document["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| server["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["good", "crashy"]);
+    assert_eq!(
+        document["summary"],
+        serde_json::json!({"ok": 1, "failed": 1, "ms": document["summary"]["ms"], "audit_failed": 0})
+    );
+    let mut python = std::process::Command::new("python3")
+        .args(["-m", "json.tool"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 is on PATH in tests");
+    use std::io::Write as _;
+    python
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(out.stdout.as_bytes())
+        .unwrap();
+    let parsed = python.wait_with_output().unwrap();
+    assert!(parsed.status.success(), "json.tool refused:\n{out}");
+    let reparsed: Value = serde_json::from_slice(&parsed.stdout).unwrap();
+    assert_eq!(reparsed, document);
+    // No servers: still one document.
+    let empty = TestEnv::new().run(&["probe", "--json"]).expect_code(0);
+    assert_eq!(servers(&empty.stdout), Vec::<Value>::new());
+}
+
+#[test]
+fn a_missing_npm_package_is_named_not_npms_closing_note() {
+    // What `npx -y @x/y` prints with npm 10 when the package does not exist.
+    let env = TestEnv::new();
+    let npm =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/stderr/npm10-404-scoped.txt");
+    env.write(
+        "project/.mcp.json",
+        &serde_json::json!({"mcpServers": {"missing": {"command": "sh", "args": ["-c", format!("cat '{}' >&2; exit 1", npm.display())]}}}).to_string(),
+    );
+    let out = env
+        .run(&["probe", "--trust-project", "--timeout", "5"])
+        .expect_code(1);
+    insta::assert_snapshot!(without_timings(&out.stdout), @r#"
+    missing  failed  exited with status 1; stderr: npm error 404 Not Found - GET https://registry.npmjs.org/@x%2fy - Not found | npm error 404  '@x/y@*' is not in this registry.
+    0 ok, 1 failed in [N] s
+    "#);
 }

@@ -151,7 +151,7 @@ fn the_reference_server_over_every_transport() {
     let out = env
         .run(&[
             "probe",
-            "--json",
+            "--jsonl",
             "--audit",
             "--trust-project",
             "--timeout",

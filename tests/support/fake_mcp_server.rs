@@ -13,7 +13,10 @@
 //! `sse-post-auth:PORTFILE[:TOKEN]` (the same, but the stream opens for anyone),
 //! `echo-crash` (prints its arguments and environment on stderr, then exits 3),
 //! `http-echo:PORTFILE` (answers every request 400 with its headers and path
-//! as the body): the last two play a careless server that echoes what it got.
+//! as the body): the last two play a careless server that echoes what it got;
+//! `non-validating:LOGFILE` (tools that never check their arguments and append
+//! each call to LOGFILE: `lookup_record` read-only, `add_numbers` without
+//! annotations, `delete_all_records` destructive; an unknown tool is -32603).
 //!
 //! Modes that record what the client did: `record:FILE` (as `ok`, appending
 //! every line it reads to FILE), `modern:FILE` (speaks only 2026-07-28:
@@ -68,10 +71,10 @@ fn main() -> ExitCode {
         }
         "http" => return serve_http(argument),
         "http-modern" => return serve_http_modern(argument),
-        "record" | "modern" => return serve(kind, Some(argument)),
+        "record" | "modern" => return serve(kind, Some(argument), ""),
         "lifecycle" => {
             exit_on_sigterm(argument);
-            serve("ok", None);
+            serve("ok", None, "");
             note(argument, "stdin closed");
             // Up until SIGTERM, so the prober has to send it.
             loop {
@@ -97,7 +100,7 @@ fn main() -> ExitCode {
                 .expect("sh is on PATH in tests");
             let pids = format!("{} {}", std::process::id(), child.id());
             std::fs::write(argument, pids).expect("pid file is writable");
-            serve("ok", None);
+            serve("ok", None, "");
             loop {
                 std::thread::park();
             }
@@ -110,7 +113,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    serve(kind, None)
+    serve(kind, None, argument)
 }
 
 /// Appends `line` to `path`.
@@ -146,8 +149,9 @@ fn exit_on_sigterm(path: &str) {
     let _ = registered.recv();
 }
 
-/// Serves JSON-RPC lines on stdio; with `record`, appends each line read.
-fn serve(kind: &str, record: Option<&str>) -> ExitCode {
+/// Serves JSON-RPC lines on stdio; with `record`, appends each line read;
+/// `argument` is the mode's own (the call log of `non-validating`).
+fn serve(kind: &str, record: Option<&str>, argument: &str) -> ExitCode {
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -168,7 +172,12 @@ fn serve(kind: &str, record: Option<&str>) -> ExitCode {
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue;
         };
-        let Some(response) = respond(kind, &message) else {
+        let response = if kind == "non-validating" {
+            respond_non_validating(argument, &message)
+        } else {
+            respond(kind, &message)
+        };
+        let Some(response) = response else {
             continue; // A notification.
         };
         let _ = writeln!(stdout, "{response}");
@@ -451,4 +460,63 @@ fn call_tool(kind: &str, params: &Value) -> Result<Value, Value> {
         other if kind == "mixed-result" => Ok(text(format!("no tool {other}"), false)),
         other => Err(json!({"code": -32602, "message": format!("Unknown tool: {other}")})),
     }
+}
+
+/// `non-validating:LOGFILE`: a server whose tools run on whatever they get,
+/// as a careless `add_numbers` does ("The sum of undefined and undefined is
+/// NaN"). Every call is appended to LOGFILE as a JSON line, so tests see
+/// exactly which tools ran.
+fn respond_non_validating(logfile: &str, message: &Value) -> Option<Value> {
+    if message["method"] != "tools/list" && message["method"] != "tools/call" {
+        return respond("ok", message);
+    }
+    let id = message.get("id").cloned()?;
+    let params = &message["params"];
+    let schema = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required});
+    let reply = if message["method"] == "tools/list" {
+        Ok(json!({"tools": [
+            {"name": "lookup_record", "description": "Look a record up by id",
+             "annotations": {"readOnlyHint": true},
+             "inputSchema": schema(json!({"id": {"type": "string"}}), json!(["id"]))},
+            {"name": "add_numbers", "description": "Add two numbers",
+             "inputSchema": schema(json!({"a": {"type": "number"}, "b": {"type": "number"}}), json!(["a", "b"]))},
+            {"name": "delete_all_records", "description": "Delete every record",
+             "annotations": {"readOnlyHint": true, "destructiveHint": true},
+             "inputSchema": schema(json!({"confirm": {"type": "boolean"}}), json!(["confirm"]))},
+        ]}))
+    } else {
+        let name = params["name"].as_str().unwrap_or_default();
+        let arguments = &params["arguments"];
+        // JavaScript's way of showing a missing value.
+        let shown = |key: &str| match &arguments[key] {
+            Value::Null => "undefined".to_string(),
+            other => other.to_string(),
+        };
+        let text = match name {
+            "lookup_record" => Some(format!("Record {} has no fields", shown("id"))),
+            "add_numbers" => Some(format!(
+                "The sum of {} and {} is NaN",
+                shown("a"),
+                shown("b")
+            )),
+            "delete_all_records" => Some("Deleted 1042 records".to_string()),
+            _ => None,
+        };
+        match text {
+            Some(text) => {
+                let mut log = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(logfile)
+                    .expect("the log file is writable");
+                let _ = writeln!(log, "{}", json!({"tool": name, "arguments": arguments}));
+                Ok(json!({"content": [{"type": "text", "text": text}]}))
+            }
+            None => Err(json!({"code": -32603, "message": "Internal error"})),
+        }
+    };
+    Some(match reply {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+    })
 }

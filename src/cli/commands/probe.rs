@@ -1,8 +1,9 @@
 //! `mcpenv probe`: start every server in effect (or the named ones) with
 //! placeholders expanded as `mcpenv run` would, `initialize` it and list its
 //! tools, prompts and resources. Results stream as servers finish: progress
-//! on stderr and a report on stdout, or JSON Lines with `--json`. Exit 1 when
-//! a server fails (or, with `--audit`, fails a check).
+//! on stderr and a report on stdout: text, one JSON document (`--json`) or
+//! JSON Lines as servers finish (`--jsonl`). Exit 1 when a server fails (or,
+//! with `--audit`, fails a check).
 
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
@@ -10,7 +11,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::approval::Approval;
 use crate::check::EnvSources;
@@ -20,16 +20,18 @@ use crate::cli::commands::reap::Reaper;
 use crate::cli::commands::unknown_name_hints;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Shield, Stream};
-use crate::cli::render::{DIM, GREEN, RED, YELLOW, shown, warning};
+use crate::cli::render::{self, DIM, GREEN, RED, Report, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::layered::{Inventory, Sourced};
 use crate::model::{Field, Transport};
 use crate::placeholder;
 use crate::probe::{
-    self, AuditCheck, BlankedValue, Endpoint, ProbeOptions, ProbeOutcome, ProbeTarget,
+    self, AuditCalls, AuditCheck, BlankedValue, CheckStatus, Endpoint, ProbeOptions, ProbeOutcome,
+    ProbeTarget,
 };
 
-/// One server's line of `--json` output.
+/// One server in the JSON output: an element of `servers` (`--json`) or a
+/// line (`--jsonl`).
 #[derive(Debug, Serialize)]
 struct ServerLine<'a> {
     name: &'a str,
@@ -58,7 +60,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let inventory = ctx.inventory()?;
     let sources = ctx.env_sources()?;
     let targets = select(ctx, args, &inventory, &sources)?;
-    if inventory.names().is_empty() && !args.json {
+    if inventory.names().is_empty() && !(args.json || args.jsonl) {
         if !ctx.quiet {
             output::write(&ctx.shield, Stream::Stderr, false, |err| {
                 writeln!(err, "No MCP servers configured")?;
@@ -83,7 +85,11 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let options = ProbeOptions {
         timeout: Duration::from_secs_f64(args.timeout),
         jobs: args.jobs.map_or(targets.len(), |jobs| jobs as usize).max(1),
-        audit: args.audit,
+        audit: args.audit.then_some(if args.audit_calls {
+            AuditCalls::NotDestructive
+        } else {
+            AuditCalls::ReadOnly
+        }),
         watch: reaper
             .clone()
             .map(|reaper| reaper as Arc<dyn probe::GroupWatch>),
@@ -104,7 +110,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             progress.finished(&done);
             // With --audit, name collisions need every server's tools, so
             // lines wait for the last server.
-            if args.json && !args.audit && written.is_ok() {
+            if args.jsonl && !args.audit && written.is_ok() {
                 written = json_line(&ctx.shield, &done);
             }
             outcomes.push(done);
@@ -281,7 +287,7 @@ impl Progress {
             return Self::Quiet;
         }
         // JSON Lines on a terminal would be torn by redrawn lines.
-        if args.json || !io::stderr().is_terminal() {
+        if args.jsonl || !io::stderr().is_terminal() {
             return Self::Lines(Arc::clone(&ctx.shield));
         }
         let width = names
@@ -703,9 +709,9 @@ fn add_collisions(outcomes: &mut [Done]) {
     }
 }
 
-/// Whether an audit check failed (the `tool_count` warning does not).
+/// Whether an audit check failed (warnings and skipped checks do not).
 fn check_failed(check: &AuditCheck) -> bool {
-    !check.ok && check.check != "tool_count"
+    check.status == CheckStatus::Failed
 }
 
 /// How the servers and the audit checks finished, counted.
@@ -727,7 +733,7 @@ impl Tally {
         let checks = || outcomes.iter().flat_map(|done| &done.outcome.audit);
         let failed_checks = checks().filter(|check| check_failed(check)).count();
         let warnings = checks()
-            .filter(|check| !check.ok && !check_failed(check))
+            .filter(|check| check.status == CheckStatus::Warning)
             .count();
         let audit_failed = outcomes
             .iter()
@@ -743,6 +749,57 @@ impl Tally {
     }
 }
 
+/// The last line of `--jsonl` and the `summary` of `--json`.
+#[derive(Debug, Serialize)]
+struct Summary {
+    ok: usize,
+    failed: usize,
+    ms: u128,
+    /// Servers with a failed audit check (with `--audit` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_failed: Option<usize>,
+}
+
+/// `mcpenv probe`'s report: every server in configuration order and the
+/// summary, as text or as one JSON document.
+#[derive(Serialize)]
+struct ProbeReport<'a> {
+    servers: Vec<ServerLine<'a>>,
+    summary: Summary,
+    #[serde(skip)]
+    outcomes: &'a [Done],
+    #[serde(skip)]
+    audit: bool,
+    #[serde(skip)]
+    elapsed: Duration,
+}
+
+impl Report for ProbeReport<'_> {
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_text(out, self.audit, self.outcomes, self.elapsed)
+    }
+
+    fn failed(&self) -> bool {
+        any_failed(self.outcomes)
+    }
+}
+
+/// Whether a server failed or failed an audit check: exit 1.
+fn any_failed(outcomes: &[Done]) -> bool {
+    let tally = Tally::new(outcomes);
+    tally.failed > 0 || tally.failed_checks > 0
+}
+
+fn summary(args: &ProbeArgs, outcomes: &[Done], elapsed: Duration) -> Summary {
+    let tally = Tally::new(outcomes);
+    Summary {
+        ok: tally.ok,
+        failed: tally.failed,
+        ms: elapsed.as_millis(),
+        audit_failed: args.audit.then_some(tally.audit_failed),
+    }
+}
+
 fn finish(
     ctx: &Ctx,
     args: &ProbeArgs,
@@ -750,45 +807,35 @@ fn finish(
     order: &[String],
     elapsed: Duration,
 ) -> io::Result<bool> {
-    let Tally {
-        ok,
-        failed,
-        failed_checks,
-        audit_failed,
-        ..
-    } = Tally::new(outcomes);
-    let any_failed = failed > 0 || failed_checks > 0;
-    if args.json {
+    let summary = summary(args, outcomes, elapsed);
+    if args.jsonl {
+        // With --audit, lines wait for the last server (collisions).
         if args.audit {
             for done in outcomes.iter() {
                 json_line(&ctx.shield, done)?;
             }
         }
-        let mut summary = json!({"ok": ok, "failed": failed, "ms": elapsed.as_millis()});
-        if args.audit {
-            summary["audit_failed"] = json!(audit_failed);
-        }
-        output::write_json_line(&ctx.shield, json!({ "summary": summary }))?;
-        return Ok(any_failed);
+        let line = serde_json::to_value(serde_json::json!({ "summary": summary }))
+            .map_err(io::Error::other)?;
+        output::write_json_line(&ctx.shield, line)?;
+        return Ok(any_failed(outcomes));
     }
-    // Text: servers in configuration order, however they finished.
+    // Servers in configuration order, however they finished.
     outcomes.sort_by_key(|done| order.iter().position(|name| name == &done.outcome.name));
-    let width = outcomes
-        .iter()
-        .map(|done| shown(&done.outcome.name).chars().count())
-        .max()
-        .unwrap_or(0);
-    output::write(&ctx.shield, Stream::Stdout, false, |out| {
-        write_text(out, args, outcomes, width, elapsed)
-    })?;
-    Ok(any_failed)
+    let report = ProbeReport {
+        servers: outcomes.iter().map(server_line).collect(),
+        summary,
+        outcomes,
+        audit: args.audit,
+        elapsed,
+    };
+    render::emit(ctx, &report, args.json, ctx.quiet)
 }
 
 fn write_text(
     out: &mut dyn Write,
-    args: &ProbeArgs,
+    audit: bool,
     outcomes: &[Done],
-    width: usize,
     elapsed: Duration,
 ) -> io::Result<()> {
     let Tally {
@@ -798,6 +845,11 @@ fn write_text(
         warnings,
         audit_failed,
     } = Tally::new(outcomes);
+    let width = outcomes
+        .iter()
+        .map(|done| shown(&done.outcome.name).chars().count())
+        .max()
+        .unwrap_or(0);
     for done in outcomes {
         let outcome = &done.outcome;
         let name = shown(&outcome.name);
@@ -829,7 +881,7 @@ fn write_text(
         }
     }
     let mut summary = format!("{ok} ok, {failed} failed");
-    if args.audit {
+    if audit {
         summary.push_str(&format!(
             "; audit: {} on {}",
             plural(failed_checks, "failed check"),
@@ -870,13 +922,14 @@ fn write_blanked(out: &mut dyn Write, indent: &str, value: &BlankedValue) -> io:
 /// One audit check: what the server did, and for a finding also what was
 /// expected, the rule and where the spec says so.
 fn write_check(out: &mut dyn Write, indent: &str, check: &AuditCheck) -> io::Result<()> {
-    let (style, word) = match (check.ok, check_failed(check)) {
-        (true, _) => (GREEN, "ok"),
-        (false, true) => (RED, "failed"),
-        (false, false) => (YELLOW, "warning"),
+    let (style, word) = match check.status {
+        CheckStatus::Ok => (GREEN, "ok"),
+        CheckStatus::Failed => (RED, "failed"),
+        CheckStatus::Warning => (YELLOW, "warning"),
+        CheckStatus::Skipped => (DIM, "skipped"),
     };
     let label = format!("{word:7}");
-    if check.ok {
+    if matches!(check.status, CheckStatus::Ok | CheckStatus::Skipped) {
         return writeln!(
             out,
             "{indent}{DIM}audit{DIM:#} {style}{label}{style:#}  {}: {}",
