@@ -925,10 +925,10 @@ fn audit_calls_only_harmless_tools_and_only_with_invalid_arguments() {
         vec![("lookup_record".to_string(), serde_json::json!({"id": true}))]
     );
     insta::assert_snapshot!(without_timings(&out.stdout), @r#"
-    careless  ok      fake-server 1.2.3, protocol 2026-07-28, 3 tools, 1 prompt, 1 resource, ready in [N] ms
+    careless  ok      fake-server 1.2.3, protocol 2025-11-25, 3 tools, 1 prompt, 1 resource, ready in [N] ms
               audit warning  unknown_tool: got JSON-RPC error -32603: Internal error; expected JSON-RPC error -32602 (or -32601)
                              a protocol error is the right channel, but -32603 (internal error) says the server broke, not that the tool does not exist; the spec's example is -32602 (MCP 2025-11-25, server/tools#error-handling)
-              audit failed   invalid_arguments: got `lookup_record` with {"id":true} (`id` is a boolean, the schema wants type "string"): a result (isError: false): "Record true has no fields"; expected a result with isError: true (protocol 2026-07-28)
+              audit failed   invalid_arguments: got `lookup_record` with {"id":true} (`id` is a boolean, the schema wants type "string"): a result (isError: false): "Record true has no fields"; expected a result with isError: true (protocol 2025-11-25)
                              servers must validate all tool inputs: this tool answered arguments its own schema forbids as if they were fine (MCP 2025-11-25, server/tools#security-considerations)
               audit skipped  invalid_arguments: `delete_all_records`: annotated destructive (destructiveHint: true), never called
               audit skipped  invalid_arguments: `add_numbers`: not annotated read-only (readOnlyHint: true); `--audit-calls` calls such tools with invalid arguments
