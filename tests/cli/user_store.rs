@@ -10,29 +10,13 @@ use std::path::PathBuf;
 use insta::assert_snapshot;
 
 use crate::harness::TestEnv;
-use crate::scan::PAT;
+use crate::scan::{PAT, add_user_github_token};
 
 const STORE: &str = "home/.config/mcpenv/.env";
 
 /// An obviously fake Notion token of the real shape (`ntn_`, 11 digits, 35
 /// letters and digits).
 const NOTION: &str = "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";
-
-/// A user-scope server with a literal GitHub token.
-fn user_server(env: &TestEnv) {
-    env.run(&[
-        "add",
-        "-s",
-        "user",
-        "gh",
-        "-e",
-        &format!("GITHUB_TOKEN={PAT}"),
-        "--",
-        "npx",
-        "pkg",
-    ])
-    .expect_code(0);
-}
 
 /// A second git project next to the first.
 fn other_project(env: &TestEnv) -> PathBuf {
@@ -44,7 +28,7 @@ fn other_project(env: &TestEnv) -> PathBuf {
 #[test]
 fn user_secrets_go_to_the_user_store_and_no_project_file() {
     let env = TestEnv::new();
-    user_server(&env);
+    add_user_github_token(&env);
     let json = env.run(&["extract", "-s", "user", "--dry-run", "--json"]);
     let moved = &json.json()["moves"][0];
     assert!(
@@ -87,7 +71,7 @@ fn user_secrets_go_to_the_user_store_and_no_project_file() {
 #[test]
 fn every_project_sees_the_user_store() {
     let env = TestEnv::new();
-    user_server(&env);
+    add_user_github_token(&env);
     env.run(&["extract", "-s", "user"]).expect_code(0);
     let other = other_project(&env);
 
@@ -126,7 +110,7 @@ fn every_project_sees_the_user_store() {
 #[test]
 fn the_project_env_wins_over_the_user_store() {
     let env = TestEnv::new();
-    user_server(&env);
+    add_user_github_token(&env);
     env.run(&["extract", "-s", "user"]).expect_code(0);
     env.write("project/.env", "GITHUB_TOKEN=from-the-project\n");
     fs::set_permissions(env.project.join(".env"), fs::Permissions::from_mode(0o600)).unwrap();
@@ -150,7 +134,7 @@ fn the_project_env_wins_over_the_user_store() {
 #[test]
 fn a_readable_user_store_is_refused() {
     let env = TestEnv::new();
-    user_server(&env);
+    add_user_github_token(&env);
     env.write(STORE, "OTHER=1\n");
     fs::set_permissions(env.root.join(STORE), fs::Permissions::from_mode(0o644)).unwrap();
     let out = env.run(&["extract", "-s", "user"]);
@@ -280,7 +264,7 @@ fn a_secret_that_would_break_its_json_is_refused_and_nothing_written() {
 #[test]
 fn client_files_holding_literal_secrets_are_private() {
     let env = TestEnv::new();
-    user_server(&env);
+    add_user_github_token(&env);
     let out = env.run(&["export", "--to", "codex", "--scope", "user"]);
     out.assert_no_secret(&[PAT]);
     assert_snapshot!(out, @"
