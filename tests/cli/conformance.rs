@@ -192,20 +192,33 @@ fn probe_as_the_conformance_suites_client() {
     let client = scratch.path().join("client.sh");
     std::fs::write(&client, CLIENT).unwrap();
     std::fs::set_permissions(&client, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    // The scenarios are independent servers on ports of their own: a few
-    // at a time keeps the whole run to seconds.
-    let mut verdicts = Vec::new();
-    for batch in SCENARIOS.chunks(4) {
-        std::thread::scope(|scope| {
-            let running: Vec<_> = batch
-                .iter()
-                .map(|(scenario, _, _)| {
-                    scope.spawn(|| run_scenario(&node, &suite, scratch.path(), scenario))
+    // The scenarios are independent servers on ports of their own: four
+    // workers take the next one as they finish, so a slow scenario holds up
+    // no other.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut verdicts: Vec<Option<Verdict>> = (0..SCENARIOS.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((scenario, _, _)) = SCENARIOS.get(index) else {
+                            return done;
+                        };
+                        done.push((index, run_scenario(&node, &suite, scratch.path(), scenario)));
+                    }
                 })
-                .collect();
-            verdicts.extend(running.into_iter().map(|thread| thread.join().unwrap()));
-        });
-    }
+            })
+            .collect();
+        for worker in workers {
+            for (index, verdict) in worker.join().unwrap() {
+                verdicts[index] = Some(verdict);
+            }
+        }
+    });
+    let verdicts: Vec<Verdict> = verdicts.into_iter().map(Option::unwrap).collect();
     let mut wrong = Vec::new();
     for (verdict, (_, probe, passes)) in verdicts.iter().zip(SCENARIOS) {
         let line = verdict
