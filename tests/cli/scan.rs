@@ -302,3 +302,20 @@ fn scan_with_paths_opens_nothing_else_of_home() {
     [exit status: 0]
     ");
 }
+
+#[test]
+fn a_hook_never_follows_a_committed_link_to_a_private_file() {
+    let env = TestEnv::new();
+    add_user_github_token(&env);
+    // A `.mcp.json` that is a link to the private `~/.claude.json`.
+    std::os::unix::fs::symlink(env.home.join(".claude.json"), env.project.join(".mcp.json"))
+        .unwrap();
+    let out = env.run(&["scan", "--only-paths", ".mcp.json"]);
+    out.assert_no_secret(&[PAT]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    warning: `[ROOT]/project/.mcp.json`: a symbolic link: not followed, git commits the link and not the file it points to
+    No literal secrets found in 0 files
+    [exit status: 0]
+    ");
+}

@@ -253,11 +253,17 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<(ScanReport, ScanFormat), CliEr
     } else {
         let mut sources = Vec::new();
         for path in &args.paths {
-            collect(
-                &lexical(&ctx.locations.working_dir.join(path)),
-                &mut sources,
-            )
-            .map_err(|error| {
+            let full = lexical(&ctx.locations.working_dir.join(path));
+            // A hook is handed what git commits, and git commits a link, not
+            // the file it points to (perhaps `~/.claude.json`): never read it.
+            if args.only_paths && full.is_symlink() {
+                warnings.push(Warning {
+                    file: full,
+                    message: "a symbolic link: not followed, git commits the link and not the file it points to".to_string(),
+                });
+                continue;
+            }
+            collect(&full, &mut sources).map_err(|error| {
                 CliError::failure_from(format!("cannot read `{}`", path.display()), error)
                     .with_hint("check the path; scan takes config files and directories")
             })?;
