@@ -147,21 +147,24 @@ impl ApprovalPolicy {
     }
 }
 
+/// The strings of a JSON array of names (`enabledMcpjsonServers`,
+/// `disabledMcpServers`), as written; anything else is no names.
+pub fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl Decisions {
     fn from_value(source: Source, value: &Value) -> Self {
-        let names = |key: &str| -> Vec<String> {
-            value
-                .get(key)
-                .and_then(Value::as_array)
-                .map(|names| {
-                    names
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let names = |key: &str| string_list(value.get(key));
         Self {
             source,
             enabled: names("enabledMcpjsonServers"),

@@ -619,17 +619,7 @@ fn approval_keys(
 /// The names in the project entry's `disabledMcpServers`, which Claude Code
 /// compares as written (no normalisation, case-sensitive).
 fn disabled_servers(project_entry: Option<&Value>) -> Vec<String> {
-    project_entry
-        .and_then(|entry| entry.get("disabledMcpServers"))
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::approval::string_list(project_entry.and_then(|entry| entry.get("disabledMcpServers")))
 }
 
 /// Reads one project file as Claude Code does: a file that is not regular

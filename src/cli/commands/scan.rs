@@ -364,12 +364,13 @@ fn hints(ctx: &Ctx, findings: &[ScanFinding]) -> Vec<String> {
         _ => Some(ctx.command(&["extract", "--all"])),
     };
     if let Some(command) = extract {
+        let store = shown_path(ctx, &ctx.user_env_file());
         let destination = match scopes.as_slice() {
-            [Scope::User] => "your store `~/.config/mcpenv/.env`",
+            [Scope::User] => format!("your store `{store}`"),
             all if all.contains(&Scope::User) => {
-                "`.env` (user-scope ones into `~/.config/mcpenv/.env`)"
+                format!("`.env` (user-scope ones into `{store}`)")
             }
-            _ => "`.env`",
+            _ => "`.env`".to_string(),
         };
         hints.push(format!(
             "move them into {destination} and leave `${{VAR}}` placeholders: `{command}`"
