@@ -17,6 +17,20 @@ use crate::locate::Locations;
 use crate::placeholder;
 use crate::scope::Scope;
 use crate::templates::{self, Template, TemplateVariable};
+use crate::value_fit;
+
+/// The dotenv files of one directory holding a `.mcp.json` in effect.
+#[derive(Debug, Clone)]
+pub struct ProjectEnv {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its `.env.local`.
+    pub local: DotEnv,
+    /// Its `.env`.
+    pub dotenv: DotEnv,
+    /// Its `.env.example`.
+    pub example: DotEnv,
+}
 
 /// Where values of variables can come from, as Claude Code and `mcpenv run`
 /// see them.
@@ -24,15 +38,13 @@ use crate::templates::{self, Template, TemplateVariable};
 pub struct EnvSources {
     /// The process environment.
     pub process: BTreeMap<String, String>,
-    /// The project's `.env`.
-    pub dotenv: DotEnv,
-    /// The project's `.env.local`.
-    pub dotenv_local: DotEnv,
+    /// The dotenv files of each directory whose `.mcp.json` is in effect,
+    /// nearest first ([`Locations::env_dirs`]); never empty, the first is
+    /// the project root's.
+    pub projects: Vec<ProjectEnv>,
     /// The user's own store (`~/.config/mcpenv/.env`): the secrets of
     /// user-scope servers, which every project needs and none may hold.
     pub user_dotenv: DotEnv,
-    /// The project's `.env.example`.
-    pub example: DotEnv,
     /// The `env` maps of Claude Code's settings files it applies, highest
     /// precedence first.
     pub settings: Vec<(PathBuf, BTreeMap<String, String>)>,
@@ -53,8 +65,6 @@ impl EnvSources {
         user_env: &Path,
         process: BTreeMap<String, String>,
     ) -> Result<Self, dotenv::DotEnvError> {
-        let root = locations.project_root();
-        let [dotenv_local, dotenv, user_dotenv] = Self::dotenv_paths(locations, user_env);
         let mut settings = Vec::new();
         let mut candidates = vec![locations.managed_settings()];
         if !approval::local_settings_gated(locations) {
@@ -68,32 +78,52 @@ impl EnvSources {
             }
         }
         let interactive_only = vec![locations.local_settings(), locations.project_settings()];
+        let projects = locations
+            .env_dirs()
+            .into_iter()
+            .map(|dir| {
+                Ok(ProjectEnv {
+                    local: dotenv::read(&dir.join(".env.local"))?,
+                    dotenv: dotenv::read(&dir.join(".env"))?,
+                    example: dotenv::read(&dir.join(".env.example"))?,
+                    dir,
+                })
+            })
+            .collect::<Result<_, dotenv::DotEnvError>>()?;
         Ok(Self {
             process,
-            dotenv: dotenv::read(&dotenv)?,
-            dotenv_local: dotenv::read(&dotenv_local)?,
-            user_dotenv: dotenv::read(&user_dotenv)?,
-            example: dotenv::read(&root.join(".env.example"))?,
+            projects,
+            user_dotenv: dotenv::read(user_env)?,
             settings,
             interactive_only,
         })
     }
 
+    /// The project root's files: where project writes go.
+    pub fn project(&self) -> &ProjectEnv {
+        &self.projects[0]
+    }
+
     /// The dotenv files `mcpenv run` loads, highest precedence first (the
-    /// environment beats them all): the project's `.env.local`, its `.env`,
-    /// then the user's store.
-    pub fn dotenv_paths(locations: &Locations, user_env: &Path) -> [PathBuf; 3] {
-        let root = locations.project_root();
-        [
-            root.join(".env.local"),
-            root.join(".env"),
-            user_env.to_path_buf(),
-        ]
+    /// environment beats them all): each directory's `.env.local` then its
+    /// `.env`, nearest directory first, then the user's store.
+    pub fn dotenv_paths(locations: &Locations, user_env: &Path) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = locations
+            .env_dirs()
+            .into_iter()
+            .flat_map(|dir| [dir.join(".env.local"), dir.join(".env")])
+            .collect();
+        paths.push(user_env.to_path_buf());
+        paths
     }
 
     /// The dotenv files as read, in the order of [`Self::dotenv_paths`].
-    pub fn dotenv_files(&self) -> [&DotEnv; 3] {
-        [&self.dotenv_local, &self.dotenv, &self.user_dotenv]
+    pub fn dotenv_files(&self) -> Vec<&DotEnv> {
+        self.projects
+            .iter()
+            .flat_map(|project| [&project.local, &project.dotenv])
+            .chain([&self.user_dotenv])
+            .collect()
     }
 
     /// Whether every way of starting Claude Code sees `name`: set in the
@@ -200,9 +230,51 @@ pub struct Variable {
     pub description: Option<String>,
     /// Whether its name looks like a secret's (hidden input when asked).
     pub secret: bool,
+    /// Whether some reference has no `:-` default: empty or unset, the
+    /// server gets nothing it can use.
+    pub required: bool,
     /// The default of its references, when they have one.
     #[serde(skip)]
     pub default: Option<String>,
+    /// Where its references sit (after `Bearer `, in a URL's password), so
+    /// a typed value can be checked against them.
+    #[serde(skip)]
+    pub placements: Vec<value_fit::Placement>,
+    /// The format its template expects (a regular expression), and what
+    /// the template is called.
+    #[serde(skip)]
+    pub expected: Option<ExpectedFormat>,
+}
+
+/// The format a template expects of a variable.
+#[derive(Debug, Clone)]
+pub struct ExpectedFormat {
+    /// A regular expression a value must match.
+    pub pattern: String,
+    /// The template's title (`GitHub`).
+    pub what: String,
+    /// Where to get a value, when the template says.
+    pub how_to_get: Option<String>,
+}
+
+impl ExpectedFormat {
+    /// Whether `value` has the format (an invalid pattern accepts all).
+    pub fn accepts(&self, value: &str) -> bool {
+        regex::Regex::new(&self.pattern).map_or(true, |regex| regex.is_match(value))
+    }
+}
+
+impl Variable {
+    /// Whether it still needs a value: unset without a default, or set to
+    /// the empty string where a reference has no default (the habit `cp
+    /// .env.example .env` leaves every token so).
+    pub fn needs_value(&self) -> bool {
+        match self.state {
+            State::Missing => true,
+            State::Empty => self.required,
+            State::Set | State::Defaulted => false,
+        }
+    }
 }
 
 /// How Claude Code treats a server in effect.
@@ -355,11 +427,12 @@ impl CheckReport {
             .any(|finding| finding.severity == Severity::Error || strict)
     }
 
-    /// The variables no source provides and that have no default.
+    /// The variables that still need a value: no source provides them and
+    /// they have no default, or they are set to the empty string.
     pub fn missing(&self) -> Vec<&Variable> {
         self.variables
             .iter()
-            .filter(|variable| variable.state == State::Missing)
+            .filter(|variable| variable.needs_value())
             .collect()
     }
 }
@@ -374,7 +447,11 @@ pub fn check(
     let mut findings = Vec::new();
     let mut variables: Vec<Variable> = Vec::new();
     let mut servers = Vec::new();
-    let descriptions = example_descriptions(&sources.example);
+    // A nearer `.env.example` describes a variable first.
+    let mut descriptions = BTreeMap::new();
+    for project in sources.projects.iter().rev() {
+        descriptions.extend(example_descriptions(&project.example));
+    }
     for name in inventory.names() {
         let Some(winner) = inventory.winner(name) else {
             continue;
@@ -416,8 +493,10 @@ pub fn check(
         let declared = templates::matching(templates, &winner.entry)
             .map(|template| (template, templates::declared_variables(template, name)));
         if status.checked() {
-            for (_, value) in winner.entry.expandable_fields() {
+            for (field, value) in winner.entry.expandable_fields() {
                 for reference in placeholder::references(value) {
+                    let placement =
+                        value_fit::placement(&field.to_string(), value, reference.span.clone());
                     if !names.contains(&reference.name) {
                         names.push(reference.name.clone());
                     }
@@ -433,6 +512,7 @@ pub fn check(
                     record(
                         &mut variables,
                         &reference,
+                        placement,
                         name,
                         sources,
                         &descriptions,
@@ -522,19 +602,7 @@ pub fn check(
             hint: None,
         });
     }
-    // `.env.example` documents what the project's servers need; a user
-    // server's variables are the user's own business.
-    let project_variables: Vec<&Variable> = variables
-        .iter()
-        .filter(|variable| {
-            variable.servers.iter().any(|name| {
-                servers
-                    .iter()
-                    .any(|server| &server.name == name && server.scope != Scope::User)
-            })
-        })
-        .collect();
-    file_findings(locations, sources, &project_variables, &mut findings);
+    file_findings(locations, sources, &servers, &variables, &mut findings);
     for server in &mut servers {
         // Only its own references without a default can leave it short.
         let missing = server
@@ -542,9 +610,10 @@ pub fn check(
             .iter()
             .filter(|name| !server.defaulted.contains(name))
             .any(|name| {
-                variables
-                    .iter()
-                    .any(|variable| &variable.name == name && variable.state == State::Missing)
+                variables.iter().any(|variable| {
+                    &variable.name == name
+                        && matches!(variable.state, State::Missing | State::Empty)
+                })
             });
         server.ok = match server.status {
             Status::Rejected | Status::Disabled => true,
@@ -574,9 +643,11 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     message
 }
 
+#[allow(clippy::too_many_arguments)]
 fn record(
     variables: &mut Vec<Variable>,
     reference: &placeholder::Reference,
+    placement: value_fit::Placement,
     server: &str,
     sources: &EnvSources,
     descriptions: &BTreeMap<String, String>,
@@ -590,9 +661,15 @@ fn record(
         if !existing.servers.iter().any(|name| name == server) {
             existing.servers.push(server.to_string());
         }
+        if !existing.placements.contains(&placement) {
+            existing.placements.push(placement);
+        }
         // One reference without a default makes an unset variable missing.
-        if existing.state == State::Defaulted && reference.default.is_none() {
-            existing.state = State::Missing;
+        if reference.default.is_none() {
+            existing.required = true;
+            if existing.state == State::Defaulted {
+                existing.state = State::Missing;
+            }
         }
         return;
     }
@@ -611,26 +688,31 @@ fn record(
         None if reference.default.is_some() => (State::Defaulted, None, true),
         None => (State::Missing, None, false),
     };
-    if let (Some(((value, _), _)), Some((template, variable))) = (&found, from_template)
-        && let Some(pattern) = &variable.pattern
+    let expected = from_template.and_then(|(template, variable)| {
+        Some(ExpectedFormat {
+            pattern: variable.pattern.clone()?,
+            what: template
+                .server
+                .title
+                .clone()
+                .unwrap_or_else(|| template.name.clone()),
+            how_to_get: variable.how_to_get.clone(),
+        })
+    });
+    if let (Some(((value, _), _)), Some(expected)) = (&found, &expected)
         && !value.is_empty()
-        && regex::Regex::new(pattern).is_ok_and(|regex| !regex.is_match(value))
+        && !expected.accepts(value)
     {
-        let what = template
-            .server
-            .title
-            .clone()
-            .unwrap_or_else(|| template.name.clone());
         findings.push(Finding {
             code: "unexpected-format",
             severity: Severity::Warning,
             server: Some(server.to_string()),
             file: None,
             message: format!(
-                "`{}` is set but does not look like a {what} value (expected `{pattern}`)",
-                reference.name
+                "`{}` is set but does not look like a {} value (expected `{}`)",
+                reference.name, expected.what, expected.pattern
             ),
-            hint: Some(match &variable.how_to_get {
+            hint: Some(match &expected.how_to_get {
                 Some(how) => format!("check the value; get one at {how}"),
                 None => "check the value".to_string(),
             }),
@@ -655,7 +737,10 @@ fn record(
         description,
         secret: from_template.is_some_and(|(_, variable)| variable.secret)
             || crate::secrets::is_secret_name(&reference.name),
+        required: reference.default.is_none(),
         default: reference.default.clone(),
+        placements: vec![placement],
+        expected,
     });
 }
 
@@ -683,6 +768,14 @@ fn dotenv_file_name(root: &Path, source: Option<&str>) -> String {
     }
 }
 
+/// Where a value was found, as messages name it.
+fn source_name(root: &Path, source: Option<&str>) -> String {
+    match source {
+        Some("environment") => "the environment".to_string(),
+        other => format!("`{}`", dotenv_file_name(root, other)),
+    }
+}
+
 fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Finding>) {
     for variable in variables {
         let servers = variable.servers.join(", ");
@@ -698,6 +791,16 @@ fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Fin
                 Severity::Error,
                 format!("`{}` is not set (needed by {servers})", variable.name),
                 "set it with `mcpenv onboard`, or export it in your shell".to_string(),
+            ),
+            (State::Empty, _) if variable.required => (
+                "empty-variable",
+                Severity::Error,
+                format!(
+                    "`{}` is set but empty in {} (needed by {servers}): the server gets an empty value",
+                    variable.name,
+                    source_name(root, variable.source.as_deref())
+                ),
+                "give it a value with `mcpenv onboard`, or edit the file".to_string(),
             ),
             (State::Empty, _) => (
                 "empty-variable",
@@ -879,10 +982,10 @@ fn permission_finding(path: &Path, findings: &mut Vec<Finding>) {
 fn file_findings(
     locations: &Locations,
     sources: &EnvSources,
-    variables: &[&Variable],
+    servers: &[ServerCheck],
+    variables: &[Variable],
     findings: &mut Vec<Finding>,
 ) {
-    let root = locations.project_root();
     for file in sources.dotenv_files() {
         for problem in &file.problems {
             findings.push(Finding {
@@ -899,31 +1002,58 @@ fn file_findings(
     if sources.user_dotenv.text.is_some() {
         permission_finding(&sources.user_dotenv.path, findings);
     }
-    let env_path = &sources.dotenv.path;
-    if sources.dotenv.text.is_some() {
-        let ignored = envfiles::git_ignores(&root, env_path).unwrap_or_else(|| {
-            crate::fsx::read_if_exists(&root.join(".gitignore"))
-                .is_ok_and(|text| text.is_some_and(|text| dotenv::ignores_dotenv(&text)))
-        });
-        if !ignored && locations.git_root.is_some() {
-            findings.push(Finding {
-                code: "dotenv-not-ignored",
-                severity: Severity::Warning,
-                server: None,
-                file: Some(env_path.clone()),
-                message: "not ignored by git; its secrets could be committed".to_string(),
-                hint: Some("add `.env` to `.gitignore`".to_string()),
+    for project in &sources.projects {
+        let env_path = &project.dotenv.path;
+        if project.dotenv.text.is_some() {
+            let ignored = envfiles::git_ignores(&project.dir, env_path).unwrap_or_else(|| {
+                crate::fsx::read_if_exists(&project.dir.join(".gitignore"))
+                    .is_ok_and(|text| text.is_some_and(|text| dotenv::ignores_dotenv(&text)))
             });
+            if !ignored && locations.git_root.is_some() {
+                findings.push(Finding {
+                    code: "dotenv-not-ignored",
+                    severity: Severity::Warning,
+                    server: None,
+                    file: Some(env_path.clone()),
+                    message: "not ignored by git; its secrets could be committed".to_string(),
+                    hint: Some("add `.env` to `.gitignore`".to_string()),
+                });
+            }
+            permission_finding(env_path, findings);
         }
-        permission_finding(env_path, findings);
+        // `.env.example` documents what the servers of the `.mcp.json` next
+        // to it need; a local or user server's variables are private.
+        let documented: Vec<&Variable> = variables
+            .iter()
+            .filter(|variable| {
+                variable.servers.iter().any(|name| {
+                    servers.iter().any(|server| {
+                        &server.name == name
+                            && server.scope == Scope::Project
+                            && server.file.parent() == Some(project.dir.as_path())
+                    })
+                })
+            })
+            .collect();
+        example_findings(&project.example, &documented, variables, findings);
     }
-    if sources.example.text.is_none() {
-        if !variables.is_empty() {
+}
+
+/// What `example` lacks of the `documented` variables, and what it lists
+/// that no server uses.
+fn example_findings(
+    example: &DotEnv,
+    documented: &[&Variable],
+    variables: &[Variable],
+    findings: &mut Vec<Finding>,
+) {
+    if example.text.is_none() {
+        if !documented.is_empty() {
             findings.push(Finding {
                 code: "example-missing",
                 severity: Severity::Warning,
                 server: None,
-                file: Some(root.join(".env.example")),
+                file: Some(example.path.clone()),
                 message: "does not exist, so teammates cannot see which variables the servers need"
                     .to_string(),
                 hint: Some("`mcpenv extract` writes one; commit it".to_string()),
@@ -931,13 +1061,13 @@ fn file_findings(
         }
         return;
     }
-    for variable in variables {
-        if sources.example.get(&variable.name).is_none() {
+    for variable in documented {
+        if example.get(&variable.name).is_none() {
             findings.push(Finding {
                 code: "example-drift",
                 severity: Severity::Warning,
                 server: None,
-                file: Some(sources.example.path.clone()),
+                file: Some(example.path.clone()),
                 message: format!(
                     "does not list `{}`, used by {}",
                     variable.name,
@@ -947,13 +1077,13 @@ fn file_findings(
             });
         }
     }
-    for (name, _) in &sources.example.entries {
+    for (name, _) in &example.entries {
         if !variables.iter().any(|variable| &variable.name == name) {
             findings.push(Finding {
                 code: "example-drift",
                 severity: Severity::Warning,
                 server: None,
-                file: Some(sources.example.path.clone()),
+                file: Some(example.path.clone()),
                 message: format!("lists `{name}`, which no server uses"),
                 hint: Some(format!(
                     "remove `{name}` from `.env.example`, or add the server that needs it"

@@ -736,7 +736,20 @@ pub fn with_values(existing: &str, values: &[(String, String)]) -> Result<String
 ///
 /// Names that are not valid variable names are skipped; an empty comment
 /// adds no comment line.
-pub fn example_with(existing: &str, variables: &[(String, String)]) -> String {
+/// One variable `.env.example` documents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExampleLine {
+    /// Its name.
+    pub name: String,
+    /// The comment above it (several lines allowed).
+    pub comment: String,
+    /// The value written after `=`: its default when every reference has
+    /// the same one, so `cp .env.example .env` keeps the default working
+    /// (an empty value would beat it); else empty.
+    pub value: String,
+}
+
+pub fn example_with(existing: &str, variables: &[ExampleLine]) -> String {
     let mut body = existing
         .strip_prefix('\u{feff}')
         .unwrap_or(existing)
@@ -751,7 +764,12 @@ pub fn example_with(existing: &str, variables: &[(String, String)]) -> String {
         .collect();
     let mut text = existing.to_owned();
     let mut added: Vec<&str> = Vec::new();
-    for (name, comment) in variables {
+    for ExampleLine {
+        name,
+        comment,
+        value,
+    } in variables
+    {
         if !is_variable_name(name)
             || present.contains(&name.as_str())
             || added.contains(&name.as_str())
@@ -761,7 +779,17 @@ pub fn example_with(existing: &str, variables: &[(String, String)]) -> String {
         for line in comment.lines() {
             append_line(&mut text, format!("# {line}").trim_end());
         }
-        append_line(&mut text, &format!("{name}="));
+        // Plain text as it is; a default `.env` cannot hold is left out
+        // rather than mangled.
+        let plain = value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@,+".contains(c));
+        let value = if plain {
+            value.clone()
+        } else {
+            quote(value).unwrap_or_default()
+        };
+        append_line(&mut text, &format!("{name}={value}"));
         added.push(name);
     }
     text
@@ -1207,7 +1235,16 @@ mod tests {
 
     #[test]
     fn example_adds_missing_names_with_comments() {
-        let variables = pairs(&[
+        let lines = |list: &[(&str, &str)]| -> Vec<ExampleLine> {
+            list.iter()
+                .map(|(name, comment)| ExampleLine {
+                    name: (*name).into(),
+                    comment: (*comment).into(),
+                    value: String::new(),
+                })
+                .collect()
+        };
+        let variables = lines(&[
             ("A", "already there"),
             ("B", "GitHub token"),
             ("C", ""),
@@ -1219,11 +1256,31 @@ mod tests {
             "# Example\nexport A=\n# GitHub token\nB=\nC=\n"
         );
         assert_eq!(
-            example_with("A=x", &pairs(&[("D", "two\nlines")])),
+            example_with("A=x", &lines(&[("D", "two\nlines")])),
             "A=x\n# two\n# lines\nD=\n"
         );
-        assert_eq!(example_with("A=x", &pairs(&[("A", "c")])), "A=x");
-        assert_eq!(example_with("A= ", &pairs(&[("A", "c")])), "A= ");
+        assert_eq!(example_with("A=x", &lines(&[("A", "c")])), "A=x");
+        assert_eq!(example_with("A= ", &lines(&[("A", "c")])), "A= ");
+    }
+
+    #[test]
+    fn example_values_are_defaults_written_plain_or_quoted() {
+        let line = |name: &str, value: &str| ExampleLine {
+            name: name.into(),
+            comment: String::new(),
+            value: value.into(),
+        };
+        assert_eq!(
+            example_with(
+                "",
+                &[
+                    line("URL", "postgresql://localhost/dev"),
+                    line("TITLE", "My docs"),
+                    line("BAD", "a\rb"),
+                ]
+            ),
+            "URL=postgresql://localhost/dev\nTITLE='My docs'\nBAD=\n"
+        );
     }
 
     #[test]

@@ -121,7 +121,7 @@ pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
 pub fn planned(
     files: &EnvFiles,
     values: &[(String, String)],
-    example: &[(String, String)],
+    example: &[dotenv::ExampleLine],
 ) -> Vec<PathBuf> {
     let mut planned = vec![files.gitignore.clone()];
     if !values.is_empty() {
@@ -141,7 +141,7 @@ pub fn save(
     files: &EnvFiles,
     state_dir: &Path,
     values: &[(String, String)],
-    example: &[(String, String)],
+    example: &[dotenv::ExampleLine],
     force: bool,
 ) -> Result<Saved, EnvFilesError> {
     let mut progress = Progress::default();
@@ -157,7 +157,7 @@ pub fn save_with(
     files: &EnvFiles,
     state_dir: &Path,
     values: &[(String, String)],
-    example: &[(String, String)],
+    example: &[dotenv::ExampleLine],
     force: bool,
     progress: &mut Progress,
 ) -> Result<(), EnvFilesError> {
@@ -217,6 +217,20 @@ pub fn save_user_with(
                 source,
             })?;
     }
+    add_values(state_dir, path, values, progress)
+}
+
+/// Adds `values` to a dotenv file that already holds some of their names
+/// (`.env.local`, a monorepo root's `.env`): refused when other users can
+/// read it, unless `force`.
+pub fn save_values_with(
+    path: &Path,
+    state_dir: &Path,
+    values: &[(String, String)],
+    force: bool,
+    progress: &mut Progress,
+) -> Result<(), EnvFilesError> {
+    check_private(path, force)?;
     add_values(state_dir, path, values, progress)
 }
 

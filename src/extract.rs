@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::claude_code::blanked;
+use crate::dotenv::ExampleLine;
 use crate::model::{Field, ServerEntry};
 use crate::placeholder;
 use crate::redact;
 use crate::scope::Scope;
 use crate::secrets::{self, Finding};
 use crate::store::{FieldChange, Target};
+use crate::templates::{self, Template};
 
 /// One server entry to extract from, with where it lives.
 #[derive(Debug, Clone)]
@@ -504,31 +506,62 @@ fn screaming_snake(text: &str) -> String {
 }
 
 /// The lines `.env.example` should have: every variable referenced by
-/// `entries`, with a comment naming the servers that use it.
+/// `entries`, with what the matching template says of it (description,
+/// where to get one), the servers that use it, and its default.
 pub fn example_variables<'a>(
     entries: impl IntoIterator<Item = (&'a str, &'a ServerEntry)>,
-) -> Vec<(String, String)> {
-    let mut users: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    templates: &[Template],
+) -> Vec<ExampleLine> {
+    struct Seen {
+        servers: Vec<String>,
+        described: Vec<String>,
+        /// The one default every reference has, `None` once one has none
+        /// or another.
+        default: Option<Option<String>>,
+    }
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for (server, entry) in entries {
+        let declared = templates::matching(templates, entry)
+            .map(|template| templates::declared_variables(template, server))
+            .unwrap_or_default();
         for (_, value) in entry.expandable_fields() {
             for reference in placeholder::references(value) {
-                let servers = users.entry(reference.name.clone()).or_default();
-                if servers.is_empty() {
+                let known = seen.entry(reference.name.clone()).or_insert_with(|| {
                     order.push(reference.name.clone());
+                    Seen {
+                        servers: Vec::new(),
+                        described: Vec::new(),
+                        default: Some(reference.default.clone()),
+                    }
+                });
+                if !known.servers.iter().any(|name| name == server) {
+                    known.servers.push(server.to_string());
                 }
-                if !servers.iter().any(|name| name == server) {
-                    servers.push(server.to_string());
+                if known.default.as_ref() != Some(&reference.default) {
+                    known.default = None;
+                }
+                if known.described.is_empty()
+                    && let Some(variable) = declared
+                        .iter()
+                        .find(|variable| variable.name == reference.name)
+                {
+                    known.described = templates::described(variable);
                 }
             }
         }
     }
     order
         .into_iter()
-        .map(|name| {
-            let servers = users.remove(&name).unwrap_or_default();
-            let comment = format!("used by: {}", servers.join(", "));
-            (name, comment)
+        .filter_map(|name| {
+            let known = seen.remove(&name)?;
+            let mut comment = known.described;
+            comment.push(format!("used by: {}", known.servers.join(", ")));
+            Some(ExampleLine {
+                name,
+                comment: comment.join("\n"),
+                value: known.default.flatten().unwrap_or_default(),
+            })
         })
         .collect()
 }
@@ -712,12 +745,19 @@ mod tests {
             json!({"command": "x", "env": {"A": "${TOKEN}", "B": "${DB:-local}"}}),
         );
         let b = ServerEntry::from_value(json!({"type": "http", "url": "https://x/${TOKEN}"}));
-        let lines = example_variables([("a", &a), ("b", &b)]);
+        let c = ServerEntry::from_value(json!({"command": "x", "args": ["${PORT:-1}", "${PORT:-2}"]}));
+        let lines = example_variables([("a", &a), ("b", &b), ("c", &c)], &[]);
+        let line = |name: &str, comment: &str, value: &str| ExampleLine {
+            name: name.into(),
+            comment: comment.into(),
+            value: value.into(),
+        };
         assert_eq!(
             lines,
             [
-                ("TOKEN".to_string(), "used by: a, b".to_string()),
-                ("DB".to_string(), "used by: a".to_string())
+                line("TOKEN", "used by: a, b", ""),
+                line("DB", "used by: a", "local"),
+                line("PORT", "used by: c", ""),
             ]
         );
     }

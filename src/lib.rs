@@ -30,4 +30,5 @@ pub mod scope;
 pub mod secrets;
 pub mod store;
 pub mod templates;
+pub mod value_fit;
 pub mod value_position;

@@ -123,6 +123,24 @@ impl Locations {
             .map_or_else(|| self.working_dir.clone(), Path::to_path_buf)
     }
 
+    /// The directories whose `.env.local` and `.env` hold the values of the
+    /// project servers in effect, nearest first: [`Self::project_root`]
+    /// (where project writes go), then every ancestor whose `.mcp.json`
+    /// Claude Code merges in, so a monorepo package also reads the root's
+    /// values for the root's servers.
+    pub fn env_dirs(&self) -> Vec<PathBuf> {
+        let root = self.project_root();
+        let mut dirs = vec![root.clone()];
+        for file in self.project_files().into_iter().rev() {
+            let Some(dir) = file.parent() else { continue };
+            if !root.starts_with(dir) || dir == root || !file.is_file() {
+                continue;
+            }
+            dirs.push(dir.to_path_buf());
+        }
+        dirs
+    }
+
     /// The user's Claude Code settings.
     pub fn user_settings(&self) -> PathBuf {
         self.claude_data_dir.join("settings.json")

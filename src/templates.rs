@@ -757,6 +757,19 @@ pub fn matching<'a>(templates: &'a [Template], entry: &ServerEntry) -> Option<&'
     })
 }
 
+/// What a template says of a variable, as comment lines: its description
+/// and where to get a value.
+pub fn described(variable: &TemplateVariable) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(description) = &variable.description {
+        lines.push(description.clone());
+    }
+    if let Some(how) = &variable.how_to_get {
+        lines.push(format!("Get one: {how}"));
+    }
+    lines
+}
+
 /// Every variable a template declares, by the name its placeholder gets,
 /// as rendered for each of its packages and remotes.
 pub fn declared_variables(template: &Template, server: &str) -> Vec<TemplateVariable> {

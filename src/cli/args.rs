@@ -551,9 +551,13 @@ pub struct OnboardArgs {
     #[arg(long, value_enum, default_value_t = OnboardTarget::Dotenv)]
     pub to: OnboardTarget,
 
-    /// Only this variable (repeat for more).
+    /// Only this variable (repeat for more), asked for even when it has a value.
     #[arg(long = "only", value_name = "VAR")]
     pub only: Vec<String>,
+
+    /// Ask again for these variables, which have values, besides everything missing.
+    #[arg(long = "reset", value_name = "VAR", num_args = 1..)]
+    pub reset: Vec<String>,
 
     /// Copy values of variables already set in the environment, without asking.
     #[arg(long)]

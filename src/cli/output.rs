@@ -51,7 +51,8 @@ impl Shield {
     /// environment.
     pub fn learn_sources(&self, sources: &EnvSources) {
         let mut redactor = self.redactor();
-        for file in sources.dotenv_files().into_iter().chain([&sources.example]) {
+        let examples = sources.projects.iter().map(|project| &project.example);
+        for file in sources.dotenv_files().into_iter().chain(examples) {
             for (name, value) in &file.entries {
                 redactor.learn_env(name, value);
             }

@@ -53,7 +53,7 @@ fn check_reports_every_state_per_server() {
       command `sh`                     found
     api  project  pending approval
       API_TOKEN                        set in .env (seen through `mcpenv run`)
-      EMPTY_ONE                        set but empty (.env)
+      EMPTY_ONE                        set but empty (.env): the server gets no value
     tool  project  pending approval
       command `/nonexistent/mcp-tool`  not found on PATH
     off  project  rejected in Claude Code's settings: not checked
@@ -66,12 +66,12 @@ fn check_reports_every_state_per_server() {
       hint: set it with `mcpenv onboard`, or export it in your shell
     warning: `API_TOKEN` is set only in `.env`: Claude Code does not read that file
       hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
-    warning: `EMPTY_ONE` is set but empty (used by api); an empty value beats a `:-` default
-      hint: give it a value, or unset it to use the default
+    error: `EMPTY_ONE` is set but empty in `.env` (needed by api): the server gets an empty value
+      hint: give it a value with `mcpenv onboard`, or edit the file
     warning: `.env.example`: lists `OLD_VARIABLE`, which no server uses
       hint: remove `OLD_VARIABLE` from `.env.example`, or add the server that needs it
 
-    2 of 4 servers in effect lack something; 1 variable missing (2 errors, 4 warnings)
+    3 of 4 servers in effect lack something; 2 variables missing (3 errors, 3 warnings)
     Fix it with `mcpenv onboard`
     ----- stderr -----
     [exit status: 1]

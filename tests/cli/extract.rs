@@ -247,13 +247,13 @@ fn extract_from_local_and_user_scopes() {
     Wrote `[ROOT]/home/.config/mcpenv/.env`
     Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
-    Wrote `[ROOT]/project/.env.example`
     Wrote `[ROOT]/home/.claude.json`
     Claude Code takes `${VAR}` values from its environment, not from dotenv files: start it with `mcpenv run -- claude`, which loads them
     [exit status: 0]
     ");
     // Local secrets stay in the project, the user server's go to the
-    // user's store, and `.env.example` documents only the project's.
+    // user's store, and `.env.example` documents neither: only shared
+    // (project) servers' variables belong in a committed file.
     assert_eq!(
         dotenv_values(&env),
         [("GITHUB_TOKEN".to_string(), PAT.to_string())]
@@ -263,7 +263,7 @@ fn extract_from_local_and_user_scopes() {
         format!("STRIPE_AUTH_TOKEN='{STRIPE}'\n")
     );
     assert_eq!(env.mode("home/.config/mcpenv/.env"), 0o600);
-    assert!(!env.read("project/.env.example").contains("STRIPE"));
+    assert!(!env.project.join(".env.example").exists());
     let claude = env.read("home/.claude.json");
     assert!(
         claude.contains("\"GITHUB_TOKEN\": \"${GITHUB_TOKEN}\"")

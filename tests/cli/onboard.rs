@@ -351,7 +351,7 @@ fn from_env_copies_values_without_a_terminal() {
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment
     Saved 2 variables to `.env`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
-    Wrote `[ROOT]/project/.env`
+    Wrote `.env`
     [exit status: 0]
     ");
     assert_eq!(
@@ -414,7 +414,7 @@ fn from_env_edits_only_the_env_members_of_existing_settings() {
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment
     Saved 2 variables to `.claude/settings.local.json`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
-    Wrote `[ROOT]/project/.claude/settings.local.json`
+    Wrote `.claude/settings.local.json`
     Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
     `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
     [exit status: 0]
@@ -472,8 +472,8 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from `.env`
     Copying `DOCS_TITLE` from `.env`
     Saved 2 variables to `.claude/settings.local.json`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
-    Wrote `[ROOT]/project/.gitignore`
-    Wrote `[ROOT]/project/.claude/settings.local.json`
+    Wrote `.gitignore`
+    Wrote `.claude/settings.local.json`
     Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
     `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
     [exit status: 0]
@@ -560,7 +560,7 @@ fn an_unknown_only_variable_is_a_usage_error() {
     let out = env.run(&["onboard", "--only", "GITHUB_TOKEN"]);
     assert_snapshot!(out, @"
     ----- stderr -----
-    error: no MCP server in effect here uses `GITHUB_TOKEN`
+    error: `--only`: no MCP server in effect here uses `GITHUB_TOKEN`
 
     hint: the servers here use: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DATABASE_URL`, `DOCS_TITLE`
     [exit status: 2]

@@ -307,7 +307,12 @@ mod no_panics {
             let parsed = mcpenv::dotenv::DotEnv::parse(std::path::Path::new(".env"), text.clone());
             prop_assert!(parsed.problems.iter().all(|problem| problem.line >= 1));
             let _ = mcpenv::dotenv::with_values(&text, &[("NAME".to_string(), text.clone())]);
-            let _ = mcpenv::dotenv::example_with(&text, &[("NAME".to_string(), "used by: x".to_string())]);
+            let line = mcpenv::dotenv::ExampleLine {
+                name: "NAME".to_string(),
+                comment: "used by: x".to_string(),
+                value: String::new(),
+            };
+            let _ = mcpenv::dotenv::example_with(&text, &[line]);
             let _ = mcpenv::dotenv::gitignore_with_dotenv(Some(&text));
         }
     }

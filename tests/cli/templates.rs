@@ -92,14 +92,14 @@ fn add_from_a_template_in_project_scope_documents_every_variable() {
     assert_snapshot!(env.read("project/.env.example"), @"
     # Data region
     # used by: ledger
-    LEDGER_REGION=
+    LEDGER_REGION=eu
     # API token for the ledger
     # Get one: https://ledger.example.com/settings/tokens
     # used by: ledger
     LEDGER_TOKEN=
     # Log level
     # used by: ledger
-    LEDGER_LOG=
+    LEDGER_LOG=warn
     ");
 }
 

@@ -99,6 +99,10 @@ impl Report for CheckOutput {
                         (GREEN, "not set; its default applies".to_string())
                     }
                     (State::Missing, _) => (RED, "missing".to_string()),
+                    (State::Empty, _) if !server.defaulted.contains(name) => (
+                        RED,
+                        format!("set but empty ({}): the server gets no value", source(shown)),
+                    ),
                     (State::Empty, _) => (YELLOW, format!("set but empty ({})", source(shown))),
                     (State::Set, false) => (
                         YELLOW,
@@ -211,11 +215,13 @@ impl CheckOutput {
                 "All {} servers in effect have what they need",
                 counted.len()
             )
+        } else if counted.len() == 1 {
+            "The one server in effect lacks something".to_string()
         } else {
             format!(
-                "{} of {} in effect lack something",
-                failing,
-                plural(counted.len(), "server")
+                "{failing} of {} servers in effect {} something",
+                counted.len(),
+                if failing == 1 { "lacks" } else { "lack" }
             )
         };
         if missing > 0 {

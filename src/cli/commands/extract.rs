@@ -229,18 +229,12 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
         }
         return Ok(report);
     }
-    // `.env.example` documents what the project needs; a user server's
-    // variables are the user's own business.
+    // `.env.example` documents what the project's shared servers need; a
+    // local or user server's variables are the user's own business.
     let project_entries: Vec<(String, crate::model::ServerEntry)> = inventory
         .entries
         .iter()
-        .filter(|entry| {
-            entry.scope == Scope::Project
-                || (entry.scope == Scope::Local
-                    && candidates
-                        .iter()
-                        .any(|candidate| candidate.server == entry.name))
-        })
+        .filter(|entry| entry.scope == Scope::Project)
         .map(|entry| {
             let changes: Vec<_> = plan
                 .changes
@@ -271,6 +265,7 @@ pub fn apply(
         documented
             .iter()
             .map(|(name, entry)| (name.as_str(), entry)),
+        &crate::templates::all(&ctx.template_dirs()).0,
     );
     let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
     for (target, changes) in &plan.changes {

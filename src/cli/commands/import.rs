@@ -468,12 +468,15 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         return Ok(report);
     }
     let mut example = if scope == Scope::Project {
-        extract::example_variables(servers.iter().map(|(name, entry)| (name.as_str(), entry)))
+        extract::example_variables(
+            servers.iter().map(|(name, entry)| (name.as_str(), entry)),
+            &crate::templates::all(&ctx.template_dirs()).0,
+        )
     } else {
         Vec::new()
     };
     // `${HOME}` (from an editor's `${userHome}`) is nothing to set.
-    example.retain(|(name, _)| !import::is_process_variable(name));
+    example.retain(|line| !import::is_process_variable(&line.name));
     store::preflight(&target)?;
     let saves_env = !plan.new_variables.is_empty() || !example.is_empty();
     let env = saves_env.then_some((&plan, example.as_slice()));

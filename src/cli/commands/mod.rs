@@ -47,6 +47,16 @@ pub fn shown_path(ctx: &Ctx, path: &Path) -> String {
     if let Ok(relative) = path.strip_prefix(&locations.working_dir) {
         return relative.display().to_string();
     }
+    // A monorepo root's `.env` seen from a package: `../../.env`.
+    if let (Some(root), Some(dir)) = (&locations.git_root, path.parent())
+        && dir.starts_with(root)
+        && let Ok(below) = locations.working_dir.strip_prefix(dir)
+    {
+        let up = "../".repeat(below.components().count());
+        if let Ok(rest) = path.strip_prefix(dir) {
+            return format!("{up}{}", rest.display());
+        }
+    }
     locations.display(path)
 }
 
@@ -81,6 +91,16 @@ pub fn shown_env_files(ctx: &Ctx, moves: &[crate::extract::Move]) -> Vec<String>
         .collect()
 }
 
+/// The candidate closest to a mistyped `name` (at most two edits away).
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::levenshtein(candidate, name), candidate))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
 /// Hints for a name that is not defined where it was looked for: a close
 /// match, or the names that exist.
 pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<String> {
@@ -91,11 +111,7 @@ pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<S
             ctx.command(&["add", "NAME", "--", "COMMAND"])
         )];
     }
-    let close = names
-        .iter()
-        .filter(|candidate| strsim::levenshtein(candidate, name) <= 2)
-        .min_by_key(|candidate| strsim::levenshtein(candidate, name));
-    match close {
+    match closest(name, names.iter().copied()) {
         Some(close) => vec![format!("a server with a similar name exists: `{close}`")],
         None => {
             let mut sorted = names.clone();
@@ -124,7 +140,7 @@ pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<S
 pub fn save_project_env(
     ctx: &Ctx,
     values: &[(String, String)],
-    example: &[(String, String)],
+    example: &[crate::dotenv::ExampleLine],
     force: bool,
 ) -> Result<Vec<PathBuf>, CliError> {
     let mut progress = Progress::default();
@@ -132,9 +148,6 @@ pub fn save_project_env(
     Ok(progress.into_written())
 }
 
-/// Name-value pairs: variables for `.env`, or names and comments for
-/// `.env.example`.
-pub type Pairs<'a> = &'a [(String, String)];
 
 /// The [`Progress`] of a command that saves the values of an extraction
 /// `plan` (with the `.env.example` lines it documents), in the order
@@ -142,7 +155,7 @@ pub type Pairs<'a> = &'a [(String, String)];
 /// interrupted earlier run left for any of them is cleared first.
 pub fn begin_writes(
     ctx: &Ctx,
-    env: Option<(&ExtractionPlan, Pairs<'_>)>,
+    env: Option<(&ExtractionPlan, &[crate::dotenv::ExampleLine])>,
     configs: &[&Path],
 ) -> Progress {
     let mut progress = Progress::default();
@@ -168,7 +181,7 @@ pub fn begin_writes(
 /// Whether saving `plan` touches the project's files: a secret of a
 /// project or local server, or lines for `.env.example`. The secrets of
 /// user servers alone leave the repository alone.
-fn saves_project(ctx: &Ctx, plan: &ExtractionPlan, example: Pairs<'_>) -> bool {
+fn saves_project(ctx: &Ctx, plan: &ExtractionPlan, example: &[crate::dotenv::ExampleLine]) -> bool {
     let user = ctx.user_env_file();
     !example.is_empty() || plan.moves.iter().any(|moved| moved.env_file != user)
 }
@@ -180,7 +193,7 @@ fn saves_project(ctx: &Ctx, plan: &ExtractionPlan, example: Pairs<'_>) -> bool {
 pub fn save_plan_env_with(
     ctx: &Ctx,
     plan: &ExtractionPlan,
-    example: Pairs<'_>,
+    example: &[crate::dotenv::ExampleLine],
     force: bool,
     progress: &mut Progress,
 ) -> Result<(), CliError> {
@@ -206,7 +219,7 @@ pub fn save_plan_env_with(
 pub fn save_project_env_with(
     ctx: &Ctx,
     values: &[(String, String)],
-    example: &[(String, String)],
+    example: &[crate::dotenv::ExampleLine],
     force: bool,
     progress: &mut Progress,
 ) -> Result<(), CliError> {

@@ -316,11 +316,19 @@ pub fn add_from_template(
     }
     let scope = Scope::from(args.scope);
     let target = Target::for_scope(&ctx.locations, scope);
-    let example: Vec<(String, String)> = if scope == Scope::Project {
+    let example: Vec<crate::dotenv::ExampleLine> = if scope == Scope::Project {
         rendered
             .variables
             .iter()
-            .map(|variable| (variable.name.clone(), comment(variable, &args.name)))
+            .map(|variable| crate::dotenv::ExampleLine {
+                name: variable.name.clone(),
+                comment: comment(variable, &args.name),
+                value: variable
+                    .default
+                    .clone()
+                    .filter(|_| !variable.secret)
+                    .unwrap_or_default(),
+            })
             .collect()
     } else {
         Vec::new()
@@ -407,13 +415,7 @@ fn set_default(entry: &mut Value, key: &str, value: &str) {
 
 /// The `.env.example` comment for a template variable.
 fn comment(variable: &TemplateVariable, server: &str) -> String {
-    let mut lines = Vec::new();
-    if let Some(description) = &variable.description {
-        lines.push(description.clone());
-    }
-    if let Some(how) = &variable.how_to_get {
-        lines.push(format!("Get one: {how}"));
-    }
+    let mut lines = crate::templates::described(variable);
     lines.push(format!("used by: {server}"));
     lines.join("\n")
 }
