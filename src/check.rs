@@ -756,14 +756,20 @@ fn value_state(value: &str) -> State {
 /// the project directory), never for the expansion of their configuration.
 const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
-/// A dotenv file as messages name it: `.env` in the project root, the whole
-/// path elsewhere (the user's store).
+/// A dotenv file as messages name it: `.env` in the project root,
+/// `../../.env` in a directory above it (a monorepo's root), the whole path
+/// elsewhere (the user's store).
 fn dotenv_file_name(root: &Path, source: Option<&str>) -> String {
     let Some(path) = source.map(Path::new) else {
         return ".env".to_string();
     };
     match (path.parent(), path.file_name()) {
-        (Some(parent), Some(name)) if parent == root => name.to_string_lossy().into_owned(),
+        (Some(parent), Some(name)) if root.starts_with(parent) && parent.parent().is_some() => {
+            let levels = root
+                .strip_prefix(parent)
+                .map_or(0, |below| below.components().count());
+            format!("{}{}", "../".repeat(levels), name.to_string_lossy())
+        }
         _ => path.display().to_string(),
     }
 }
@@ -1005,9 +1011,22 @@ fn file_findings(
     for project in &sources.projects {
         let env_path = &project.dotenv.path;
         if project.dotenv.text.is_some() {
+            // Git knows best; without it, the `.gitignore` files from the
+            // repository root down to the file's directory.
             let ignored = envfiles::git_ignores(&project.dir, env_path).unwrap_or_else(|| {
-                crate::fsx::read_if_exists(&project.dir.join(".gitignore"))
-                    .is_ok_and(|text| text.is_some_and(|text| dotenv::ignores_dotenv(&text)))
+                let top = locations.git_root.as_deref().unwrap_or(&project.dir);
+                project
+                    .dir
+                    .ancestors()
+                    .take_while(|dir| dir.starts_with(top))
+                    .any(|dir| {
+                        let relative = env_path.strip_prefix(dir).unwrap_or(env_path);
+                        crate::fsx::read_if_exists(&dir.join(".gitignore")).is_ok_and(|text| {
+                            text.is_some_and(|text| {
+                                crate::gitignore::ignores(&text, &relative.to_string_lossy())
+                            })
+                        })
+                    })
             });
             if !ignored && locations.git_root.is_some() {
                 findings.push(Finding {

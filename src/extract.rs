@@ -745,7 +745,8 @@ mod tests {
             json!({"command": "x", "env": {"A": "${TOKEN}", "B": "${DB:-local}"}}),
         );
         let b = ServerEntry::from_value(json!({"type": "http", "url": "https://x/${TOKEN}"}));
-        let c = ServerEntry::from_value(json!({"command": "x", "args": ["${PORT:-1}", "${PORT:-2}"]}));
+        let c =
+            ServerEntry::from_value(json!({"command": "x", "args": ["${PORT:-1}", "${PORT:-2}"]}));
         let lines = example_variables([("a", &a), ("b", &b), ("c", &c)], &[]);
         let line = |name: &str, comment: &str, value: &str| ExampleLine {
             name: name.into(),

@@ -214,7 +214,9 @@ mod tests {
     #[test]
     fn a_scheme_word_before_the_placeholder_is_its_prefix() {
         assert_eq!(
-            at("headers.Authorization", "Bearer ${TOKEN}").prefix.as_deref(),
+            at("headers.Authorization", "Bearer ${TOKEN}")
+                .prefix
+                .as_deref(),
             Some("Bearer ")
         );
         assert_eq!(at("x", "token ${T}").prefix.as_deref(), Some("token "));
@@ -263,7 +265,10 @@ mod tests {
     #[test]
     fn fixes_drop_the_prefix_and_encode_for_the_part() {
         assert_eq!(without_prefix("Bearer  ghp_x", "Bearer "), "ghp_x");
-        assert_eq!(encoded("p@ss/w#rd:1", UrlPart::Userinfo), "p%40ss%2Fw%23rd:1");
+        assert_eq!(
+            encoded("p@ss/w#rd:1", UrlPart::Userinfo),
+            "p%40ss%2Fw%23rd:1"
+        );
         assert_eq!(encoded("a&b=c d", UrlPart::Query), "a%26b%3Dc%20d");
     }
 }

@@ -19,6 +19,7 @@ mod hostile_files;
 mod interrupted;
 mod layout;
 mod list;
+mod monorepo;
 mod no_leak;
 mod onboard;
 mod peer_secrets;

@@ -95,7 +95,11 @@ struct Terminal {
 
 impl Terminal {
     fn start(env: &TestEnv, args: &[&str]) -> Self {
-        let inner = env.command(&env.project, args);
+        Self::start_in(env, &env.project, args)
+    }
+
+    fn start_in(env: &TestEnv, dir: &Path, args: &[&str]) -> Self {
+        let inner = env.command(dir, args);
         // rexpect turns echo off; a user's terminal has it on, and with it
         // on, hidden input is really tested.
         let mut command = Command::new("sh");
@@ -111,7 +115,7 @@ impl Terminal {
             }
         }
         command.env("TERM", "xterm");
-        command.current_dir(&env.project);
+        command.current_dir(dir);
         let options = Options::new()
             .timeout_ms(Some(10_000))
             .strip_ansi_escape_codes(true);
@@ -168,6 +172,14 @@ impl Terminal {
         self.expect(prompt);
         self.wait_for_mode("-icanon");
         self.session.send_line(answer).unwrap();
+    }
+
+    /// Answers a yes/no question, which reads one key.
+    fn answer_key(&mut self, question: &str, key: &str) {
+        self.expect(question);
+        self.wait_for_mode("-icanon");
+        self.session.send(key).unwrap();
+        self.session.flush().unwrap();
     }
 
     /// Waits for the end; returns what was shown and how it ended.
@@ -592,4 +604,150 @@ fn nothing_missing_says_so_and_prints_the_check() {
     [exit status: 0]
     ");
     assert!(!env.project.join(".env").exists());
+}
+
+/// `cp .env.example .env`, the habit that leaves every token empty.
+fn copied_example(env: &TestEnv) {
+    project(env);
+    fs::copy(env.project.join(".env.example"), env.project.join(".env")).unwrap();
+    fs::set_permissions(
+        env.project.join(".env"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+}
+
+#[test]
+fn empty_values_copied_from_the_example_fail_check_and_are_asked_for() {
+    let env = TestEnv::new();
+    copied_example(&env);
+    let out = env.run(&["check"]).expect_code(1);
+    // Both values without a default are errors; `DATABASE_URL`'s empty
+    // value beats its default, a warning.
+    assert!(
+        out.stdout.contains(
+            "error: `GITHUB_PERSONAL_ACCESS_TOKEN` is set but empty in `.env` (needed by github): the server gets an empty value"
+        ) && out.stdout.contains("error: `DOCS_TITLE` is set but empty in `.env`")
+            && out.stdout.contains("warning: `DATABASE_URL` is set but empty"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("2 of 3 servers in effect lack something; 2 variables missing"),
+        "{out}"
+    );
+    let json = env.run(&["check", "--json"]).expect_code(1).json();
+    let token = &json["variables"][0];
+    assert_eq!(token["state"], "empty");
+    assert_eq!(token["required"], true);
+
+    let mut terminal = Terminal::start(&env, &["onboard"]);
+    terminal.expect("2 variables to set");
+    terminal.expect("It is set but empty (in `.env`), so the server gets no value.");
+    terminal.type_hidden("GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ", "ghp_abc");
+    terminal.type_plain("DOCS_TITLE: ", "Docs");
+    let (shown, status) = terminal.finish();
+    assert_eq!(exited(status), 0, "{shown}");
+    assert!(!shown.contains("DATABASE_URL (hidden)") && !shown.contains("DATABASE_URL ["));
+    // The empty lines got their values in place; nothing else changed.
+    assert_eq!(
+        env.read("project/.env"),
+        "# A classic token from https://github.com/settings/tokens (scopes: repo, read:org)\n\
+         GITHUB_PERSONAL_ACCESS_TOKEN='ghp_abc'\n\
+         DATABASE_URL=\n\
+         # The title shown on the docs pages\n\
+         DOCS_TITLE='Docs'\n"
+    );
+}
+
+#[test]
+fn reset_and_only_re_enter_values_that_exist() {
+    let env = TestEnv::new();
+    project(&env);
+    env.write(
+        "project/.env",
+        "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_old\nDOCS_TITLE=Old\n",
+    );
+    fs::set_permissions(
+        env.project.join(".env"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let out = env.run(&["onboard"]).expect_code(0);
+    assert!(out.stderr.contains("Nothing is missing"), "{out}");
+
+    let mut terminal = Terminal::start(
+        &env,
+        &["onboard", "--reset", "GITHUB_PERSONAL_ACCESS_TOKEN"],
+    );
+    terminal.expect("It has a value (in `.env`); an empty answer keeps it.");
+    terminal.type_hidden("GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ", "ghp_new");
+    let (shown, status) = terminal.finish();
+    assert_eq!(exited(status), 0, "{shown}");
+    assert!(!shown.contains("DOCS_TITLE:"), "{shown}");
+
+    // `--only` asks even when set; an empty answer keeps the value.
+    let mut terminal = Terminal::start(&env, &["onboard", "--only", "DOCS_TITLE"]);
+    terminal.type_plain("DOCS_TITLE: ", "");
+    let (shown, status) = terminal.finish();
+    assert_eq!(exited(status), 0, "{shown}");
+    assert_eq!(
+        env.read("project/.env"),
+        "GITHUB_PERSONAL_ACCESS_TOKEN='ghp_new'\nDOCS_TITLE=Old\n"
+    );
+    let typo = env
+        .run(&["onboard", "--reset", "DOCS_TITEL"])
+        .expect_code(2);
+    assert!(typo.stderr.contains("did you mean `DOCS_TITLE`?"), "{typo}");
+}
+
+#[test]
+fn answers_that_do_not_fit_their_placeholder_are_questioned_before_saving() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {
+  "api": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${API_TOKEN}"}},
+  "db": {"command": "sh", "args": ["postgresql://app:${DB_PASSWORD}@db.internal/app"]}
+}}"#,
+    );
+    env.run(&["add", "github", "--template", "github", "-s", "project"])
+        .expect_code(0);
+    let mut terminal = Terminal::start(&env, &["onboard"]);
+    terminal.type_hidden("API_TOKEN (hidden): ", "Bearer tok_123");
+    terminal.answer_key(
+        "The value starts with `Bearer`, which `headers.Authorization` already writes before it. Drop it from the value?",
+        "y",
+    );
+    terminal.type_hidden("DB_PASSWORD (hidden): ", "p@ss/w#rd");
+    terminal.answer_key(
+        "The value holds `@`, `/`, `#`, which break the user name or password of a URL in `args[0]`. Percent-encode it?",
+        "y",
+    );
+    terminal.type_hidden(
+        "GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ",
+        "nope-not-a-token",
+    );
+    // Refused: asked again, then a real-looking token passes.
+    terminal.answer_key("It does not look like a GitHub value", "n");
+    terminal.type_hidden("GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ", "ghp_Abc123");
+    let (shown, status) = terminal.finish();
+    assert!(
+        !shown.contains("tok_123") && !shown.contains("w#rd"),
+        "{shown}"
+    );
+    assert_eq!(exited(status), 0, "{shown}");
+    let values = dotenv_values(&env);
+    assert!(
+        values.contains(&("API_TOKEN".into(), "tok_123".into())),
+        "{values:?}"
+    );
+    assert!(
+        values.contains(&("DB_PASSWORD".into(), "p%40ss%2Fw%23rd".into())),
+        "{values:?}"
+    );
+    assert!(
+        values.contains(&("GITHUB_PERSONAL_ACCESS_TOKEN".into(), "ghp_Abc123".into())),
+        "{values:?}"
+    );
 }

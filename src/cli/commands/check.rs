@@ -101,7 +101,10 @@ impl Report for CheckOutput {
                     (State::Missing, _) => (RED, "missing".to_string()),
                     (State::Empty, _) if !server.defaulted.contains(name) => (
                         RED,
-                        format!("set but empty ({}): the server gets no value", source(shown)),
+                        format!(
+                            "set but empty ({}): the server gets no value",
+                            source(shown)
+                        ),
                     ),
                     (State::Empty, _) => (YELLOW, format!("set but empty ({})", source(shown))),
                     (State::Set, false) => (

@@ -148,7 +148,6 @@ pub fn save_project_env(
     Ok(progress.into_written())
 }
 
-
 /// The [`Progress`] of a command that saves the values of an extraction
 /// `plan` (with the `.env.example` lines it documents), in the order
 /// [`save_plan_env_with`] writes them, then each of `configs`; what an

@@ -215,7 +215,14 @@ fn save(
         }
         OnboardTarget::Dotenv if file.file_name().is_some_and(|name| name == ".env") => {
             let dir = file.parent().unwrap_or(Path::new("."));
-            envfiles::save_with(&EnvFiles::at(dir), state_dir, values, &[], args.force, progress)
+            envfiles::save_with(
+                &EnvFiles::at(dir),
+                state_dir,
+                values,
+                &[],
+                args.force,
+                progress,
+            )
         }
         OnboardTarget::Dotenv => {
             envfiles::save_values_with(file, state_dir, values, args.force, progress)
@@ -360,7 +367,10 @@ fn destination(
         return ctx.locations.local_settings();
     }
     if let Some(source) = variable.source.as_deref().map(Path::new)
-        && sources.dotenv_files().iter().any(|file| file.path == source)
+        && sources
+            .dotenv_files()
+            .iter()
+            .any(|file| file.path == source)
     {
         return source.to_path_buf();
     }

@@ -1,6 +1,7 @@
-//! `mcpenv run -- COMMAND [ARGS]...`: start COMMAND with the project's
-//! `.env.local` and `.env` and the user's store (`~/.config/mcpenv/.env`)
-//! loaded, in that precedence (variables already in the environment win, as
+//! `mcpenv run -- COMMAND [ARGS]...`: start COMMAND with the `.env.local`
+//! and `.env` of the project and of every directory above it whose
+//! `.mcp.json` is in effect (a monorepo's root), nearer first, and the
+//! user's store (`~/.config/mcpenv/.env`) loaded, in that precedence (variables already in the environment win, as
 //! with dotenvy), replacing this process, so `mcpenv run -- claude`
 //! starts Claude Code with every placeholder resolvable and COMMAND's exit
 //! status is ours.
@@ -20,7 +21,7 @@ use crate::dotenv;
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     let files: Vec<PathBuf> = if args.env_files.is_empty() {
-        EnvSources::dotenv_paths(&ctx.locations, &ctx.user_env_file()).to_vec()
+        EnvSources::dotenv_paths(&ctx.locations, &ctx.user_env_file())
     } else {
         args.env_files
             .iter()

@@ -157,7 +157,8 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         .map(|entry| (entry.name.as_str(), &entry.entry))
         .chain(std::iter::once((source.name.as_str(), &shared)))
         .collect();
-    let example = extract::example_variables(documented, &crate::templates::all(&ctx.template_dirs()).0);
+    let example =
+        extract::example_variables(documented, &crate::templates::all(&ctx.template_dirs()).0);
     let private = Target::for_scope(&ctx.locations, source.scope);
     let mut configs = vec![project.path.as_path()];
     if !args.keep {
