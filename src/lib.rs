@@ -11,6 +11,7 @@ pub mod claude_code;
 pub mod claude_settings;
 pub mod cli;
 pub mod clients;
+pub mod diff;
 pub mod display;
 pub mod document;
 pub mod dotenv;

@@ -16,6 +16,7 @@ mod files;
 mod get;
 mod harness;
 mod hostile_files;
+mod import_clash;
 mod interrupted;
 mod layout;
 mod list;
@@ -36,6 +37,7 @@ mod scan_sarif;
 mod secrets_corpus;
 mod templates;
 mod templates_schema;
+mod terminal;
 mod untrusted_text;
 mod user_store;
 

@@ -239,6 +239,8 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let mut renamed = Vec::new();
     let mut not_imported = Vec::new();
     let mut user_skipped = false;
+    // "… and every later clash": the answer given once for all.
+    let mut for_every_clash: Option<Clash> = None;
     // Names already spoken for: those of the file that stay, and the new
     // names asked for; a name of mcpenv's choosing avoids them.
     let mut taken: Vec<String> = imported
@@ -353,9 +355,29 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
             {
                 return Err(clash());
             }
-            match ask_about_clash(&name, scope).map_err(|_| clash())? {
-                Clash::Replace => replace_this = true,
-                Clash::Skip => {
+            let existing = inventory
+                .entries
+                .iter()
+                .find(|existing| {
+                    existing.name == name && existing.scope == scope && existing.file == target.path
+                })
+                .map(|existing| existing.entry.to_value())
+                .unwrap_or_default();
+            let incoming = stored(&name, &entry);
+            let choice = match for_every_clash.clone() {
+                Some(choice) => choice,
+                None => {
+                    show_clash(ctx, &name, scope, &existing, &incoming);
+                    let choice = ask_about_clash(&name, scope).map_err(|_| clash())?;
+                    if let Clash::ReplaceAll | Clash::SkipAll = choice {
+                        for_every_clash = Some(choice.clone());
+                    }
+                    choice
+                }
+            };
+            match choice {
+                Clash::Replace | Clash::ReplaceAll => replace_this = true,
+                Clash::Skip | Clash::SkipAll => {
                     notes.push(format!(
                         "`{name}` skipped: it already exists in {scope} scope"
                     ));
@@ -546,10 +568,45 @@ fn unique_name(name: &str, taken: &[String]) -> String {
 }
 
 /// What to do about a name that is taken.
+#[derive(Debug, Clone)]
 enum Clash {
     Replace,
+    ReplaceAll,
     Rename(String),
     Skip,
+    SkipAll,
+}
+
+/// Shows how the entry in the file differs from the one being imported
+/// (through the shield: either may hold a literal secret).
+fn show_clash(ctx: &Ctx, name: &str, scope: Scope, existing: &Value, incoming: &Value) {
+    let pretty = |value: &Value| serde_json::to_string_pretty(value).unwrap_or_default();
+    ctx.shield.learn(|redactor| {
+        redactor.learn_entry(&ServerEntry::from_value(existing.clone()));
+        redactor.learn_entry(&ServerEntry::from_value(incoming.clone()));
+    });
+    let diff = crate::diff::unified(
+        &pretty(existing),
+        &pretty(incoming),
+        &format!("{name} ({scope} scope, now)"),
+        &format!("{name} (imported)"),
+    );
+    let _ = crate::cli::output::write(
+        &ctx.shield,
+        crate::cli::output::Stream::Stderr,
+        false,
+        |err| {
+            if diff.is_empty() {
+                writeln!(
+                    err,
+                    "`{}` in {scope} scope differs only in how it is written",
+                    shown(name)
+                )
+            } else {
+                write!(err, "{}", shown(&diff))
+            }
+        },
+    );
 }
 
 /// Asks on the terminal what to do about `name`; an error (Ctrl-C, end of
@@ -557,25 +614,30 @@ enum Clash {
 fn ask_about_clash(name: &str, scope: Scope) -> Result<Clash, dialoguer::Error> {
     let choices = [
         "Replace it",
+        "Replace it and every other server that clashes",
         "Import under another name",
         "Skip it",
+        "Skip it and every other server that clashes",
         "Cancel the import",
     ];
     let choice = dialoguer::Select::new()
         .with_prompt(format!(
-            "MCP server `{name}` already exists in {scope} scope"
+            "MCP server `{}` already exists in {scope} scope",
+            shown(name)
         ))
         .items(choices)
-        .default(3)
+        .default(5)
         .interact()?;
     Ok(match choice {
         0 => Clash::Replace,
-        1 => Clash::Rename(
+        1 => Clash::ReplaceAll,
+        2 => Clash::Rename(
             dialoguer::Input::<String>::new()
                 .with_prompt("New name")
                 .interact_text()?,
         ),
-        2 => Clash::Skip,
+        3 => Clash::Skip,
+        4 => Clash::SkipAll,
         _ => {
             return Err(dialoguer::Error::IO(io::Error::new(
                 io::ErrorKind::Interrupted,
