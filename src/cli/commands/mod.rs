@@ -2,6 +2,8 @@
 
 pub mod add;
 pub mod add_json;
+pub mod add_oauth;
+pub mod add_words;
 pub mod check;
 pub mod env;
 pub mod export;
@@ -81,6 +83,15 @@ pub fn shown_env_files(ctx: &Ctx, moves: &[crate::extract::Move]) -> Vec<String>
         .collect()
 }
 
+/// The candidate within two edits of `name` (the nearest), for "did you mean".
+pub fn closest<'a, S: AsRef<str>>(candidates: &'a [S], name: &str) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|candidate| strsim::levenshtein(candidate, name) <= 2)
+        .min_by_key(|candidate| strsim::levenshtein(candidate, name))
+}
+
 /// Hints for a name that is not defined where it was looked for: a close
 /// match, or the names that exist.
 pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<String> {
@@ -91,11 +102,7 @@ pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<S
             ctx.command(&["add", "NAME", "--", "COMMAND"])
         )];
     }
-    let close = names
-        .iter()
-        .filter(|candidate| strsim::levenshtein(candidate, name) <= 2)
-        .min_by_key(|candidate| strsim::levenshtein(candidate, name));
-    match close {
+    match closest(&names, name) {
         Some(close) => vec![format!("a server with a similar name exists: `{close}`")],
         None => {
             let mut sorted = names.clone();
