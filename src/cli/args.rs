@@ -38,7 +38,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Add a server from a command (stdio) or a URL (http, sse).
-    #[command(after_help = ADD_EXAMPLES)]
+    #[command(after_help = ADD_EXAMPLES, override_usage = ADD_USAGE)]
     Add(AddArgs),
     /// Add a server from a JSON entry, as `claude mcp add-json` does.
     AddJson(AddJsonArgs),
@@ -280,6 +280,12 @@ pub struct TemplatesShowArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+// NAME is optional for clap only (see `AddArgs::name`).
+const ADD_USAGE: &str = "\
+mcpenv add [OPTIONS] <NAME> <COMMAND_OR_URL> [ARGS]...
+       mcpenv add [OPTIONS] <NAME> -- <COMMAND> [ARGS]...
+       mcpenv add [OPTIONS] <NAME> --template <TEMPLATE>";
 
 const ADD_EXAMPLES: &str = "\
 Examples:

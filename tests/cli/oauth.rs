@@ -13,88 +13,34 @@ use crate::harness::TestEnv;
 const SECRET: &str = "oauth-client-secret-7Hq2Vx9Lm4";
 
 /// The adds both tools run, each as `add ARGS`.
+#[rustfmt::skip]
 const ADDS: &[&[&str]] = &[
-    &[
-        "-s",
-        "project",
-        "-t",
-        "http",
-        "--client-id",
-        "cid",
-        "--callback-port",
-        "8123",
-        "api",
-        "https://api.example.com/mcp",
-        "-H",
-        "X-A: 1",
-    ],
-    &[
-        "-s",
-        "project",
-        "-t",
-        "http",
-        "--client-id",
-        "cid2",
-        "api2",
-        "https://api.example.com/mcp",
-    ],
-    &[
-        "-s",
-        "project",
-        "-t",
-        "sse",
-        "--callback-port",
-        "9000",
-        "api3",
-        "https://api.example.com/sse",
-    ],
+    &["-s", "project", "-t", "http", "--client-id", "cid", "--callback-port", "8123", "api", "https://api.example.com/mcp", "-H", "X-A: 1"],
+    &["-s", "project", "-t", "http", "--client-id", "cid2", "api2", "https://api.example.com/mcp"],
+    &["-s", "project", "-t", "sse", "--callback-port", "9000", "api3", "https://api.example.com/sse"],
 ];
 
-/// Adds that store a secret: with headers, without, sse, user scope.
+/// Adds that store a secret: with headers (their order counts), without,
+/// sse with a query, user scope.
+#[rustfmt::skip]
 const SECRET_ADDS: &[&[&str]] = &[
-    &[
-        "-s",
-        "project",
-        "-t",
-        "http",
-        "--client-id",
-        "c",
-        "--client-secret",
-        "hdr",
-        "https://x.example/mcp",
-        "-H",
-        "B: 2",
-        "-H",
-        "A: 1",
-    ],
-    &[
-        "-s",
-        "project",
-        "-t",
-        "http",
-        "--client-id",
-        "c",
-        "--client-secret",
-        "nohdr",
-        "https://x.example/mcp",
-    ],
-    &[
-        "-s",
-        "user",
-        "-t",
-        "sse",
-        "--client-secret",
-        "--client-id",
-        "c",
-        "ssesec",
-        "https://x.example/sse?q=${X}",
-    ],
+    &["-s", "project", "-t", "http", "--client-id", "c", "--client-secret", "hdr", "https://x.example/mcp", "-H", "B: 2", "-H", "A: 1"],
+    &["-s", "project", "-t", "http", "--client-id", "c", "--client-secret", "nohdr", "https://x.example/mcp"],
+    &["-s", "user", "-t", "sse", "--client-secret", "--client-id", "c", "ssesec", "https://x.example/sse?q=${X}"],
 ];
 
 fn with_add<'a>(args: &'a [&'a str]) -> Vec<&'a str> {
     let mut words = vec!["add"];
     words.extend_from_slice(args);
     words
+}
+
+/// `mcpenv add FLAGS api https://x.example/mcp`.
+fn add_api(env: &TestEnv, flags: &[&str]) -> crate::harness::CommandOutput {
+    let mut words = vec!["add"];
+    words.extend_from_slice(flags);
+    words.extend(["api", "https://x.example/mcp"]);
+    env.run(&words)
 }
 
 fn claude_adds(env: &TestEnv, adds: &[&[&str]]) -> bool {
@@ -190,14 +136,7 @@ fn the_secret_report_names_the_key_not_the_secret() {
         r#"{"claudeAiOauth":{"x":1},"mcpOAuthClientConfig":{"old|1":{"clientSecret":"o"}}}"#,
     );
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let out = env.run(&[
-        "add",
-        "--client-id",
-        "c",
-        "--client-secret",
-        "api",
-        "https://x.example/mcp",
-    ]);
+    let out = add_api(&env, &["--client-id", "c", "--client-secret"]);
     out.assert_no_secret(&[SECRET]);
     assert_snapshot!(out, @"
     ----- stderr -----
@@ -214,14 +153,7 @@ fn the_secret_report_names_the_key_not_the_secret() {
 #[test]
 fn without_a_terminal_or_the_variable_nothing_is_written() {
     let env = TestEnv::new();
-    let out = env.run(&[
-        "add",
-        "--client-id",
-        "c",
-        "--client-secret",
-        "api",
-        "https://x.example/mcp",
-    ]);
+    let out = add_api(&env, &["--client-id", "c", "--client-secret"]);
     assert_snapshot!(out, @"
     ----- stderr -----
     error: no terminal to ask for the client secret; nothing was written
@@ -236,14 +168,7 @@ fn without_a_terminal_or_the_variable_nothing_is_written() {
 #[test]
 fn a_secret_needs_a_client_id_and_takes_no_value() {
     let env = TestEnv::new();
-    let out = env.run(&[
-        "add",
-        "-t",
-        "http",
-        "--client-secret",
-        "api",
-        "https://x.example/mcp",
-    ]);
+    let out = add_api(&env, &["-t", "http", "--client-secret"]);
     assert_snapshot!(out, @"
     ----- stderr -----
     error: `--client-secret` needs `--client-id`: Claude Code ignores a client secret without one
@@ -251,15 +176,7 @@ fn a_secret_needs_a_client_id_and_takes_no_value() {
     hint: did you mean `mcpenv add -t http --client-secret --client-id CLIENT_ID api https://x.example/mcp`?
     [exit status: 2]
     ");
-    let out = env.run(&[
-        "add",
-        "--client-id",
-        "c",
-        "--client-secret",
-        SECRET,
-        "api",
-        "https://x.example/mcp",
-    ]);
+    let out = add_api(&env, &["--client-id", "c", "--client-secret", SECRET]);
     out.assert_no_secret(&[SECRET]);
     assert_snapshot!(out, @"
     ----- stderr -----
@@ -268,7 +185,7 @@ fn a_secret_needs_a_client_id_and_takes_no_value() {
     hint: did you mean `mcpenv add --client-id c --client-secret api https://x.example/mcp`?
     [exit status: 2]
     ");
-    let out = env.run(&["add", "--client-secret=x", "api", "https://x.example/mcp"]);
+    let out = add_api(&env, &["--client-secret=x"]);
     assert_eq!(out.code, 2, "{out}");
     assert!(!env.home.join(".claude.json").exists());
 }
@@ -300,13 +217,7 @@ fn stdio_with_oauth_flags_warns_as_claude_does() {
 #[test]
 fn bad_callback_ports_are_usage_errors_without_a_misleading_tip() {
     let env = TestEnv::new();
-    let out = env.run(&[
-        "add",
-        "--callback-port",
-        "0",
-        "api",
-        "https://x.example/mcp",
-    ]);
+    let out = add_api(&env, &["--callback-port", "0"]);
     assert_snapshot!(out, @"
     ----- stderr -----
     error: invalid value '0' for '--callback-port <PORT>': --callback-port must be a whole number from 1 to 65535
