@@ -159,6 +159,7 @@ pub struct ImportArgs {
     #[arg(long, value_enum)]
     pub from: ClientArg,
 
+    /// The other flags.
     #[command(flatten)]
     pub options: ImportOptions,
 }
@@ -166,6 +167,7 @@ pub struct ImportArgs {
 /// `mcpenv add-from-claude-desktop`: `import`'s flags but `--from`.
 #[derive(Debug, Args)]
 pub struct AddFromClaudeDesktopArgs {
+    /// `import`'s flags.
     #[command(flatten)]
     pub options: ImportOptions,
 }
