@@ -2,3 +2,4 @@
 //! release (see each module for which one and how).
 
 pub mod blanked;
+pub mod credentials;

@@ -38,15 +38,17 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Add a server from a command (stdio) or a URL (http, sse).
-    #[command(after_help = ADD_EXAMPLES)]
+    #[command(after_help = ADD_EXAMPLES, override_usage = ADD_USAGE)]
     Add(AddArgs),
     /// Add a server from a JSON entry, as `claude mcp add-json` does.
     AddJson(AddJsonArgs),
     /// Show the server Claude Code uses for NAME, and where else it is defined.
     Get(GetArgs),
     /// List the servers of every scope, with precedence and approval.
+    #[command(visible_alias = "ls")]
     List(ListArgs),
     /// Remove a server from one scope.
+    #[command(visible_alias = "rm")]
     Remove(RemoveArgs),
     /// Find literal secrets in MCP configs; exits 1 when it finds any.
     Scan(ScanArgs),
@@ -67,6 +69,9 @@ pub enum Command {
     Templates(TemplatesCommand),
     /// Import servers from another client's config, placeholders translated.
     Import(ImportArgs),
+    /// Import from Claude Desktop: `import --from claude-desktop`, under
+    /// the name `claude mcp` gives it.
+    AddFromClaudeDesktop(AddFromClaudeDesktopArgs),
     /// Write the servers of a scope into another client's config, in its syntax.
     Export(ExportArgs),
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
@@ -154,6 +159,32 @@ pub struct ImportArgs {
     #[arg(long, value_enum)]
     pub from: ClientArg,
 
+    /// The other flags.
+    #[command(flatten)]
+    pub options: ImportOptions,
+}
+
+/// `mcpenv add-from-claude-desktop`: `import`'s flags but `--from`.
+#[derive(Debug, Args)]
+pub struct AddFromClaudeDesktopArgs {
+    /// `import`'s flags.
+    #[command(flatten)]
+    pub options: ImportOptions,
+}
+
+impl AddFromClaudeDesktopArgs {
+    /// The same import spelled `import --from claude-desktop`.
+    pub fn to_import(&self) -> ImportArgs {
+        ImportArgs {
+            from: ClientArg::ClaudeDesktop,
+            options: self.options.clone(),
+        }
+    }
+}
+
+/// The flags of `import` other than `--from`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportOptions {
     /// Scope to add the servers to.
     #[arg(short, long, value_enum, default_value_t = ScopeArg::Local)]
     pub scope: ScopeArg,
@@ -252,6 +283,12 @@ pub struct TemplatesShowArgs {
     pub json: bool,
 }
 
+// NAME is optional for clap only (see `AddArgs::name`).
+const ADD_USAGE: &str = "\
+mcpenv add [OPTIONS] <NAME> <COMMAND_OR_URL> [ARGS]...
+       mcpenv add [OPTIONS] <NAME> -- <COMMAND> [ARGS]...
+       mcpenv add [OPTIONS] <NAME> --template <TEMPLATE>";
+
 const ADD_EXAMPLES: &str = "\
 Examples:
   mcpenv add github -e GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
@@ -278,6 +315,19 @@ pub enum ScopeArg {
     Project,
     /// All your projects (`~/.claude.json`).
     User,
+    /// What other tools call the user scope: accepted as `user`, with a
+    /// note (Claude Code refuses it, and clap would suggest `local`).
+    #[value(hide = true)]
+    Global,
+}
+
+impl ScopeArg {
+    /// The note for a scope spelled another way than Claude Code spells it.
+    pub fn note(self) -> Option<&'static str> {
+        (self == Self::Global).then_some(
+            "`-s global` is `-s user` here: servers for all your projects, in `~/.claude.json`",
+        )
+    }
 }
 
 /// A transport on the command line.
@@ -310,9 +360,23 @@ pub struct AddArgs {
     #[arg(short, long, value_enum, default_value_t = ScopeArg::Local)]
     pub scope: ScopeArg,
 
-    /// Transport.
-    #[arg(short, long, value_enum, default_value_t = TransportArg::Stdio)]
-    pub transport: TransportArg,
+    /// Transport [default: stdio, or http for an `http(s)://` URL].
+    #[arg(short, long, value_enum)]
+    pub transport: Option<TransportArg>,
+
+    /// OAuth client ID, for an http or sse server that needs a
+    /// pre-registered client.
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+
+    /// Fixed port for the OAuth callback, for a redirect URI registered in advance.
+    #[arg(long, value_name = "PORT", value_parser = callback_port)]
+    pub callback_port: Option<u16>,
+
+    /// Ask for the OAuth client secret (or read `MCP_CLIENT_SECRET`);
+    /// stored where Claude Code keeps credentials, never in a config file.
+    #[arg(long)]
+    pub client_secret: bool,
 
     /// An environment variable for a stdio server (repeat for more).
     #[arg(short, long = "env", value_name = "KEY=VALUE")]
@@ -339,7 +403,7 @@ pub struct AddArgs {
     pub json: bool,
 
     /// Add from a template: a name (see `mcpenv templates list`) or a `server.json` file.
-    #[arg(long, value_name = "TEMPLATE", conflicts_with_all = ["transport", "env", "headers", "command_or_url"])]
+    #[arg(long, value_name = "TEMPLATE", conflicts_with_all = ["transport", "env", "headers", "command_or_url", "after_dashes", "client_id", "callback_port", "client_secret"])]
     pub template: Option<String>,
 
     /// With `--template`: a value for one of its variables (repeat for more);
@@ -356,14 +420,29 @@ pub struct AddArgs {
     pub remote: Option<usize>,
 
     /// Server name: letters, digits, `-` and `_`.
-    pub name: String,
+    // Optional for clap so that `add -- npx foo` gets a hint, not a bare
+    // "missing NAME"; `add` requires it.
+    pub name: Option<String>,
 
     /// The command to run (stdio) or the server's URL (http, sse).
-    #[arg(required_unless_present = "template")]
+    #[arg(required_unless_present_any = ["template", "after_dashes"])]
     pub command_or_url: Option<String>,
 
     /// Arguments of the command; put `--` before arguments that start with `-`.
     pub args: Vec<String>,
+
+    /// Everything after `--`: the command and its arguments, never NAME
+    /// (without this, `add -- npx foo` would name the server `npx`).
+    #[arg(last = true, value_name = "COMMAND_AND_ARGS", hide = true)]
+    pub after_dashes: Vec<String>,
+}
+
+fn callback_port(text: &str) -> Result<u16, String> {
+    // Claude Code's wording.
+    match text.parse::<u16>() {
+        Ok(port) if port > 0 => Ok(port),
+        _ => Err("--callback-port must be a whole number from 1 to 65535".to_string()),
+    }
 }
 
 /// `mcpenv add-json`.
@@ -644,7 +723,7 @@ mod tests {
         assert_eq!(
             (
                 args.env,
-                args.name.as_str(),
+                args.name.as_deref().unwrap(),
                 args.command_or_url.as_deref().unwrap()
             ),
             (vec!["K=V".to_string()], "s5", "cmd")
@@ -654,12 +733,75 @@ mod tests {
     #[test]
     fn dashes_after_double_dash_are_arguments() {
         let args = add(&["mcpenv", "add", "gh", "--", "npx", "-y", "pkg"]);
-        assert_eq!(args.command_or_url.as_deref(), Some("npx"));
-        assert_eq!(args.args, ["-y", "pkg"]);
+        assert_eq!(args.command_or_url, None);
+        assert_eq!(args.after_dashes, ["npx", "-y", "pkg"]);
         let args = add(&["mcpenv", "add", "gh", "npx", "-e", "A=1", "--", "-y"]);
         assert_eq!(
-            (args.env, args.args),
-            (vec!["A=1".to_string()], vec!["-y".to_string()])
+            (args.env, args.command_or_url.as_deref(), args.after_dashes),
+            (vec!["A=1".to_string()], Some("npx"), vec!["-y".to_string()])
+        );
+    }
+
+    #[test]
+    fn words_after_double_dash_never_fill_the_name() {
+        let args = add(&["mcpenv", "add", "--", "npx", "foo", "name"]);
+        assert_eq!(
+            (args.name, args.command_or_url, args.after_dashes),
+            (None, None, vec!["npx".into(), "foo".into(), "name".into()])
+        );
+    }
+
+    #[test]
+    fn oauth_flags_and_scope_aliases_parse() {
+        let args = add(&[
+            "mcpenv",
+            "add",
+            "--client-id",
+            "cid",
+            "--callback-port",
+            "8123",
+            "--client-secret",
+            "-s",
+            "global",
+            "api",
+            "https://x/mcp",
+        ]);
+        assert_eq!(
+            (
+                args.client_id.as_deref(),
+                args.callback_port,
+                args.client_secret
+            ),
+            (Some("cid"), Some(8123), true)
+        );
+        assert!(args.scope.note().is_some());
+        for port in ["0", "65536", "x", "-5"] {
+            let argv = ["mcpenv", "add", "--callback-port", port, "a", "https://x"];
+            assert!(Cli::try_parse_from(argv).is_err(), "{port}");
+        }
+        assert!(
+            Cli::try_parse_from(["mcpenv", "add", "--client-secret=x", "a", "https://x"]).is_err()
+        );
+    }
+
+    #[test]
+    fn aliases_name_the_same_commands() {
+        let parsed = |argv: &[&str]| Cli::try_parse_from(argv).unwrap().command;
+        assert!(matches!(parsed(&["mcpenv", "ls"]), Command::List(_)));
+        assert!(matches!(parsed(&["mcpenv", "rm", "x"]), Command::Remove(_)));
+        let Command::AddFromClaudeDesktop(args) = parsed(&[
+            "mcpenv",
+            "add-from-claude-desktop",
+            "-s",
+            "user",
+            "--dry-run",
+        ]) else {
+            panic!("not add-from-claude-desktop")
+        };
+        let import = args.to_import();
+        assert_eq!(
+            (import.from, import.options.scope, import.options.dry_run),
+            (ClientArg::ClaudeDesktop, ScopeArg::User, true)
         );
     }
 
@@ -710,7 +852,7 @@ mod tests {
     fn streamable_http_is_http() {
         assert_eq!(
             add(&["mcpenv", "add", "-t", "streamable-http", "a", "https://x"]).transport,
-            TransportArg::Http
+            Some(TransportArg::Http)
         );
     }
 

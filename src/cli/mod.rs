@@ -3,6 +3,7 @@
 //! process environment.
 
 pub mod args;
+pub mod clap_hints;
 pub mod commands;
 pub mod error;
 pub mod output;
@@ -37,6 +38,10 @@ pub fn main() -> ExitCode {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                     let _ = error.print();
                     ExitCode::SUCCESS
+                }
+                _ if let Some(ours) = clap_hints::rewrite(&error, &words) => {
+                    let _ = output::write(&shield, Stream::Stderr, false, |err| ours.render(err));
+                    ExitCode::from(2)
                 }
                 _ => {
                     let rendered = error.render().ansi().to_string();
@@ -103,6 +108,13 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
         return Ok(Outcome::Success);
     }
     let ctx = resolve::resolve(cli, Arc::clone(shield))?;
+    if let Some(note) = scope_given(&cli.command).and_then(args::ScopeArg::note)
+        && !ctx.quiet
+    {
+        let _ = output::write(shield, Stream::Stderr, false, |err| {
+            writeln!(err, "note: {note}")
+        });
+    }
     let outcome = dispatch(cli, &ctx);
     let reads_only_given_files =
         matches!(&cli.command, Command::Scan(args) if commands::scan::reads_only_given_files(args));
@@ -111,6 +123,20 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
         ctx.learn_world();
     }
     outcome
+}
+
+/// The `-s` a command was given.
+fn scope_given(command: &Command) -> Option<args::ScopeArg> {
+    match command {
+        Command::Add(args) => Some(args.scope),
+        Command::AddJson(args) => Some(args.scope),
+        Command::List(args) => args.scope,
+        Command::Remove(args) => args.scope,
+        Command::Extract(args) => args.scope,
+        Command::Import(args) => Some(args.options.scope),
+        Command::AddFromClaudeDesktop(args) => Some(args.options.scope),
+        _ => None,
+    }
 }
 
 fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
@@ -142,7 +168,18 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             args.json,
             quiet,
         ),
-        Command::Import(args) => emit(ctx, &commands::import::run(ctx, args)?, args.json, quiet),
+        Command::Import(args) => emit(
+            ctx,
+            &commands::import::run(ctx, args)?,
+            args.options.json,
+            quiet,
+        ),
+        Command::AddFromClaudeDesktop(args) => emit(
+            ctx,
+            &commands::import::run(ctx, &args.to_import())?,
+            args.options.json,
+            quiet,
+        ),
         Command::Export(args) => emit(ctx, &commands::export::run(ctx, args)?, args.json, quiet),
         Command::Probe(args) => commands::probe::run(ctx, args)?,
         Command::Reap => unreachable!("handled before resolving"),

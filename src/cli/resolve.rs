@@ -38,6 +38,9 @@ pub mod vars {
     /// `$TMPDIR/mcpenv-<uid>` (default `/tmp`; read through
     /// `std::env::temp_dir`).
     pub const TMPDIR: &str = "TMPDIR";
+    /// `add --client-secret` reads the OAuth client secret from it, as
+    /// `claude mcp add` does, before asking at a terminal.
+    pub const MCP_CLIENT_SECRET: &str = "MCP_CLIENT_SECRET";
     /// Every variable is also read as a possible value of a `${VAR}`
     /// placeholder: `extract` never gives a secret a name that already
     /// holds a different value in the environment.
@@ -323,7 +326,7 @@ impl From<ScopeArg> for Scope {
         match scope {
             ScopeArg::Local => Self::Local,
             ScopeArg::Project => Self::Project,
-            ScopeArg::User => Self::User,
+            ScopeArg::User | ScopeArg::Global => Self::User,
         }
     }
 }

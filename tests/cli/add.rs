@@ -238,7 +238,8 @@ fn the_same_name_may_live_in_several_scopes() {
 #[test]
 fn a_url_given_as_a_stdio_command_warns() {
     let env = TestEnv::new();
-    let out = env.run(&["add", "remote", "https://example.com/mcp"]);
+    // Only with `-t stdio`: without it a URL is an http server (tests/cli/habits.rs).
+    let out = env.run(&["add", "-t", "stdio", "remote", "https://example.com/mcp"]);
     assert_snapshot!(out, @"
     ----- stderr -----
     warning: `https://example.com/mcp` looks like a URL but was added as a stdio command; for a remote server use `-t http` (or `-t sse`)

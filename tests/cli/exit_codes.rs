@@ -28,7 +28,9 @@ fn clap_errors_are_usage_errors() {
 
       tip: to pass '-y' as a value, use '-- -y'
 
-    Usage: mcpenv add [OPTIONS] <NAME> [COMMAND_OR_URL] [ARGS]...
+    Usage: mcpenv add [OPTIONS] <NAME> <COMMAND_OR_URL> [ARGS]...
+           mcpenv add [OPTIONS] <NAME> -- <COMMAND> [ARGS]...
+           mcpenv add [OPTIONS] <NAME> --template <TEMPLATE>
 
     For more information, try '--help'.
     [exit status: 2]

@@ -7,10 +7,12 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
+use crate::cli::commands::add_oauth as oauth;
+use crate::cli::commands::add_words::place_words;
 use crate::cli::commands::extract::{known_values, plan_error};
 use crate::cli::commands::{begin_writes, save_plan_env_with};
 use crate::cli::error::CliError;
-use crate::cli::render::{Report, warning};
+use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::extract::{self, Candidate, Move};
 use crate::model::ServerEntry;
@@ -44,6 +46,15 @@ pub struct AddReport {
     pub template: Option<String>,
     /// Variables the server needs that no source sets yet.
     pub still_missing: Vec<String>,
+    /// What mcpenv inferred from the arguments (`-t http` from a URL).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Where the OAuth client secret went (`--client-secret`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<oauth::StoredSecret>,
+    /// The entry as written.
+    #[serde(skip)]
+    pub stored: Value,
     #[serde(skip)]
     file_shown: String,
 }
@@ -77,6 +88,9 @@ impl AddReport {
             env_written: Vec::new(),
             template: None,
             still_missing: Vec::new(),
+            notes: Vec::new(),
+            client_secret: None,
+            stored: Value::Null,
         }
     }
 }
@@ -87,6 +101,9 @@ impl Report for AddReport {
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        for note in &self.notes {
+            writeln!(err, "note: {}", shown(note))?;
+        }
         for message in &self.warnings {
             warning(err, message)?;
         }
@@ -110,6 +127,14 @@ impl Report for AddReport {
         writeln!(err, "{verb} {}", self.file_shown)?;
         if let Some(template) = &self.template {
             writeln!(err, "From template `{template}`")?;
+        }
+        if let Some(stored) = &self.client_secret {
+            writeln!(
+                err,
+                "Stored the OAuth client secret in `{}` under `{}`, where Claude Code reads it",
+                stored.file.display(),
+                shown(&stored.key)
+            )?;
         }
         if self.scope == Scope::Project {
             writeln!(
@@ -135,9 +160,15 @@ impl Report for AddReport {
 
 /// Runs `mcpenv add`.
 pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
-    check_name(&args.name)?;
+    let words = place_words(ctx, args)?;
+    check_name(&words.name)?;
     if let Some(template) = &args.template {
-        return crate::cli::commands::templates::add_from_template(ctx, args, template);
+        return crate::cli::commands::templates::add_from_template(
+            ctx,
+            args,
+            &words.name,
+            template,
+        );
     }
     if !args.vars.is_empty() || args.package.is_some() || args.remote.is_some() {
         return Err(
@@ -146,12 +177,23 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
             ),
         );
     }
-    // clap requires COMMAND_OR_URL without `--template`.
-    let command_or_url = args.command_or_url.as_deref().unwrap_or_default();
-    let env = parse_env(&args.env)?;
+    let command_or_url = words.command.as_str();
+    let env = parse_env(&words.env)?;
     let headers = parse_headers(&args.headers)?;
     let mut warnings = Vec::new();
-    let (transport, entry) = match args.transport {
+    let mut notes = Vec::new();
+    let chosen = args.transport.unwrap_or_else(|| {
+        if is_http_url(command_or_url) {
+            notes.push(format!(
+                "`{command_or_url}` is a URL: added as `-t http` (pass `-t sse` for an SSE server, `-t stdio` for a command)"
+            ));
+            TransportArg::Http
+        } else {
+            TransportArg::Stdio
+        }
+    });
+    let mut client_secret = None;
+    let (transport, entry) = match chosen {
         TransportArg::Stdio => {
             if !headers.is_empty() {
                 return Err(
@@ -164,24 +206,39 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
                     "`{command_or_url}` looks like a URL but was added as a stdio command; for a remote server use `-t http` (or `-t sse`)"
                 ));
             }
+            if args.client_id.is_some() || args.callback_port.is_some() || args.client_secret {
+                // Claude Code 2.1.332's warning, which also names its `--xaa`.
+                warnings.push(
+                    "--client-id, --client-secret and --callback-port only work with HTTP/SSE servers and are ignored for stdio".to_string(),
+                );
+            }
             (
                 Transport::Stdio,
-                model::stdio_entry(command_or_url, &args.args, &env),
+                model::stdio_entry(command_or_url, &words.args, &env),
             )
         }
         TransportArg::Http | TransportArg::Sse => {
-            let transport = if args.transport == TransportArg::Http {
+            let transport = if chosen == TransportArg::Http {
                 Transport::Http
             } else {
                 Transport::Sse
             };
-            if !env.is_empty() || !args.args.is_empty() {
+            if !env.is_empty() || !words.args.is_empty() {
                 return Err(CliError::usage(format!(
                     "`--env` and command arguments apply only to stdio servers, not {transport}"
                 ))
                 .with_hint("pass credentials for a remote server as headers: `-H 'Authorization: Bearer ${TOKEN}'`"));
             }
-            let entry = model::remote_entry(&transport, command_or_url, &headers);
+            let mut entry = model::remote_entry(&transport, command_or_url, &headers);
+            if let (Some(oauth), Some(object)) = (
+                oauth_object(args.client_id.as_deref(), args.callback_port),
+                entry.as_object_mut(),
+            ) {
+                object.insert("oauth".into(), oauth);
+            }
+            if args.client_secret {
+                client_secret = Some(oauth::read_client_secret(ctx, args, &words, chosen)?);
+            }
             (transport, entry)
         }
     };
@@ -191,7 +248,25 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
         allow_literal: args.allow_literal,
         force: args.force,
     };
-    write_entry(ctx, &args.name, &options, entry, transport, warnings)
+    let mut report = write_entry(ctx, &words.name, &options, entry, transport, warnings)?;
+    report.notes = notes;
+    if let Some(secret) = client_secret {
+        report.client_secret = Some(oauth::save_client_secret(ctx, &report, &secret)?);
+    }
+    Ok(report)
+}
+
+/// Claude Code's `oauth` member: `clientId`, then `callbackPort`, each
+/// only when given.
+fn oauth_object(client_id: Option<&str>, callback_port: Option<u16>) -> Option<Value> {
+    let mut oauth = serde_json::Map::new();
+    if let Some(client_id) = client_id {
+        oauth.insert("clientId".into(), Value::from(client_id));
+    }
+    if let Some(port) = callback_port {
+        oauth.insert("callbackPort".into(), Value::from(port));
+    }
+    (!oauth.is_empty()).then_some(Value::Object(oauth))
 }
 
 /// How `add` and `add-json` write an entry.
@@ -268,6 +343,7 @@ pub fn write_entry(
         .map_err(|error| already_exists_hint(ctx, error, name, scope).interrupted(&progress))?;
     warnings.extend(blanked_warnings(name, &entry));
     let mut report = AddReport::new(ctx, name, scope, transport, done, warnings);
+    report.stored = entry;
     report.moves = moves;
     report.env_written = progress.into_written();
     Ok(report)
@@ -395,6 +471,12 @@ fn parse_headers(headers: &[String]) -> Result<IndexMap<String, String>, CliErro
         parsed.insert(name.to_string(), value.trim().to_string());
     }
     Ok(parsed)
+}
+
+/// An `http://` or `https://` URL, which `add` reads as `-t http`.
+pub fn is_http_url(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 fn looks_like_url(command: &str) -> bool {

@@ -147,6 +147,8 @@ pub fn plural(count: usize) -> String {
 /// Runs `mcpenv import`.
 pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let client = client_of(args.from);
+    // The flags but `--from`, which `add-from-claude-desktop` shares.
+    let args = &args.options;
     let file = match &args.file {
         Some(file) => ctx.locations.working_dir.join(file),
         None => {

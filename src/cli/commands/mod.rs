@@ -2,6 +2,8 @@
 
 pub mod add;
 pub mod add_json;
+pub mod add_oauth;
+pub mod add_words;
 pub mod check;
 pub mod env;
 pub mod export;
@@ -91,14 +93,13 @@ pub fn shown_env_files(ctx: &Ctx, moves: &[crate::extract::Move]) -> Vec<String>
         .collect()
 }
 
-/// The candidate closest to a mistyped `name` (at most two edits away).
-pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+/// The candidate within two edits of `name` (the nearest), for "did you mean".
+pub fn closest<'a, S: AsRef<str>>(candidates: &'a [S], name: &str) -> Option<&'a str> {
     candidates
-        .into_iter()
-        .map(|candidate| (strsim::levenshtein(candidate, name), candidate))
-        .filter(|(distance, _)| *distance <= 2)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, candidate)| candidate)
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|candidate| strsim::levenshtein(candidate, name) <= 2)
+        .min_by_key(|candidate| strsim::levenshtein(candidate, name))
 }
 
 /// Hints for a name that is not defined where it was looked for: a close
@@ -111,7 +112,7 @@ pub fn unknown_name_hints(ctx: &Ctx, inventory: &Inventory, name: &str) -> Vec<S
             ctx.command(&["add", "NAME", "--", "COMMAND"])
         )];
     }
-    match closest(name, names.iter().copied()) {
+    match closest(&names, name) {
         Some(close) => vec![format!("a server with a similar name exists: `{close}`")],
         None => {
             let mut sorted = names.clone();

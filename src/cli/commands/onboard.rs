@@ -257,7 +257,7 @@ fn check_names(asked: &[String], flag: &str, found: &CheckReport) -> Result<(), 
     ));
     if let Some(close) = unknown
         .iter()
-        .find_map(|name| crate::cli::commands::closest(name, known.iter().copied()))
+        .find_map(|name| crate::cli::commands::closest(&known, name))
     {
         error = error.with_hint(format!("did you mean `{close}`?"));
     }

@@ -236,12 +236,28 @@ pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError>
 }
 
 /// The CLI error for a template problem.
+/// The template whose name is nearest `name`, when one is close.
+fn similar_template(ctx: &Ctx, name: &str) -> Option<String> {
+    let names: Vec<String> = templates::all(&ctx.template_dirs())
+        .0
+        .into_iter()
+        .map(|template| template.name)
+        .collect();
+    crate::cli::commands::closest(&names, name).map(str::to_string)
+}
+
 pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
     let hint = match &error {
-        TemplateError::NotFound(_) => format!(
-            "see the templates with `{}`, or pass a `server.json` file",
-            ctx.command(&["templates", "list"])
-        ),
+        TemplateError::NotFound(name) => match similar_template(ctx, name) {
+            Some(close) => format!(
+                "did you mean `{close}`? `{}` lists them all",
+                ctx.command(&["templates", "list"])
+            ),
+            None => format!(
+                "see the templates with `{}`, or pass a `server.json` file",
+                ctx.command(&["templates", "list"])
+            ),
+        },
         TemplateError::Malformed { .. } => {
             "fix that field; the format is the MCP Registry's server.json".to_string()
         }
@@ -265,17 +281,32 @@ pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
 pub fn add_from_template(
     ctx: &Ctx,
     args: &AddArgs,
+    name: &str,
     template_name: &str,
 ) -> Result<AddReport, CliError> {
-    let template = templates::find(&ctx.template_dirs(), template_name)
-        .map_err(|error| template_error(ctx, error))?;
+    let template = match templates::find(&ctx.template_dirs(), template_name) {
+        Ok(template) => template,
+        Err(TemplateError::NotFound(missing)) => {
+            let error = TemplateError::NotFound(missing.clone());
+            let Some(close) = similar_template(ctx, &missing) else {
+                return Err(template_error(ctx, error));
+            };
+            let mut words = vec!["add".to_string()];
+            words.extend(crate::cli::commands::add_words::flag_words(args, &args.env));
+            words.extend([name.to_string(), "--template".to_string(), close]);
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            return Err(CliError::new(Kind::Failure, Box::new(error))
+                .with_hint(format!("did you mean `{}`?", ctx.command(&words))));
+        }
+        Err(error) => return Err(template_error(ctx, error)),
+    };
     let choice = match (args.package, args.remote) {
         (Some(index), _) => Choice::Package(index),
         (None, Some(index)) => Choice::Remote(index),
         (None, None) => Choice::Default,
     };
-    let rendered = templates::render(&template, choice, &args.name)
-        .map_err(|error| template_error(ctx, error))?;
+    let rendered =
+        templates::render(&template, choice, name).map_err(|error| template_error(ctx, error))?;
     let mut entry = rendered.entry;
     let mut secrets = Vec::new();
     for (key, value) in parse_vars(&args.vars)? {
@@ -322,7 +353,7 @@ pub fn add_from_template(
             .iter()
             .map(|variable| crate::dotenv::ExampleLine {
                 name: variable.name.clone(),
-                comment: comment(variable, &args.name),
+                comment: comment(variable, name),
                 value: variable
                     .default
                     .clone()
@@ -355,10 +386,10 @@ pub fn add_from_template(
     } else {
         IfExists::Fail
     };
-    let written = store::add_server(&ctx.locations, &target, &args.name, &entry, if_exists)
-        .map_err(|error| already_exists_hint(ctx, error, &args.name, scope))?;
+    let written = store::add_server(&ctx.locations, &target, name, &entry, if_exists)
+        .map_err(|error| already_exists_hint(ctx, error, name, scope))?;
     let transport = ServerEntry::from_value(entry.clone()).transport();
-    let mut report = AddReport::new(ctx, &args.name, scope, transport, written, Vec::new());
+    let mut report = AddReport::new(ctx, name, scope, transport, written, Vec::new());
     report.template = Some(template.name.clone());
     report.env_written = env_written;
     report.still_missing = still_missing(ctx, &entry);
