@@ -320,9 +320,11 @@ fn to_claude_settings_writes_the_env_map_and_ignores_the_file() {
         0o600,
         "it holds secrets"
     );
+    // The rule is the user's own: git's exclude file, not the tracked `.gitignore`.
+    assert_eq!(env.read("project/.gitignore"), "target/\n.env\n");
     assert_eq!(
-        env.read("project/.gitignore"),
-        "target/\n.env\n.claude/settings.local.json\n"
+        env.read("project/.git/info/exclude"),
+        ".claude/settings.local.json\n"
     );
     assert!(!env.project.join(".env").exists());
 }
@@ -472,7 +474,7 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from `.env`
     Copying `DOCS_TITLE` from `.env`
     Saved 2 variables to `.claude/settings.local.json`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
-    Wrote `[ROOT]/project/.gitignore`
+    Wrote `[ROOT]/project/.git/info/exclude`
     Wrote `[ROOT]/project/.claude/settings.local.json`
     Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
     `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
