@@ -349,6 +349,7 @@ fn from_env_copies_values_without_a_terminal() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment
@@ -380,6 +381,7 @@ fn from_env_copies_values_without_a_terminal() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     [exit status: 0]
     ");
@@ -470,6 +472,7 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
       hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
 
     All 3 servers in effect have what they need (0 errors, 2 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from `.env`
     Copying `DOCS_TITLE` from `.env`
@@ -589,6 +592,7 @@ fn nothing_missing_says_so_and_prints_the_check() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Nothing is missing: every variable the servers use has a value or a default
     [exit status: 0]
