@@ -127,12 +127,7 @@ pub fn save_env(
     // The exclude rule first: the values are secrets, and a file holding
     // them must never wait, unignored, for a second write.
     keep_out_of_git(locations, &path, &mut saved)?;
-    if let Some(parent) = path.parent() {
-        fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
-            path: path.clone(),
-            source,
-        })?;
-    }
+    create_parent(&path)?;
     // Claude Code creates this file 0644; once it holds secrets, a new one
     // is private like `.env` (an existing file keeps its mode).
     let changed = edit(locations, &path, NewMode::Exact(0o600), |old| {
@@ -227,18 +222,24 @@ fn keep_out_of_git(
     if ignored {
         return Ok(());
     }
-    if let Some(parent) = exclude.parent() {
-        fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
-            path: exclude.clone(),
-            source,
-        })?;
-    }
+    create_parent(&exclude)?;
     if edit(locations, &exclude, NewMode::Umasked(0o644), |old| {
         Ok(crate::gitignore::with_entry(old, &relative))
     })? {
         saved.written.push(exclude);
     }
     Ok(())
+}
+
+/// Creates the directory `path` is written in, if missing.
+fn create_parent(path: &Path) -> Result<(), ConfigError> {
+    match path.parent() {
+        Some(parent) => fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
+            path: path.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// A decision about project (`.mcp.json`) servers, as Claude Code's
@@ -287,12 +288,7 @@ pub fn save_choice(
         return Ok(saved);
     }
     keep_out_of_git(locations, &path, &mut saved)?;
-    if let Some(parent) = path.parent() {
-        fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
-            path: path.clone(),
-            source,
-        })?;
-    }
+    create_parent(&path)?;
     // Claude Code creates this file 0644; mcpenv's are private, as the
     // same file may hold `env` values.
     if edit(locations, &path, NewMode::Exact(0o600), |old| {
