@@ -600,7 +600,9 @@ mcpenv writes `enabledMcpjsonServers` in `.claude/settings.local.json`, where Cl
 dialog records your answer, and keeps that file out of git with a line in `.git/info/exclude`.
 
 `--all` lists each server in effect now by name. Unlike \"approve all\" in Claude Code's dialog
-(`enableAllProjectMcpServers`), a server someone adds to `.mcp.json` later still asks first.";
+(`enableAllProjectMcpServers`), a server someone adds to `.mcp.json` later still asks first.
+
+Claude Code 2.1.332 reads these approvals only in a folder whose trust dialog you accepted.";
 
 /// `mcpenv reject`.
 #[derive(Debug, Args)]
