@@ -147,6 +147,24 @@ impl ApprovalPolicy {
     }
 }
 
+/// Whether this project's entry in `~/.claude.json` records that its trust
+/// dialog was accepted. Claude Code 2.1.332 reads approvals from
+/// `.claude/settings.local.json` only in a trusted folder (or an ancestor's
+/// trust; this checks the project's own entry only).
+pub fn project_trusted(locations: &Locations) -> bool {
+    let Ok(Some(document)) =
+        crate::layered::load_document(&locations.claude_json, crate::layered::CLAUDE_JSON_EXPAND)
+    else {
+        return false;
+    };
+    document
+        .object_at(&["projects", locations.local_key.as_str()])
+        .ok()
+        .flatten()
+        .and_then(|entry| document.find_member(&entry, "hasTrustDialogAccepted"))
+        .is_some_and(|member| document.value_at(&member.value_span) == Value::Bool(true))
+}
+
 /// The strings of a JSON array of names (`enabledMcpjsonServers`,
 /// `disabledMcpServers`), as written; anything else is no names.
 pub fn string_list(value: Option<&Value>) -> Vec<String> {
@@ -190,6 +208,12 @@ fn read_settings(path: &Path) -> Result<Option<Value>, String> {
         Ok(_) => Err("is not a JSON object".to_string()),
         Err(error) => Err(format!("is not valid JSON: {error}")),
     }
+}
+
+/// Whether Claude Code takes `listed` (in a settings list) for `name`:
+/// equal after its name normalisation.
+pub fn same_name(listed: &str, name: &str) -> bool {
+    normalize(listed) == normalize(name)
 }
 
 /// Claude Code compares names after mapping every character outside

@@ -64,6 +64,8 @@ pub enum SettingsError {
 pub struct Saved {
     /// Files written, in order.
     pub written: Vec<PathBuf>,
+    /// No git directory was found to keep the settings file out of git.
+    pub not_excluded: bool,
 }
 
 /// Why Claude Code ignores the project's `.claude/settings.local.json`
@@ -122,33 +124,10 @@ pub fn save_env(
     if values.is_empty() {
         return Ok(saved);
     }
-    // `.gitignore` first: the values are secrets, and a file holding them
-    // must never wait, unignored, for a second write.
-    let root = locations.project_root();
-    let relative = path
-        .strip_prefix(&root)
-        .map(|relative| {
-            relative
-                .components()
-                .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .unwrap_or_else(|_| ".claude/settings.local.json".to_string());
-    let gitignore = root.join(".gitignore");
-    if envfiles::git_ignores(&root, &path) != Some(true)
-        && edit(locations, &gitignore, NewMode::Umasked(0o644), |old| {
-            Ok(gitignore_with(old, &relative))
-        })?
-    {
-        saved.written.push(gitignore);
-    }
-    if let Some(parent) = path.parent() {
-        fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
-            path: path.clone(),
-            source,
-        })?;
-    }
+    // The exclude rule first: the values are secrets, and a file holding
+    // them must never wait, unignored, for a second write.
+    keep_out_of_git(locations, &path, &mut saved)?;
+    create_parent(&path)?;
     // Claude Code creates this file 0644; once it holds secrets, a new one
     // is private like `.env` (an existing file keeps its mode).
     let changed = edit(locations, &path, NewMode::Exact(0o600), |old| {
@@ -208,11 +187,255 @@ pub fn with_env(
     Ok(changed.then(|| document.into_text()))
 }
 
-/// The `.gitignore` text `existing` with a line for `relative` (the
-/// settings file, relative to the `.gitignore`) appended, or `None` when
-/// the text already ignores it.
-pub fn gitignore_with(existing: Option<&str>, relative: &str) -> Option<String> {
-    crate::gitignore::with_entry(existing, relative)
+/// Keeps the settings file at `path` out of git with a line in git's own
+/// exclude file (`info/exclude`), never the committed `.gitignore`: the
+/// file is one person's, and so is the rule. Nothing is written when git
+/// ignores the file already; without a git directory nothing is, and
+/// `saved.not_excluded` says so.
+fn keep_out_of_git(
+    locations: &Locations,
+    path: &Path,
+    saved: &mut Saved,
+) -> Result<(), ConfigError> {
+    let Some((exclude, top)) = crate::locate::git_exclude(&locations.working_dir) else {
+        saved.not_excluded = true;
+        return Ok(());
+    };
+    // Patterns in `info/exclude` are relative to the top of the work tree.
+    let relative = path
+        .strip_prefix(&top)
+        .map(|relative| {
+            relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .unwrap_or_else(|_| ".claude/settings.local.json".to_string());
+    // Where git cannot tell (not installed), the top `.gitignore` decides.
+    let ignored = envfiles::git_ignores(&top, path).unwrap_or_else(|| {
+        fsx::read_if_exists(&top.join(".gitignore"))
+            .ok()
+            .flatten()
+            .is_some_and(|text| crate::gitignore::ignores(&text, &relative))
+    });
+    if ignored {
+        return Ok(());
+    }
+    create_parent(&exclude)?;
+    if edit(locations, &exclude, NewMode::Umasked(0o644), |old| {
+        Ok(crate::gitignore::with_entry(old, &relative))
+    })? {
+        saved.written.push(exclude);
+    }
+    Ok(())
+}
+
+/// Creates the directory `path` is written in, if missing.
+fn create_parent(path: &Path) -> Result<(), ConfigError> {
+    match path.parent() {
+        Some(parent) => fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
+            path: path.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A decision about project (`.mcp.json`) servers, as Claude Code's
+/// approval dialog records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Listed in `enabledMcpjsonServers`: Claude Code starts it.
+    Approve,
+    /// Listed in `disabledMcpjsonServers`: hidden, never started.
+    Reject,
+}
+
+impl Choice {
+    /// The list a name goes into, and the one it leaves.
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Approve => (ENABLED, DISABLED),
+            Self::Reject => (DISABLED, ENABLED),
+        }
+    }
+}
+
+const ENABLED: &str = "enabledMcpjsonServers";
+const DISABLED: &str = "disabledMcpjsonServers";
+const ENABLE_ALL: &str = "enableAllProjectMcpServers";
+
+/// The keys `claude mcp reset-project-choices` removes.
+pub const CHOICE_KEYS: [&str; 3] = [ENABLED, DISABLED, ENABLE_ALL];
+
+/// Records `choice` for each of `names` in the project's
+/// `.claude/settings.local.json` and keeps that file out of git. Refuses,
+/// writing nothing, when Claude Code would ignore the file; writes nothing
+/// when the file records the choice already.
+pub fn save_choice(
+    locations: &Locations,
+    choice: Choice,
+    names: &[String],
+) -> Result<Saved, SettingsError> {
+    let path = locations.local_settings();
+    if let Some(gate) = gate(locations) {
+        return Err(SettingsError::Ignored { path, gate });
+    }
+    let mut saved = Saved::default();
+    let current = fsx::read_if_exists(&path).map_err(|source| ConfigError::read(&path, source))?;
+    if with_choice(&path, current.as_deref(), choice, names)?.is_none() {
+        return Ok(saved);
+    }
+    keep_out_of_git(locations, &path, &mut saved)?;
+    create_parent(&path)?;
+    // Claude Code creates this file 0644; mcpenv's are private, as the
+    // same file may hold `env` values.
+    if edit(locations, &path, NewMode::Exact(0o600), |old| {
+        with_choice(&path, old, choice, names)
+    })? {
+        saved.written.push(path);
+    }
+    Ok(saved)
+}
+
+/// The settings text `existing` (`None`: no file) with each of `names`
+/// added to the list `choice` writes and taken out of the other one, or
+/// `None` when nothing changes. Only the two lists change: a new list is
+/// appended as the last key, laid out as Claude Code writes it.
+pub fn with_choice(
+    path: &Path,
+    existing: Option<&str>,
+    choice: Choice,
+    names: &[String],
+) -> Result<Option<String>, ConfigError> {
+    let (into, out_of) = choice.keys();
+    let blank = existing.is_none_or(|text| text.trim_start_matches('\u{feff}').trim().is_empty());
+    if blank {
+        if names.is_empty() {
+            return Ok(None);
+        }
+        let mut root = serde_json::Map::new();
+        root.insert(into.to_string(), Value::from(names.to_vec()));
+        return Ok(Some(format!(
+            "{}\n",
+            pretty(&Value::Object(root), "  ", "")
+        )));
+    }
+    let mut document = JsonDocument::parse(existing.unwrap_or_default().to_string())
+        .map_err(|error| document_error(path, error))?;
+    let mut changed = false;
+    // Rejections match after Claude Code's name normalisation, so an
+    // approval takes out every spelling that would still reject the name.
+    let leaving = list_at(path, &document, out_of)?;
+    if let Some(list) = &leaving {
+        let kept: Vec<String> = list
+            .iter()
+            .filter(|listed| !names.iter().any(|name| approval::same_name(listed, name)))
+            .cloned()
+            .collect();
+        if kept.len() != list.len() {
+            document = set_list(path, &document, out_of, kept)?;
+            changed = true;
+        }
+    }
+    // Approvals need the exact name (Claude Code 2.1.332 warns about a
+    // near miss), so presence is checked exactly.
+    let mut list = list_at(path, &document, into)?.unwrap_or_default();
+    let before = list.len();
+    for name in names {
+        if !list.contains(name) {
+            list.push(name.clone());
+        }
+    }
+    if list.len() != before {
+        document = set_list(path, &document, into, list)?;
+        changed = true;
+    }
+    Ok(changed.then(|| document.into_text()))
+}
+
+/// The names of the top-level list `key`; `None` when it is absent. A
+/// single name written as a string counts as a list of one, as Claude
+/// Code reads it.
+fn list_at(
+    path: &Path,
+    document: &JsonDocument,
+    key: &str,
+) -> Result<Option<Vec<String>>, ConfigError> {
+    let root = document
+        .object_at(&[])
+        .map_err(|shape| ConfigError::shape(path, &shape))?;
+    let Some(member) = root.and_then(|root| document.find_member(&root, key)) else {
+        return Ok(None);
+    };
+    match document.value_at(&member.value_span) {
+        Value::String(name) => Ok(Some(vec![name])),
+        Value::Array(items) if items.iter().all(Value::is_string) => Ok(Some(
+            items
+                .into_iter()
+                .filter_map(|item| item.as_str().map(str::to_string))
+                .collect(),
+        )),
+        _ => Err(ConfigError::Shape {
+            path: path.to_path_buf(),
+            detail: format!("`{key}` is not a list of server names"),
+        }),
+    }
+}
+
+fn set_list(
+    path: &Path,
+    document: &JsonDocument,
+    key: &str,
+    names: Vec<String>,
+) -> Result<JsonDocument, ConfigError> {
+    let splice = document
+        .plan_set(&[], key, &Value::from(names), &|_| serde_json::Map::new())
+        .map_err(|shape| ConfigError::shape(path, &shape))?;
+    document
+        .apply(&splice)
+        .map_err(|error| document_error(path, error))
+}
+
+/// Removes the approval keys ([`CHOICE_KEYS`]) from the project's
+/// `.claude/settings.local.json`, every other byte kept; returns whether
+/// it wrote. A missing file is left missing.
+pub fn reset_choices(locations: &Locations) -> Result<bool, ConfigError> {
+    let path = locations.local_settings();
+    if fsx::read_if_exists(&path)
+        .map_err(|source| ConfigError::read(&path, source))?
+        .is_none()
+    {
+        return Ok(false);
+    }
+    edit(locations, &path, NewMode::Exact(0o600), |old| {
+        without_choices(&path, old)
+    })
+}
+
+/// The settings text `existing` without the approval keys, or `None` when
+/// it has none of them.
+pub fn without_choices(path: &Path, existing: Option<&str>) -> Result<Option<String>, ConfigError> {
+    let Some(text) = existing.filter(|text| !text.trim_start_matches('\u{feff}').trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let mut document =
+        JsonDocument::parse(text.to_string()).map_err(|error| document_error(path, error))?;
+    let mut changed = false;
+    for key in CHOICE_KEYS {
+        let splice = document
+            .plan_remove(&[], key)
+            .map_err(|shape| ConfigError::shape(path, &shape))?;
+        if let Some(splice) = splice {
+            document = document
+                .apply(&splice)
+                .map_err(|error| document_error(path, error))?;
+            changed = true;
+        }
+    }
+    Ok(changed.then(|| document.into_text()))
 }
 
 /// Whether the rules of a `.gitignore` text ignore the file at `relative`.
@@ -305,6 +528,61 @@ mod tests {
         ));
     }
 
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|name| (*name).to_string()).collect()
+    }
+
+    #[test]
+    fn choices_move_names_between_the_lists_and_keep_other_bytes() {
+        let path = Path::new("settings.local.json");
+        assert_eq!(
+            with_choice(path, None, Choice::Approve, &names(&["gh"])).unwrap(),
+            Some("{\n  \"enabledMcpjsonServers\": [\n    \"gh\"\n  ]\n}\n".to_string())
+        );
+        let old = "{\n    \"env\": {\"A\": \"1\"},\n    \"disabledMcpjsonServers\": [\"gh\", \"x\"],\n    \"n\": 1.50\n}";
+        let approved = with_choice(path, Some(old), Choice::Approve, &names(&["gh"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            approved,
+            "{\n    \"env\": {\"A\": \"1\"},\n    \"disabledMcpjsonServers\": [\n        \"x\"\n    ],\n    \"n\": 1.50,\n    \"enabledMcpjsonServers\": [\n        \"gh\"\n    ]\n}"
+        );
+        assert_eq!(
+            with_choice(path, Some(&approved), Choice::Approve, &names(&["gh"])).unwrap(),
+            None
+        );
+        // A rejection under another spelling still rejects: it goes too.
+        let spelled = "{\"disabledMcpjsonServers\": [\"my.server\"]}";
+        assert_eq!(
+            with_choice(path, Some(spelled), Choice::Approve, &names(&["my_server"])).unwrap(),
+            Some(
+                "{\"disabledMcpjsonServers\": [],\"enabledMcpjsonServers\": [\"my_server\"]}"
+                    .to_string()
+            )
+        );
+        assert!(matches!(
+            with_choice(
+                path,
+                Some("{\"enabledMcpjsonServers\": 3}"),
+                Choice::Reject,
+                &names(&["a"])
+            ),
+            Err(ConfigError::Shape { .. })
+        ));
+    }
+
+    #[test]
+    fn resetting_removes_only_the_three_keys() {
+        let path = Path::new("settings.local.json");
+        let old = "{\n  \"enabledMcpjsonServers\": [\"a\"],\n  \"env\": {},\n  \"enableAllProjectMcpServers\": true,\n  \"disabledMcpjsonServers\": []\n}\n";
+        assert_eq!(
+            without_choices(path, Some(old)).unwrap(),
+            Some("{\n  \"env\": {}\n}\n".to_string())
+        );
+        assert_eq!(without_choices(path, Some("{\"env\": {}}")).unwrap(), None);
+        assert_eq!(without_choices(path, None).unwrap(), None);
+    }
+
     #[test]
     fn gitignore_rules_are_matched_as_git_does() {
         let file = ".claude/settings.local.json";
@@ -347,24 +625,6 @@ mod tests {
             "/.claude/",
             "pkg/.claude/settings.local.json"
         ));
-    }
-
-    #[test]
-    fn gitignore_gets_one_line_when_needed() {
-        let file = ".claude/settings.local.json";
-        assert_eq!(
-            gitignore_with(None, file).as_deref(),
-            Some(".claude/settings.local.json\n")
-        );
-        assert_eq!(
-            gitignore_with(Some("node_modules"), file).as_deref(),
-            Some("node_modules\n.claude/settings.local.json\n")
-        );
-        assert_eq!(
-            gitignore_with(Some(".env\r\n"), file).as_deref(),
-            Some(".env\r\n.claude/settings.local.json\r\n")
-        );
-        assert_eq!(gitignore_with(Some(".claude/\n"), file), None);
     }
 
     fn locations(root: &Path, in_git: bool) -> Locations {
@@ -410,7 +670,7 @@ mod tests {
     }
 
     #[test]
-    fn save_env_refuses_when_gated_and_writes_gitignore_then_settings() {
+    fn save_env_refuses_when_gated_and_writes_the_exclude_rule_then_settings() {
         let temp = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(temp.path()).unwrap();
         let outside = locations(&root.join("outside"), false);
@@ -426,15 +686,17 @@ mod tests {
 
         let inside = locations(&root.join("inside"), true);
         let saved = save_env(&inside, &pairs(&[("A", "1")])).unwrap();
-        let gitignore = inside.working_dir.join(".gitignore");
+        // The rule is private too: git's own exclude file, not `.gitignore`.
+        let exclude = inside.working_dir.join(".git/info/exclude");
         assert_eq!(
             saved.written,
-            vec![gitignore.clone(), inside.local_settings()]
+            vec![exclude.clone(), inside.local_settings()]
         );
         assert_eq!(
-            std::fs::read_to_string(&gitignore).unwrap(),
+            std::fs::read_to_string(&exclude).unwrap(),
             ".claude/settings.local.json\n"
         );
+        assert!(!inside.working_dir.join(".gitignore").exists());
         assert_eq!(read_env(&inside.local_settings()), pairs(&[("A", "1")]));
         let again = save_env(&inside, &pairs(&[("A", "1")])).unwrap();
         assert!(again.written.is_empty());

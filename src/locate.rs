@@ -212,6 +212,32 @@ fn main_worktree(worktree: &Path, gitfile: &Path) -> Option<PathBuf> {
     common.parent().map(Path::to_path_buf)
 }
 
+/// Git's own exclude file for the work tree `dir` is in (`info/exclude` of
+/// the common git directory, which linked worktrees share) and the top of
+/// that work tree, which its patterns are relative to. Unlike `.gitignore`
+/// it is never committed: the place for a rule about one person's files.
+/// `None` when no git directory is found.
+pub fn git_exclude(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    let top = dir
+        .ancestors()
+        .find(|ancestor| ancestor.join(".git").exists())?;
+    let dot_git = top.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        let text = crate::fsx::read_if_exists(&dot_git).ok().flatten()?;
+        top.join(text.trim().strip_prefix("gitdir:")?.trim())
+    };
+    let common = match crate::fsx::read_if_exists(&git_dir.join("commondir")) {
+        Ok(Some(common)) => git_dir.join(common.trim()),
+        _ => git_dir,
+    };
+    let common = dunce::canonicalize(common).ok()?;
+    common
+        .is_dir()
+        .then(|| (common.join("info").join("exclude"), top.to_path_buf()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +308,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(find_git_root(&root.join("wt/sub")), Some(main.clone()));
+        // Worktrees share the main repository's exclude file; their
+        // patterns are relative to their own top.
+        assert_eq!(
+            git_exclude(&root.join("wt/sub")),
+            Some((main.join(".git/info/exclude"), root.join("wt")))
+        );
+        assert_eq!(
+            git_exclude(&main),
+            Some((main.join(".git/info/exclude"), main.clone()))
+        );
+        assert_eq!(git_exclude(&root), None);
 
         // A gitfile that does not point back (a submodule, say) keys itself.
         fs::write(admin.join("gitdir"), "/elsewhere/.git\n").unwrap();

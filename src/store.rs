@@ -415,6 +415,40 @@ fn has_member(document: &JsonDocument, target: &Target, name: &str) -> Result<bo
     Ok(object.is_some_and(|object| document.find_member(&object, name).is_some()))
 }
 
+/// Removes each of `keys` from this project's entry in `~/.claude.json`
+/// (`projects[<key>]`), keeping the entry and its other keys; nothing is
+/// written when none is there.
+pub fn remove_project_keys(locations: &Locations, keys: &[&str]) -> Result<Written, StoreError> {
+    let target = Target {
+        scope: Scope::Local,
+        path: locations.claude_json.clone(),
+        object_path: vec!["projects".to_string(), locations.local_key.clone()],
+    };
+    let object_path = target.object_path();
+    edit(locations, &target, |document| {
+        let mut edited: Option<JsonDocument> = None;
+        for key in keys {
+            let current = edited.as_ref().unwrap_or(document);
+            let splice = current
+                .plan_remove(&object_path, key)
+                .map_err(|shape| shape_error(&target.path, &shape))?;
+            if let Some(splice) = splice {
+                edited = Some(apply(current, &splice, &target.path)?);
+            }
+        }
+        Ok(Plan {
+            change: edited.map_or(Change::Nothing, Change::Whole),
+            expect: keys
+                .iter()
+                .map(|key| Expect::NoMember {
+                    object_path: target.object_path.clone(),
+                    name: (*key).to_string(),
+                })
+                .collect(),
+        })
+    })
+}
+
 /// A change of one string of one server entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldChange {

@@ -60,6 +60,12 @@ pub enum Command {
     Check(CheckArgs),
     /// Ask for each missing variable and save it (interactive).
     Onboard(OnboardArgs),
+    /// Approve project (`.mcp.json`) servers for Claude Code, as its dialog does.
+    Approve(ApproveArgs),
+    /// Reject project servers: Claude Code hides them and never starts them.
+    Reject(RejectArgs),
+    /// Forget this project's approvals and rejections, as `claude mcp reset-project-choices` does.
+    ResetProjectChoices(ResetProjectChoicesArgs),
     /// Run a command with `.env` loaded, e.g. `mcpenv run -- claude`.
     Run(RunArgs),
     /// Print the variables `.env` provides to the servers, for your shell or direnv.
@@ -647,6 +653,56 @@ pub struct OnboardArgs {
     pub force: bool,
 
     /// Print the final check as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv approve`.
+#[derive(Debug, Args)]
+#[command(after_help = APPROVE_HELP)]
+pub struct ApproveArgs {
+    /// Project servers to approve.
+    #[arg(
+        value_name = "NAME",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub names: Vec<String>,
+
+    /// Approve every project server in effect here now, each by name.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Print what was done as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const APPROVE_HELP: &str = "\
+mcpenv writes `enabledMcpjsonServers` in `.claude/settings.local.json`, where Claude Code's own
+dialog records your answer, and keeps that file out of git with a line in `.git/info/exclude`.
+
+`--all` lists each server in effect now by name. Unlike \"approve all\" in Claude Code's dialog
+(`enableAllProjectMcpServers`), a server someone adds to `.mcp.json` later still asks first.
+
+Claude Code 2.1.332 reads these approvals only in a folder whose trust dialog you accepted.";
+
+/// `mcpenv reject`.
+#[derive(Debug, Args)]
+pub struct RejectArgs {
+    /// Project servers to reject.
+    #[arg(value_name = "NAME", required = true)]
+    pub names: Vec<String>,
+
+    /// Print what was done as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv reset-project-choices`.
+#[derive(Debug, Args)]
+pub struct ResetProjectChoicesArgs {
+    /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
 }

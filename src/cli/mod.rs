@@ -155,6 +155,14 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
         Command::Share(args) => emit(ctx, &commands::share::run(ctx, args)?, args.json, quiet),
         Command::Check(args) => emit(ctx, &commands::check::run(ctx, args)?, args.json, quiet),
         Command::Onboard(args) => emit(ctx, &commands::onboard::run(ctx, args)?, args.json, quiet),
+        Command::Approve(args) => emit(ctx, &commands::approve::run(ctx, args)?, args.json, quiet),
+        Command::Reject(args) => emit(ctx, &commands::reject::run(ctx, args)?, args.json, quiet),
+        Command::ResetProjectChoices(args) => emit(
+            ctx,
+            &commands::reset_project_choices::run(ctx, args)?,
+            args.json,
+            quiet,
+        ),
         Command::Run(args) => return Err(commands::run::run(ctx, args)),
         Command::Templates(args::TemplatesCommand::List(args)) => emit(
             ctx,

@@ -354,6 +354,8 @@ fn share_moves_a_private_server_to_the_project() {
     Wrote `[ROOT]/project/.mcp.json`
     Wrote `[ROOT]/home/.claude.json`
     Teammates set the variables listed in `.env.example` in their own `.env`
+    To keep using it: approve it with `mcpenv approve gh` (Claude Code asks before starting a project server)
+    and start Claude Code with `mcpenv run -- claude`, which supplies the values in `.env`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.mcp.json"), @r#"

@@ -67,6 +67,7 @@ fn a_pending_project_server_does_not_shadow_a_user_one() {
     only-project  project  stdio      pending approval  node
     db            user     stdio                        uvx mcp-server-sqlite
     ----- stderr -----
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve only-project`
     [exit status: 0]
     ");
     let got = env.run(&["get", "db", "--json"]).expect_code(0).json();
@@ -90,6 +91,7 @@ fn approval_states_follow_claude_settings() {
     rejected  project  stdio      rejected          node
     pending   project  stdio      pending approval  node
     ----- stderr -----
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve pending`
     [exit status: 0]
     ");
 }
@@ -133,6 +135,7 @@ fn every_ancestor_mcp_json_is_read_and_nearer_wins() {
     a     project  stdio      shadowed by project  /far/a
     far   project  stdio      pending approval     /far/only
     ----- stderr -----
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve a far`
     [exit status: 0]
     ");
 }
@@ -189,7 +192,8 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "env_names": [
             "GITHUB_TOKEN"
           ],
-          "header_names": []
+          "header_names": [],
+          "approve_command": null
         },
         {
           "name": "api",
@@ -207,13 +211,15 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "env_names": [],
           "header_names": [
             "X-Api-Key"
-          ]
+          ],
+          "approve_command": "mcpenv approve api"
         }
       ],
       "warnings": [],
       "errors": []
     }
     ----- stderr -----
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve api`
     [exit status: 0]
     "#);
 }
@@ -343,6 +349,7 @@ fn skipped_entries_are_marked_and_never_shadow() {
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `urlnotype`: MCP server "urlnotype" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `sdk`: MCP server "sdk" declares type "sdk", which only an SDK host application can register
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve ok`
     [exit status: 0]
     "#);
     let listed = env.run(&["list", "--json"]).expect_code(0).json();

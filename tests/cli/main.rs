@@ -2,6 +2,7 @@
 //! a temporary HOME and project (see `harness`).
 
 mod add;
+mod approval;
 mod check;
 mod claude;
 mod claude_add_json;

@@ -215,9 +215,11 @@ fn to_claude_settings_writes_the_env_map_and_ignores_the_file() {
         0o600,
         "it holds secrets"
     );
+    // The rule is the user's own: git's exclude file, not the tracked `.gitignore`.
+    assert_eq!(env.read("project/.gitignore"), "target/\n.env\n");
     assert_eq!(
-        env.read("project/.gitignore"),
-        "target/\n.env\n.claude/settings.local.json\n"
+        env.read("project/.git/info/exclude"),
+        ".claude/settings.local.json\n"
     );
     assert!(!env.project.join(".env").exists());
 }
@@ -242,6 +244,7 @@ fn from_env_copies_values_without_a_terminal() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment
@@ -273,6 +276,7 @@ fn from_env_copies_values_without_a_terminal() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     [exit status: 0]
     ");
@@ -363,11 +367,12 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
       hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
 
     All 3 servers in effect have what they need (0 errors, 2 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from `.env`
     Copying `DOCS_TITLE` from `.env`
     Saved 2 variables to `.claude/settings.local.json`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`
-    Wrote `.gitignore`
+    Wrote `.git/info/exclude`
     Wrote `.claude/settings.local.json`
     Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
     `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
@@ -482,6 +487,7 @@ fn nothing_missing_says_so_and_prints_the_check() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Nothing is missing: every variable the servers use has a value or a default
     [exit status: 0]

@@ -25,6 +25,9 @@ pub struct CheckOutput {
     files: Vec<Option<String>>,
     #[serde(skip)]
     sources: Vec<Option<String>>,
+    /// The command that approves the pending project servers in Claude
+    /// Code, when there are any.
+    pub approve_command: Option<String>,
     #[serde(skip)]
     fix: String,
 }
@@ -176,6 +179,9 @@ impl Report for CheckOutput {
         if !self.report.missing().is_empty() {
             writeln!(out, "Fix it with `{}`", self.fix)?;
         }
+        if let Some(approve) = &self.approve_command {
+            writeln!(out, "Approve the pending project servers with `{approve}`")?;
+        }
         Ok(())
     }
 
@@ -271,7 +277,16 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
                 })
         })
         .collect();
+    let pending: Vec<&str> = report
+        .servers
+        .iter()
+        .filter(|server| server.status == Status::Pending)
+        .map(|server| server.name.as_str())
+        .collect();
+    let approve_command =
+        (!pending.is_empty()).then(|| ctx.command(&[&["approve"], pending.as_slice()].concat()));
     Ok(CheckOutput {
+        approve_command,
         ok: report.ok(strict),
         report,
         files,

@@ -26,6 +26,17 @@ pub struct ListReport {
     pub errors: Vec<FileError>,
     #[serde(skip)]
     add_hint: String,
+    /// `mcpenv approve` as this run would spell it (`-C DIR` kept).
+    #[serde(skip)]
+    approve_prefix: String,
+}
+
+impl ListReport {
+    /// The command that approves `names`.
+    fn approve_hint(&self, names: &[&str]) -> String {
+        let words: Vec<String> = names.iter().map(|name| (*name).to_string()).collect();
+        format!("{} {}", self.approve_prefix, shell_words(&words))
+    }
 }
 
 /// One definition of a server. Values of `env` and `headers` are never
@@ -62,6 +73,8 @@ pub struct ListedServer {
     pub env_names: Vec<String>,
     /// Names of the headers.
     pub header_names: Vec<String>,
+    /// For a project server pending approval: the command that approves it.
+    pub approve_command: Option<String>,
 }
 
 /// A note about a file.
@@ -213,6 +226,7 @@ impl ListedServer {
                 .into_iter()
                 .map(|(key, _)| key.to_string())
                 .collect(),
+            approve_command: None,
         }
     }
 
@@ -298,6 +312,19 @@ impl Report for ListReport {
         for error in &self.errors {
             error.write(err)?;
         }
+        let pending: Vec<&str> = self
+            .servers
+            .iter()
+            .filter(|server| server.approve_command.is_some())
+            .map(|server| server.name.as_str())
+            .collect();
+        if !pending.is_empty() {
+            writeln!(
+                err,
+                "hint: Claude Code asks before starting a pending project server; approve it with `{}`",
+                self.approve_hint(&pending)
+            )?;
+        }
         if self.servers.is_empty() && self.errors.is_empty() {
             writeln!(err, "No MCP servers configured")?;
             writeln!(err, "hint: add one with `{}`", self.add_hint)?;
@@ -318,7 +345,13 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
         .entries
         .iter()
         .filter(|entry| scope.is_none_or(|scope| entry.scope == scope))
-        .map(|entry| ListedServer::new(&inventory, entry))
+        .map(|entry| {
+            let mut server = ListedServer::new(&inventory, entry);
+            if server.status == Status::Pending {
+                server.approve_command = Some(ctx.command(&["approve", &server.name]));
+            }
+            server
+        })
         .collect();
     Ok(ListReport {
         servers,
@@ -328,6 +361,7 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
             .filter(|error| scope.is_none_or(|scope| error.scopes.contains(&scope)))
             .collect(),
         add_hint: ctx.command(&["add", "NAME", "--", "COMMAND", "ARGS..."]),
+        approve_prefix: ctx.command(&["approve"]),
     })
 }
 

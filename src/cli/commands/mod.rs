@@ -4,6 +4,7 @@ pub mod add;
 pub mod add_json;
 pub mod add_oauth;
 pub mod add_words;
+pub mod approve;
 pub mod check;
 pub mod env;
 pub mod export;
@@ -14,7 +15,9 @@ pub mod list;
 pub mod onboard;
 pub mod probe;
 pub mod reap;
+pub mod reject;
 pub mod remove;
+pub mod reset_project_choices;
 pub mod run;
 pub mod scan;
 pub mod share;
@@ -22,6 +25,7 @@ pub mod templates;
 
 use std::path::{Path, PathBuf};
 
+use crate::claude_settings::{Gate, SettingsError};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
 use crate::envfiles::{self, EnvFiles};
@@ -29,6 +33,31 @@ use crate::extract::ExtractionPlan;
 use crate::layered::Inventory;
 use crate::scope::Scope;
 use crate::store::{self, Progress};
+
+/// The refusal to write `.claude/settings.local.json` where Claude Code
+/// would ignore it (`gate`), with what to do about it.
+pub fn settings_ignored(ctx: &Ctx, gate: Gate) -> CliError {
+    let path = ctx.locations.local_settings();
+    let why = match gate {
+        Gate::NotInRepository => {
+            "Claude Code reads this file only inside a git repository (`git init` makes one)"
+        }
+        Gate::DirectorySymlink | Gate::FileSymlink => {
+            "Claude Code does not read it through a symbolic link; replace the link with a real directory or file"
+        }
+        Gate::NestedRepository => {
+            "Claude Code does not read it when `.claude` is a repository of its own"
+        }
+        Gate::Tracked => {
+            "Claude Code does not read it when it is committed; stop tracking it with `git rm --cached .claude/settings.local.json`"
+        }
+    };
+    CliError::new(
+        crate::cli::error::Kind::Failure,
+        Box::new(SettingsError::Ignored { path, gate }),
+    )
+    .with_hint(why)
+}
 
 /// How a scope's file is shown: local entries also name the project key.
 pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {

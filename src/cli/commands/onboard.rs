@@ -22,6 +22,7 @@ use crate::cli::args::{OnboardArgs, OnboardTarget};
 use crate::cli::commands::check::{CheckOutput, report};
 use crate::cli::commands::extract::env_error;
 use crate::cli::commands::shown_path;
+use crate::cli::commands::settings_ignored;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
 use crate::cli::render::{BOLD, shown};
@@ -204,6 +205,12 @@ fn save(
         OnboardTarget::ClaudeSettings => {
             let saved = claude_settings::save_env(&ctx.locations, values)
                 .map_err(|error| settings_error(ctx, error))?;
+            if saved.not_excluded {
+                say(
+                    ctx,
+                    "No git directory found: nothing keeps `.claude/settings.local.json` out of git",
+                );
+            }
             for written in &saved.written {
                 progress.record(written, true);
             }
@@ -611,27 +618,7 @@ fn shown_source(ctx: &Ctx, variable: &Variable) -> String {
 
 /// The refusal when Claude Code would ignore its local settings here.
 fn gated(ctx: &Ctx, gate: Gate) -> CliError {
-    let path = ctx.locations.local_settings();
-    let why = match gate {
-        Gate::NotInRepository => {
-            "Claude Code reads this file only inside a git repository (`git init` makes one)"
-        }
-        Gate::DirectorySymlink | Gate::FileSymlink => {
-            "Claude Code does not read it through a symbolic link; replace the link with a real directory or file"
-        }
-        Gate::NestedRepository => {
-            "Claude Code does not read it when `.claude` is a repository of its own"
-        }
-        Gate::Tracked => {
-            "Claude Code does not read it when it is committed; stop tracking it with `git rm --cached .claude/settings.local.json`"
-        }
-    };
-    let error = CliError::new(
-        crate::cli::error::Kind::Failure,
-        Box::new(SettingsError::Ignored { path, gate }),
-    )
-    .with_hint(why);
-    with_dotenv_hint(ctx, error)
+    with_dotenv_hint(ctx, settings_ignored(ctx, gate))
 }
 
 fn with_dotenv_hint(ctx: &Ctx, error: CliError) -> CliError {

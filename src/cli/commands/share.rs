@@ -35,6 +35,11 @@ pub struct ShareReport {
     pub kept: bool,
     /// Every file written, in order.
     pub written: Vec<PathBuf>,
+    /// A project server now: Claude Code asks before starting it, for the
+    /// sharer too. The command that approves it.
+    pub approve_command: String,
+    #[serde(skip)]
+    run_command: String,
     #[serde(skip)]
     from_shown: String,
     #[serde(skip)]
@@ -70,6 +75,23 @@ impl Report for ShareReport {
             writeln!(
                 err,
                 "Teammates set the variables listed in `.env.example` in their own `.env`"
+            )?;
+        }
+        // A kept private copy still wins over (or stands in for) the
+        // pending project one: only without it does the sharer need these.
+        if self.kept {
+            return Ok(());
+        }
+        writeln!(
+            err,
+            "To keep using it: approve it with `{}` (Claude Code asks before starting a project server)",
+            self.approve_command
+        )?;
+        if !self.moves.is_empty() {
+            writeln!(
+                err,
+                "and start Claude Code with `{}`, which supplies the values in `.env`",
+                self.run_command
             )?;
         }
         Ok(())
@@ -195,6 +217,8 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         file: added.path,
         kept: args.keep,
         written,
+        approve_command: ctx.command(&["approve", &source.name]),
+        run_command: ctx.command(&["run", "--", "claude"]),
         from_shown,
         env_files_shown: shown_env_files(ctx, &plan.moves),
         moves: plan.moves,
