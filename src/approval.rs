@@ -67,7 +67,6 @@ pub struct ApprovalPolicy {
     decisions: Vec<Decisions>,
     trusted: bool,
     cwd_is_home: bool,
-    local_gated: bool,
     /// Settings files that were skipped because they are malformed.
     pub problems: Vec<SettingsProblem>,
 }
@@ -101,7 +100,6 @@ impl ApprovalPolicy {
             decisions,
             trusted,
             cwd_is_home: locations.working_dir == locations.home,
-            local_gated: local_settings_gated(locations),
             problems,
         }
     }
@@ -129,12 +127,14 @@ impl ApprovalPolicy {
         } else {
             // An untrusted project cannot approve its own servers: its
             // committed settings count only when they are the user's own
-            // (cwd is HOME), and local settings only when not gated.
+            // (cwd is HOME), and Claude Code 2.1.332 ignores the approvals
+            // of local settings until the folder is trusted (observed: a
+            // server listed there stays pending, gated or not).
             self.decisions
                 .iter()
                 .filter(|decisions| match decisions.source {
                     Source::Project => self.cwd_is_home,
-                    Source::Local | Source::Legacy => !self.local_gated,
+                    Source::Local | Source::Legacy => false,
                     Source::Managed | Source::User => true,
                 })
                 .any(enables)

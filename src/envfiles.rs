@@ -116,6 +116,34 @@ pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
     }
 }
 
+/// Makes the dotenv file at `path` private (0600) when other users can read
+/// it, before secrets go in, unless `force` keeps its mode: `cp
+/// .env.example .env` leaves a teammate's `.env` at the umask's 0644.
+/// Returns the mode it had when it changed it.
+pub fn make_private(path: &Path, force: bool) -> Result<Option<u32>, EnvFilesError> {
+    if force {
+        return Ok(None);
+    }
+    let io_error = |source| EnvFilesError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.is_file() => metadata,
+        // Absent (created 0600), or not a regular file (refused later).
+        Ok(_) => return Ok(None),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io_error(source)),
+    };
+    let mode = metadata.permissions().mode() & 0o7777;
+    if mode & 0o044 == 0 {
+        return Ok(None);
+    }
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))
+        .map_err(io_error)?;
+    Ok(Some(mode & 0o777))
+}
+
 /// The files [`save_with`] may write for these arguments, in the order it
 /// writes them: `.gitignore`, `.env`, `.env.example`.
 pub fn planned(

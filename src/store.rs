@@ -449,6 +449,32 @@ pub fn remove_project_keys(locations: &Locations, keys: &[&str]) -> Result<Writt
     })
 }
 
+/// Records in this project's entry of `~/.claude.json` that its trust
+/// dialog was accepted (`hasTrustDialogAccepted: true`), as Claude Code does
+/// when the user accepts it; the entry is created as Claude Code creates it.
+pub fn trust_project(locations: &Locations) -> Result<Written, StoreError> {
+    const KEY: &str = "hasTrustDialogAccepted";
+    let target = Target {
+        scope: Scope::Local,
+        path: locations.claude_json.clone(),
+        object_path: vec!["projects".to_string(), locations.local_key.clone()],
+    };
+    let object_path = target.object_path();
+    edit(locations, &target, |document| {
+        let splice = document
+            .plan_set(&object_path, KEY, &Value::Bool(true), &claude_skeleton)
+            .map_err(|shape| shape_error(&target.path, &shape))?;
+        Ok(Plan {
+            change: Change::Splices(vec![splice]),
+            expect: vec![Expect::Member {
+                object_path: target.object_path.clone(),
+                name: KEY.to_string(),
+                value: Value::Bool(true),
+            }],
+        })
+    })
+}
+
 /// A change of one string of one server entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldChange {

@@ -673,6 +673,10 @@ pub struct ApproveArgs {
     #[arg(long)]
     pub all: bool,
 
+    /// Also record that you trust this folder, as accepting Claude Code's trust dialog does (asked in a terminal).
+    #[arg(long)]
+    pub trust: bool,
+
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
@@ -685,7 +689,10 @@ dialog records your answer, and keeps that file out of git with a line in `.git/
 `--all` lists each server in effect now by name. Unlike \"approve all\" in Claude Code's dialog
 (`enableAllProjectMcpServers`), a server someone adds to `.mcp.json` later still asks first.
 
-Claude Code 2.1.332 reads these approvals only in a folder whose trust dialog you accepted.";
+Claude Code 2.1.332 reads these approvals only in a folder whose trust dialog you accepted. In a
+folder not trusted yet, `approve` asks (in a terminal) whether to record that trust now, as the
+dialog does; `--trust` records it without asking. Trusting a folder also lets Claude Code apply
+its settings and run its hooks.";
 
 /// `mcpenv reject`.
 #[derive(Debug, Args)]

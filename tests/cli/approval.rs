@@ -74,7 +74,7 @@ fn approve_creates_the_private_file_and_the_exclude_rule() {
     Approved `github` in `[ROOT]/project/.claude/settings.local.json`
     Wrote `[ROOT]/project/.git/info/exclude`
     Wrote `[ROOT]/project/.claude/settings.local.json`
-    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog
+    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust …`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.claude/settings.local.json"), @r#"
@@ -95,7 +95,8 @@ fn approve_creates_the_private_file_and_the_exclude_rule() {
     let again = env.run(&["approve", "github"]);
     assert_snapshot!(again, @"
     ----- stderr -----
-    `github` is already approved in Claude Code
+    Approved `github` in `[ROOT]/project/.claude/settings.local.json`
+    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust …`
     [exit status: 0]
     ");
 }
@@ -134,7 +135,8 @@ fn approve_and_reject_move_names_and_keep_every_other_byte() {
         "[ROOT]/project/.claude/settings.local.json"
       ],
       "trusted": false,
-      "not_excluded": false
+      "not_excluded": false,
+      "trusted_now": false
     }
     ----- stderr -----
     Rejected `github`, `docs` in `[ROOT]/project/.claude/settings.local.json`
@@ -320,7 +322,11 @@ fn list_and_check_say_how_to_approve() {
             .contains("Approve the pending project servers with `mcpenv approve github docs`"),
         "{out}"
     );
+    // Without a terminal nothing records trust, so they stay pending.
     env.run(&["approve", "--all"]).expect_code(0);
+    let checked = env.run(&["check", "--json"]).json();
+    assert_eq!(checked["approve_command"], "mcpenv approve github docs");
+    env.run(&["approve", "--all", "--trust"]).expect_code(0);
     let checked = env.run(&["check", "--json"]).json();
     assert_eq!(checked["approve_command"], serde_json::Value::Null);
 }
@@ -340,6 +346,19 @@ fn onboard_to_claude_settings_leaves_the_tree_clean() {
     assert!(env.project.join(".claude/settings.local.json").is_file());
     assert!(!env.project.join(".gitignore").exists());
     assert_eq!(porcelain(&env.project), "");
+}
+
+/// The approval `mcpenv list --json` gives project server `name`.
+fn mcpenv_approval(env: &TestEnv, name: &str) -> String {
+    let listed = env.run(&["list", "--json"]).json();
+    listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|server| server["name"] == name && server["scope"] == "project")
+        .and_then(|server| server["approval"].as_str())
+        .unwrap_or_else(|| panic!("no approval for {name}: {listed}"))
+        .to_string()
 }
 
 /// Claude Code's `Status:` line for `name`.
@@ -367,16 +386,21 @@ fn claude_code_reads_what_approve_reject_and_reset_write() {
     // in a folder whose trust dialog was accepted.
     env.run(&["approve", "github"]).expect_code(0);
     assert_eq!(claude_status(&env, "github").unwrap(), pending);
-    let key = env.key();
-    let trusted: serde_json::Value = serde_json::from_str(&env.read("home/.claude.json")).unwrap();
-    let mut trusted = trusted;
-    trusted["projects"][&key]["hasTrustDialogAccepted"] = serde_json::Value::Bool(true);
-    env.write("home/.claude.json", &trusted.to_string());
+    // mcpenv agrees with Claude Code at every step.
+    assert_eq!(mcpenv_approval(&env, "github"), "pending");
+    // `--trust` records what accepting the dialog records.
+    let out = env.run(&["approve", "--trust", "github"]).expect_code(0);
+    assert!(
+        out.stderr
+            .contains("Recorded that you trust this folder in Claude Code"),
+        "{out}"
+    );
     let status = claude_status(&env, "github").unwrap();
     assert!(
         !status.contains("Pending") && !status.contains("Rejected"),
         "{status}"
     );
+    assert_eq!(mcpenv_approval(&env, "github"), "approved");
 
     env.run(&["reject", "github"]).expect_code(0);
     assert_eq!(
@@ -384,7 +408,9 @@ fn claude_code_reads_what_approve_reject_and_reset_write() {
         "✘ Rejected (see disabledMcpjsonServers in settings)"
     );
 
+    assert_eq!(mcpenv_approval(&env, "github"), "rejected");
     env.run(&["reset-project-choices"]).expect_code(0);
     assert_eq!(claude_status(&env, "github").unwrap(), pending);
+    assert_eq!(mcpenv_approval(&env, "github"), "pending");
     assert_eq!(porcelain(&env.project), "");
 }

@@ -87,6 +87,19 @@ impl TestEnv {
         command
     }
 
+    /// Records in `~/.claude.json` that the project's trust dialog was
+    /// accepted, as Claude Code does (the file's other keys kept, its
+    /// formatting not).
+    pub fn trust_project(&self) {
+        let path = self.home.join(".claude.json");
+        let mut claude: serde_json::Value = fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_else(|| serde_json::json!({}));
+        claude["projects"][self.key()]["hasTrustDialogAccepted"] = serde_json::Value::Bool(true);
+        self.write("home/.claude.json", &claude.to_string());
+    }
+
     /// Writes `contents` to `path` (relative to the root), creating directories.
     pub fn write(&self, path: &str, contents: &str) -> PathBuf {
         let path = self.root.join(path);

@@ -85,6 +85,8 @@ fn approval_states_follow_claude_settings() {
         "project/.claude/settings.local.json",
         r#"{"enabledMcpjsonServers": ["approved"], "disabledMcpjsonServers": ["rejected"]}"#,
     );
+    // Claude Code 2.1.332 reads those approvals in a trusted folder only.
+    env.trust_project();
     assert_snapshot!(env.run(&["list", "-s", "project"]), @"
     NAME      SCOPE    TRANSPORT  STATUS            COMMAND / URL
     approved  project  stdio      approved          node

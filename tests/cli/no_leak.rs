@@ -130,6 +130,7 @@ fn planted() -> TestEnv {
         "project/.claude/settings.local.json",
         &json!({"enabledMcpjsonServers": ["api", "stream", "needs"]}).to_string(),
     );
+    env.trust_project();
     env.write(
         "project/.env",
         &format!("GITHUB_PERSONAL_ACCESS_TOKEN={DOTENV_VALUE}\nBROKEN=\"{DOTENV_VALUE}\n"),
@@ -257,6 +258,7 @@ fn a_server_echoing_what_it_was_given_has_it_masked() {
         "project/.claude/settings.local.json",
         &json!({"enabledMcpjsonServers": ["echo"]}).to_string(),
     );
+    env.trust_project();
     for args in [&["probe", "echo"][..], &["probe", "--json", "echo"]] {
         let out = env.run(args).expect_code(1);
         assert!(
@@ -294,6 +296,7 @@ fn a_remote_server_echoing_headers_and_basic_credentials_has_them_masked() {
         "project/.claude/settings.local.json",
         &json!({"enabledMcpjsonServers": ["headers", "basic"]}).to_string(),
     );
+    env.trust_project();
     let basic = base64::engine::general_purpose::STANDARD.encode(format!("bob:{SSE_PASSWORD}"));
     for args in [
         &["probe", "--timeout", "5"][..],

@@ -298,17 +298,18 @@ fn from_env_edits_only_the_env_members_of_existing_settings() {
     let out = env.run(&["onboard", "--from-env", "--to", "claude-settings"]);
     out.assert_no_secret(&[TOKEN]);
     assert_snapshot!(out, @"
-    github  project
+    github  project  pending approval
       GITHUB_PERSONAL_ACCESS_TOKEN  set (environment)
       command `sh`                  found
-    db  project
+    db  project  pending approval
       DATABASE_URL                  not set; its default applies
       command `sh`                  found
-    docs  project
+    docs  project  pending approval
       DOCS_TITLE                    set (environment)
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
+    Approve the pending project servers with `mcpenv approve github db docs`
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment

@@ -32,7 +32,8 @@ fn example(name: &str) -> String {
 }
 
 /// A world whose `.mcp.json` holds `servers` (name, JSON entry), all
-/// approved in the project's local settings.
+/// approved in the project's local settings in a folder the user trusts
+/// (Claude Code 2.1.332 reads those approvals only then).
 pub fn world(servers: &[(&str, Value)]) -> TestEnv {
     let env = TestEnv::new();
     let map: serde_json::Map<String, Value> = servers
@@ -48,6 +49,7 @@ pub fn world(servers: &[(&str, Value)]) -> TestEnv {
         "project/.claude/settings.local.json",
         &serde_json::json!({ "enabledMcpjsonServers": names }).to_string(),
     );
+    env.trust_project();
     env
 }
 

@@ -45,6 +45,7 @@ fn hostile() -> TestEnv {
         "project/.claude/settings.local.json",
         &json!({"enabledMcpjsonServers": [FORGED_NAME, "clear"]}).to_string(),
     );
+    env.trust_project();
     env
 }
 

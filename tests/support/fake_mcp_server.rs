@@ -53,7 +53,8 @@ fn main() -> ExitCode {
             eprintln!("fake: cannot open the database");
             return ExitCode::from(3);
         }
-        "needs-env" if std::env::var_os(argument).is_none() => {
+        // An empty value is as good as none to a server that needs a token.
+        "needs-env" if std::env::var_os(argument).is_none_or(|value| value.is_empty()) => {
             eprintln!("fake: {argument} is not set");
             return ExitCode::from(1);
         }

@@ -38,6 +38,9 @@ pub struct ChoiceReport {
     pub trusted: bool,
     /// No git directory was found to keep the file out of git.
     pub not_excluded: bool,
+    /// Whether this run recorded the folder's trust (`--trust`, or yes at
+    /// the question).
+    pub trusted_now: bool,
 }
 
 /// A name the write did not bring into the state asked for.
@@ -97,10 +100,12 @@ impl Report for ChoiceReport {
                 ),
             )?;
         }
-        if !self.recorded.is_empty() && self.state == Approval::Approved && !self.trusted {
+        if self.trusted_now {
+            writeln!(err, "Recorded that you trust this folder in Claude Code")?;
+        } else if self.state == Approval::Approved && !self.trusted {
             writeln!(
                 err,
-                "Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog"
+                "Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust …`"
             )?;
         }
         Ok(())
@@ -126,7 +131,51 @@ pub fn run(ctx: &Ctx, args: &ApproveArgs) -> Result<ChoiceReport, CliError> {
     } else {
         args.names.clone()
     };
-    record(ctx, &inventory, Choice::Approve, &names)
+    let mut report = record(ctx, &inventory, Choice::Approve, &names)?;
+    if !report.trusted && (args.trust || ask_to_trust(ctx, args)?) {
+        crate::store::trust_project(&ctx.locations)?;
+        report.trusted = true;
+        report.trusted_now = true;
+        report.overruled = overruled_names(ctx, &report.recorded, Approval::Approved)?;
+    }
+    Ok(report)
+}
+
+/// In a terminal, asks whether to record the folder's trust, without
+/// which Claude Code 2.1.332 ignores the approvals just written. The
+/// user's own answer, never implied: no terminal (or `--json`) is no.
+fn ask_to_trust(ctx: &Ctx, args: &ApproveArgs) -> Result<bool, CliError> {
+    use std::io::IsTerminal;
+    if args.json || !io::stdin().is_terminal() || !io::stderr().is_terminal() {
+        return Ok(false);
+    }
+    let folder = ctx
+        .locations
+        .display(std::path::Path::new(&ctx.locations.local_key));
+    let _ = crate::cli::output::write(
+        &ctx.shield,
+        crate::cli::output::Stream::Stderr,
+        false,
+        |err| {
+            writeln!(
+                err,
+                "Claude Code 2.1.332 ignores approvals in `.claude/settings.local.json` until you trust this folder (its trust dialog); trusting it also lets Claude Code apply the project's settings and run its hooks."
+            )
+        },
+    );
+    dialoguer::Confirm::new()
+        .with_prompt(format!(
+            "Trust `{}` in Claude Code now?",
+            crate::cli::render::shown(&folder)
+        ))
+        .default(false)
+        .interact()
+        .map_err(|error| {
+            CliError::failure_from(
+                "cannot read the answer; the approvals were saved, the trust was not",
+                error,
+            )
+        })
 }
 
 /// Records `choice` for `names`, which must be project servers in effect.
@@ -156,16 +205,11 @@ pub fn record(
                 SettingsError::Config(error) => error.into(),
             }
         })?;
-        // Rejections anywhere win over approvals, and settings files other
-        // than this one count too: say when the write did not settle it.
-        let after = ctx.inventory()?;
-        for name in &wanted {
-            if let Some(now) = approval_of(&after, name).filter(|now| *now != state) {
-                overruled.push(Overruled {
-                    name: name.clone(),
-                    state: now,
-                });
-            }
+        // Until the folder is trusted, no approval here counts (the report
+        // says so); past that, a rejection anywhere wins and other settings
+        // files count too: say when the write did not settle it.
+        if state == Approval::Rejected || approval::project_trusted(&ctx.locations) {
+            overruled = overruled_names(ctx, &wanted, state)?;
         }
     }
     Ok(ChoiceReport {
@@ -177,7 +221,28 @@ pub fn record(
         written: saved.written,
         trusted: approval::project_trusted(&ctx.locations),
         not_excluded: saved.not_excluded,
+        trusted_now: false,
     })
+}
+
+/// The names among `names` not in `state` as the files are now.
+fn overruled_names(
+    ctx: &Ctx,
+    names: &[String],
+    state: Approval,
+) -> Result<Vec<Overruled>, CliError> {
+    let after = ctx.inventory()?;
+    Ok(names
+        .iter()
+        .filter_map(|name| {
+            approval_of(&after, name)
+                .filter(|now| *now != state)
+                .map(|now| Overruled {
+                    name: name.clone(),
+                    state: now,
+                })
+        })
+        .collect())
 }
 
 /// Every project server name in effect here, once each, in order.
@@ -225,10 +290,7 @@ fn check_names(inventory: &Inventory, names: &[String]) -> Result<(), CliError> 
         .iter()
         .map(|entry| entry.scope)
         .collect();
-    let close = known
-        .iter()
-        .filter(|candidate| strsim::levenshtein(candidate, unknown) <= 2)
-        .min_by_key(|candidate| strsim::levenshtein(candidate, unknown));
+    let close = crate::cli::commands::closest(&known, unknown);
     if let Some(scope) = elsewhere.first() {
         error = error.with_hint(format!(
             "`{unknown}` is a {scope} server: Claude Code starts it without asking"

@@ -21,8 +21,8 @@ use crate::claude_settings::{self, Gate, SettingsError};
 use crate::cli::args::{OnboardArgs, OnboardTarget};
 use crate::cli::commands::check::{CheckOutput, report};
 use crate::cli::commands::extract::env_error;
-use crate::cli::commands::shown_path;
 use crate::cli::commands::settings_ignored;
+use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
 use crate::cli::render::{BOLD, shown};
@@ -102,9 +102,21 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
         return report(ctx, false);
     }
     if args.to == OnboardTarget::Dotenv {
-        // Refuse before asking, not after the last answer.
-        for step in &steps {
-            envfiles::check_private(&step.file, args.force).map_err(env_error)?;
+        // Before asking, not after the last answer: a `.env` copied from
+        // `.env.example` is as readable as the umask made it.
+        let mut files: Vec<&Path> = steps.iter().map(|step| step.file.as_path()).collect();
+        files.dedup();
+        for file in files {
+            if let Some(mode) = envfiles::make_private(file, args.force).map_err(env_error)? {
+                say(
+                    ctx,
+                    &format!(
+                        "Made `{}` private (mode 600; it was {mode:o}) before saving secrets in it",
+                        shown_path(ctx, file)
+                    ),
+                );
+            }
+            envfiles::check_private(file, args.force).map_err(env_error)?;
         }
     }
     let asked: Vec<&str> = steps
