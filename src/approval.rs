@@ -306,13 +306,18 @@ mod tests {
     }
 
     #[test]
-    fn local_settings_approve_in_a_git_repository() {
+    fn local_settings_approve_only_in_a_trusted_folder_and_reject_always() {
         let fixture = fixture(true);
         write(
             &fixture.locations.local_settings(),
             json!({"enabledMcpjsonServers": ["gh"], "disabledMcpjsonServers": ["bad"]}),
         );
+        // Claude Code 2.1.332: listed, yet pending until the trust dialog.
         let policy = ApprovalPolicy::load(&fixture.locations, None);
+        assert_eq!(policy.approval("gh"), Approval::Pending);
+        assert_eq!(policy.approval("bad"), Approval::Rejected);
+        let trusted = json!({"hasTrustDialogAccepted": true});
+        let policy = ApprovalPolicy::load(&fixture.locations, Some(&trusted));
         assert_eq!(policy.approval("gh"), Approval::Approved);
         assert_eq!(policy.approval("bad"), Approval::Rejected);
         assert_eq!(policy.approval("other"), Approval::Pending);
@@ -360,7 +365,7 @@ mod tests {
     #[test]
     fn names_compare_after_normalisation_and_legacy_arrays_count() {
         let fixture = fixture(true);
-        let entry = json!({"enabledMcpjsonServers": ["my.server"]});
+        let entry = json!({"enabledMcpjsonServers": ["my.server"], "hasTrustDialogAccepted": true});
         assert_eq!(
             ApprovalPolicy::load(&fixture.locations, Some(&entry)).approval("my_server"),
             Approval::Approved

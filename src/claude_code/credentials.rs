@@ -95,6 +95,12 @@ pub fn save_client_secret(
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(write_error)?;
     }
+    // An existing file keeps its mode through the edit: tighten it first,
+    // so the secret is never in a file others can read, even for a moment.
+    if path.exists() {
+        let resolved = fsx::resolve_symlinks(path).map_err(write_error)?;
+        fs::set_permissions(&resolved, fs::Permissions::from_mode(0o600)).map_err(write_error)?;
+    }
     fsx::edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
         with_client_secret(path, old, key, secret).map(Some)
     })
@@ -113,9 +119,7 @@ pub fn save_client_secret(
         },
         TextEditError::Change(error) => error,
     })?;
-    // An existing file keeps its mode through the edit: tighten it.
-    let resolved = fsx::resolve_symlinks(path).map_err(write_error)?;
-    fs::set_permissions(&resolved, fs::Permissions::from_mode(0o600)).map_err(write_error)
+    Ok(())
 }
 
 #[cfg(test)]
