@@ -245,7 +245,7 @@ pub fn save_user_with(
                 source,
             })?;
     }
-    add_values(state_dir, path, values, progress)
+    save_values_with(path, state_dir, values, force, progress)
 }
 
 /// Adds `values` to a dotenv file that already holds some of their names

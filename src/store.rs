@@ -415,15 +415,21 @@ fn has_member(document: &JsonDocument, target: &Target, name: &str) -> Result<bo
     Ok(object.is_some_and(|object| document.find_member(&object, name).is_some()))
 }
 
+/// This project's entry in `~/.claude.json` (`projects[<key>]`), where
+/// Claude Code keeps its local servers, trust and choices.
+fn project_entry(locations: &Locations) -> Target {
+    Target {
+        scope: Scope::Local,
+        path: locations.claude_json.clone(),
+        object_path: vec!["projects".to_string(), locations.local_key.clone()],
+    }
+}
+
 /// Removes each of `keys` from this project's entry in `~/.claude.json`
 /// (`projects[<key>]`), keeping the entry and its other keys; nothing is
 /// written when none is there.
 pub fn remove_project_keys(locations: &Locations, keys: &[&str]) -> Result<Written, StoreError> {
-    let target = Target {
-        scope: Scope::Local,
-        path: locations.claude_json.clone(),
-        object_path: vec!["projects".to_string(), locations.local_key.clone()],
-    };
+    let target = project_entry(locations);
     let object_path = target.object_path();
     edit(locations, &target, |document| {
         let mut edited: Option<JsonDocument> = None;
@@ -454,11 +460,7 @@ pub fn remove_project_keys(locations: &Locations, keys: &[&str]) -> Result<Writt
 /// when the user accepts it; the entry is created as Claude Code creates it.
 pub fn trust_project(locations: &Locations) -> Result<Written, StoreError> {
     const KEY: &str = "hasTrustDialogAccepted";
-    let target = Target {
-        scope: Scope::Local,
-        path: locations.claude_json.clone(),
-        object_path: vec!["projects".to_string(), locations.local_key.clone()],
-    };
+    let target = project_entry(locations);
     let object_path = target.object_path();
     edit(locations, &target, |document| {
         let splice = document
