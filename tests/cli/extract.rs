@@ -423,7 +423,7 @@ fn add_to_project_moves_literal_secrets_unless_allowed() {
     Wrote `[ROOT]/project/.env.example`
     Added stdio MCP server `gh` in project scope
     Created `[ROOT]/project/.mcp.json`
-    Claude Code asks each teammate to approve project servers before it starts them
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve gh`
     [exit status: 0]
     ");
     assert!(

@@ -139,7 +139,8 @@ impl Report for AddReport {
         if self.scope == Scope::Project {
             writeln!(
                 err,
-                "Claude Code asks each teammate to approve project servers before it starts them"
+                "Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve {}`",
+                shown(&self.name)
             )?;
         }
         if !self.still_missing.is_empty() {
