@@ -36,6 +36,15 @@ fn an_import_clash_shows_the_difference_and_offers_one_answer_for_all() {
     terminal.session.flush().unwrap();
     let (shown, status) = terminal.finish();
     assert_eq!(exited(status), 0, "{shown}");
+    // The diff is shown as lines, not escaped into one.
+    let lines: Vec<&str> = shown.lines().collect();
+    for line in [
+        "--- a (project scope, now)",
+        "-    \"a-mcp@1\"",
+        "+    \"a-mcp@2\"",
+    ] {
+        assert!(lines.contains(&line), "no line `{line}`:\n{shown}");
+    }
     assert!(
         !shown.contains("ghp_R8x2Lq9ZtW4mN7vB3kP6sJ1yH5cF0dG2aE8u"),
         "{shown}"
@@ -47,4 +56,33 @@ fn an_import_clash_shows_the_difference_and_offers_one_answer_for_all() {
         config.contains("a-mcp@2") && config.contains("b-mcp@2"),
         "{config}"
     );
+}
+
+#[test]
+fn skipping_every_clash_says_so_and_writes_nothing() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "npx", "args": ["a-mcp@1"]}}}"#,
+    );
+    env.write(
+        "project/.cursor/mcp.json",
+        r#"{"mcpServers": {"a": {"command": "npx", "args": ["a-mcp@2"]}}}"#,
+    );
+    let before = env.read("project/.mcp.json");
+    let mut terminal = Terminal::start(&env, &["import", "--from", "cursor", "-s", "project"]);
+    terminal.expect("MCP server `a` already exists in project scope");
+    terminal.wait_for_mode("-icanon");
+    // From "Cancel the import" up to "Skip it and every other server…".
+    terminal.session.send("\x1b[A").unwrap();
+    terminal.session.send("\r").unwrap();
+    terminal.session.flush().unwrap();
+    let (shown, status) = terminal.finish();
+    assert_eq!(exited(status), 0, "{shown}");
+    assert!(
+        shown.contains("Imported nothing from cursor")
+            && shown.contains("you skipped the one server whose name is taken"),
+        "{shown}"
+    );
+    assert_eq!(env.read("project/.mcp.json"), before);
 }

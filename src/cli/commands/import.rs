@@ -43,6 +43,8 @@ pub struct ImportReport {
     /// Servers already in the scope exactly as they would be imported
     /// (imported before, or by a run that stopped part way): left alone.
     pub already_imported: Vec<String>,
+    /// Servers whose name was taken and that the user chose to skip.
+    pub skipped: Vec<String>,
     /// Literal secrets moved into `.env`.
     pub moves: Vec<Move>,
     /// What could not be carried over, per server.
@@ -110,7 +112,19 @@ impl Report for ImportReport {
                 already.join(", ")
             )?;
         }
-        if self.servers.is_empty() {
+        if self.servers.is_empty() && !self.skipped.is_empty() {
+            writeln!(
+                err,
+                "Imported nothing from {} (`{}`): you skipped {}",
+                self.client,
+                self.file.display(),
+                if self.skipped.len() == 1 {
+                    "the one server whose name is taken"
+                } else {
+                    "every server whose name is taken"
+                }
+            )?;
+        } else if self.servers.is_empty() {
             writeln!(
                 err,
                 "Nothing to import from {} (`{}`)",
@@ -240,7 +254,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let mut already = Vec::new();
     let mut renamed = Vec::new();
     let mut not_imported = Vec::new();
-    let mut user_skipped = false;
+    let mut skipped: Vec<String> = Vec::new();
     // "… and every later clash": the answer given once for all.
     let mut for_every_clash: Option<Clash> = None;
     // Names already spoken for: those of the file that stay, and the new
@@ -383,7 +397,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
                     notes.push(format!(
                         "`{name}` skipped: it already exists in {scope} scope"
                     ));
-                    user_skipped = true;
+                    skipped.push(name);
                     continue;
                 }
                 Clash::Rename(new) => {
@@ -413,7 +427,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         1 => Some("add `--include-disabled` to import it anyway".to_string()),
         _ => Some("add `--include-disabled` to import them anyway".to_string()),
     };
-    if servers.is_empty() && already.is_empty() && !user_skipped {
+    if servers.is_empty() && already.is_empty() && skipped.is_empty() {
         // Nothing the file holds can go into Claude Code: a failure, with
         // every reason.
         let mut error = CliError::failure(format!(
@@ -482,6 +496,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
         renamed,
         not_imported,
         already_imported: already,
+        skipped,
         moves: plan.moves.clone(),
         notes,
         dry_run: args.dry_run,
@@ -605,7 +620,8 @@ fn show_clash(ctx: &Ctx, name: &str, scope: Scope, existing: &Value, incoming: &
                     shown(name)
                 )
             } else {
-                write!(err, "{}", shown(&diff))
+                diff.lines()
+                    .try_for_each(|line| writeln!(err, "{}", shown(line)))
             }
         },
     );
