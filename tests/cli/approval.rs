@@ -256,7 +256,7 @@ fn refuses_where_claude_code_ignores_the_file() {
     ----- stderr -----
     error: Claude Code ignores `[ROOT]/project/.claude/settings.local.json` here: the file is tracked by git
 
-    hint: Claude Code does not read it when it is committed; stop tracking it with `git rm --cached .claude/settings.local.json`
+    hint: Claude Code 2.1.332 ignores a committed copy until the folder is trusted, and past that it would hand your choices to everyone who clones; stop tracking it with `git rm --cached .claude/settings.local.json`
     [exit status: 1]
     ");
     assert_eq!(env.read("project/.claude/settings.local.json"), "{}\n");

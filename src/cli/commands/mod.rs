@@ -49,7 +49,7 @@ pub fn settings_ignored(ctx: &Ctx, gate: Gate) -> CliError {
             "Claude Code does not read it when `.claude` is a repository of its own"
         }
         Gate::Tracked => {
-            "Claude Code does not read it when it is committed; stop tracking it with `git rm --cached .claude/settings.local.json`"
+            "Claude Code 2.1.332 ignores a committed copy until the folder is trusted, and past that it would hand your choices to everyone who clones; stop tracking it with `git rm --cached .claude/settings.local.json`"
         }
     };
     CliError::new(
