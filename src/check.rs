@@ -12,7 +12,7 @@ use crate::approval;
 use crate::claude_code::blanked::{self, Reason, Sink};
 use crate::dotenv::{self, DotEnv};
 use crate::envfiles;
-use crate::layered::{self, Inventory};
+use crate::layered::Inventory;
 use crate::locate::Locations;
 use crate::placeholder;
 use crate::scope::Scope;
@@ -277,37 +277,9 @@ impl Variable {
     }
 }
 
-/// How Claude Code treats a server in effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Claude Code starts it.
-    Active,
-    /// A project server not approved yet; counted, since a teammate who
-    /// just cloned has approved nothing.
-    Pending,
-    /// Rejected in Claude Code's settings: never started, not checked.
-    Rejected,
-    /// Disabled for this project (`disabledMcpServers`): never started,
-    /// not checked.
-    Disabled,
-    /// Skipped by Claude Code's loader: an error, since it never starts.
-    Skipped,
-    /// A reserved name Claude Code does not load: an error.
-    Reserved,
-}
-
-impl Status {
-    /// Whether its needs are checked and it counts as in effect.
-    pub fn counted(self) -> bool {
-        !matches!(self, Self::Rejected | Self::Disabled)
-    }
-
-    /// Whether what it references is checked.
-    fn checked(self) -> bool {
-        matches!(self, Self::Active | Self::Pending)
-    }
-}
+/// How Claude Code treats a server in effect: the loader's status of the
+/// definition that wins its name (never `shadowed`).
+pub use crate::layered::Status;
 
 /// One server in effect.
 #[derive(Debug, Clone, Serialize)]
@@ -456,14 +428,7 @@ pub fn check(
         let Some(winner) = inventory.winner(name) else {
             continue;
         };
-        let status = match inventory.status(winner) {
-            layered::Status::Reserved => Status::Reserved,
-            layered::Status::Skipped => Status::Skipped,
-            layered::Status::Rejected => Status::Rejected,
-            layered::Status::Pending => Status::Pending,
-            layered::Status::Disabled => Status::Disabled,
-            layered::Status::Active | layered::Status::Shadowed => Status::Active,
-        };
+        let status = inventory.status(winner);
         let reason = winner.reason();
         if let Some(reason) = &reason {
             let file = winner.file.file_name().map_or_else(
@@ -618,7 +583,7 @@ pub fn check(
         server.ok = match server.status {
             Status::Rejected | Status::Disabled => true,
             Status::Skipped | Status::Reserved => false,
-            Status::Active | Status::Pending => {
+            Status::Active | Status::Shadowed | Status::Pending => {
                 !missing
                     && !server.command.as_ref().is_some_and(CommandCheck::missing)
                     && !server.blanked.iter().any(Blanked::is_error)

@@ -101,6 +101,18 @@ impl Status {
     pub fn not_loaded(self) -> bool {
         matches!(self, Self::Skipped | Self::Reserved)
     }
+
+    /// Whether `check` counts the server as in effect and checks its
+    /// needs: a pending one counts, since a teammate who just cloned has
+    /// approved nothing; a rejected or disabled one is never started.
+    pub fn counted(self) -> bool {
+        !matches!(self, Self::Rejected | Self::Disabled)
+    }
+
+    /// Whether what it references is checked.
+    pub fn checked(self) -> bool {
+        matches!(self, Self::Active | Self::Shadowed | Self::Pending)
+    }
 }
 
 /// Something about the configuration worth telling, that is not an error.

@@ -49,7 +49,7 @@ impl Report for CheckOutput {
             .unwrap_or(0);
         for server in &self.report.servers {
             let (style, status) = match server.status {
-                Status::Active => (DIM, ""),
+                Status::Active | Status::Shadowed => (DIM, ""),
                 Status::Pending => (DIM, "  pending approval"),
                 Status::Rejected => (DIM, "  rejected in Claude Code's settings: not checked"),
                 Status::Disabled => (
@@ -65,7 +65,7 @@ impl Report for CheckOutput {
                 shown(&server.name),
                 server.scope
             )?;
-            if !matches!(server.status, Status::Active | Status::Pending) {
+            if !server.status.checked() {
                 continue;
             }
             for name in &server.variables {
