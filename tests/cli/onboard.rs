@@ -641,3 +641,31 @@ fn answers_that_do_not_fit_their_placeholder_are_questioned_before_saving() {
         "{values:?}"
     );
 }
+
+#[test]
+fn a_readable_env_is_made_private_unless_force_keeps_its_mode() {
+    for (force, mode) in [(false, 0o600), (true, 0o644)] {
+        let mut env = TestEnv::new();
+        project(&env);
+        env.write("project/.env", "DOCS_TITLE=\n");
+        fs::set_permissions(
+            env.project.join(".env"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .unwrap();
+        env.set_env("DOCS_TITLE", "Docs");
+        let mut args = vec!["onboard", "--from-env"];
+        if force {
+            args.push("--force");
+        }
+        let out = env.run(&args).expect_code(1);
+        assert_eq!(env.mode("project/.env"), mode, "{out}");
+        assert_eq!(
+            out.stderr
+                .contains("Made `.env` private (mode 600; it was 644)"),
+            !force,
+            "{out}"
+        );
+        assert_eq!(env.read("project/.env"), "DOCS_TITLE='Docs'\n");
+    }
+}

@@ -213,7 +213,8 @@ fn a_new_teammate_goes_from_clone_to_working_servers_in_a_real_terminal() {
         return;
     };
     let minute = Duration::from_secs(60);
-    tmux.type_line("git clone -q upstream clone && cd clone && cp .env.example .env");
+    // The umask most systems start with: `cp` makes `.env` readable by all.
+    tmux.type_line("umask 022 && git clone -q upstream clone && cd clone && cp .env.example .env");
     let (code, screen) = tmux.run_line("check", "mcpenv check", minute);
     assert_eq!(code, 1, "{screen}");
     for name in ["GITHUB_PERSONAL_ACCESS_TOKEN", "DOCS_SPACE"] {
@@ -237,7 +238,9 @@ fn a_new_teammate_goes_from_clone_to_working_servers_in_a_real_terminal() {
     assert!(!screen.contains(TOKEN), "the token was shown:\n{screen}");
     assert!(
         screen
-            .contains("Saved 2 variables to `.env`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_SPACE`"),
+            .contains("Saved 2 variables to `.env`: `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_SPACE`")
+            && screen
+                .contains("Made `.env` private (mode 600; it was 644) before saving secrets in it"),
         "{screen}"
     );
 
