@@ -567,7 +567,14 @@ pub fn check(
             hint: None,
         });
     }
-    file_findings(locations, sources, &servers, &variables, &mut findings);
+    file_findings(
+        locations,
+        sources,
+        inventory,
+        &servers,
+        &variables,
+        &mut findings,
+    );
     for server in &mut servers {
         // Only its own references without a default can leave it short.
         let missing = server
@@ -953,6 +960,7 @@ fn permission_finding(path: &Path, findings: &mut Vec<Finding>) {
 fn file_findings(
     locations: &Locations,
     sources: &EnvSources,
+    inventory: &Inventory,
     servers: &[ServerCheck],
     variables: &[Variable],
     findings: &mut Vec<Finding>,
@@ -1005,19 +1013,24 @@ fn file_findings(
             }
             permission_finding(env_path, findings);
         }
-        // `.env.example` documents what the servers of the `.mcp.json` next
-        // to it need; a local or user server's variables are private.
-        let documented: Vec<&Variable> = variables
+        // `.env.example` documents what the servers in effect of the
+        // `.mcp.json` next to it need, as `extract` writes it; a local or
+        // user server's variables are private.
+        let shared = servers
             .iter()
-            .filter(|variable| {
-                variable.servers.iter().any(|name| {
-                    servers.iter().any(|server| {
-                        &server.name == name
-                            && server.scope == Scope::Project
-                            && server.file.parent() == Some(project.dir.as_path())
-                    })
-                })
+            .filter(|server| {
+                server.scope == Scope::Project
+                    && server.status.checked()
+                    && server.file.parent() == Some(project.dir.as_path())
             })
+            .filter_map(|server| {
+                let winner = inventory.winner(&server.name)?;
+                Some((server.name.as_str(), &winner.entry))
+            });
+        let expected = crate::extract::example_variables(shared, &[]);
+        let documented: Vec<&Variable> = expected
+            .iter()
+            .filter_map(|line| variables.iter().find(|variable| variable.name == line.name))
             .collect();
         example_findings(&project.example, &documented, variables, findings);
     }
