@@ -89,6 +89,13 @@ pub fn gate(locations: &Locations) -> Option<Gate> {
     })
 }
 
+/// [`gate`] for approvals and rejections: Claude Code 2.1.332 reads them in
+/// a trusted folder outside any git repository too (observed), so only the
+/// conditions that make the file someone else's refuse them.
+pub fn choice_gate(locations: &Locations) -> Option<Gate> {
+    gate(locations).filter(|gate| *gate != Gate::NotInRepository)
+}
+
 /// The `env` map of the settings file at `path` (string values only);
 /// empty when the file is missing or unreadable.
 pub fn read_env(path: &Path) -> Vec<(String, String)> {
@@ -198,7 +205,8 @@ fn keep_out_of_git(
     saved: &mut Saved,
 ) -> Result<(), ConfigError> {
     let Some((exclude, top)) = crate::locate::git_exclude(&locations.working_dir) else {
-        saved.not_excluded = true;
+        // Outside any repository there is no git to keep it out of.
+        saved.not_excluded = locations.git_root.is_some();
         return Ok(());
     };
     // Patterns in `info/exclude` are relative to the top of the work tree.
@@ -279,7 +287,7 @@ pub fn save_choice(
     names: &[String],
 ) -> Result<Saved, SettingsError> {
     let path = locations.local_settings();
-    if let Some(gate) = gate(locations) {
+    if let Some(gate) = choice_gate(locations) {
         return Err(SettingsError::Ignored { path, gate });
     }
     let mut saved = Saved::default();

@@ -285,18 +285,27 @@ fn refuses_where_claude_code_ignores_the_file() {
 }
 
 #[test]
-fn refuses_outside_a_repository() {
+fn outside_a_repository_approvals_count_once_the_folder_is_trusted() {
+    // Claude Code 2.1.332 reads them there too (in a trusted folder); with
+    // no git, nothing needs keeping out of it.
     let env = TestEnv::bare();
     env.write("project/.mcp.json", MCP_JSON);
-    let out = env.run(&["approve", "--all"]);
-    assert_snapshot!(out, @"
-    ----- stderr -----
-    error: Claude Code ignores `[ROOT]/project/.claude/settings.local.json` here: the working directory is not inside a git repository
-
-    hint: Claude Code reads this file only inside a git repository (`git init` makes one)
-    [exit status: 1]
-    ");
-    assert!(!env.project.join(".claude").exists());
+    let out = env.run(&["approve", "--all", "--trust"]).expect_code(0);
+    assert!(
+        out.stderr
+            .contains("Recorded that you trust this folder in Claude Code"),
+        "{out}"
+    );
+    assert_eq!(
+        env.read("project/.claude/settings.local.json"),
+        "{\n  \"enabledMcpjsonServers\": [\n    \"github\",\n    \"docs\"\n  ]\n}\n"
+    );
+    assert!(!out.stderr.contains("warning"), "{out}");
+    assert_eq!(env.mode("project/.claude/settings.local.json"), 0o600);
+    let listed = env.run(&["list", "--json"]).json();
+    for server in listed["servers"].as_array().unwrap() {
+        assert_eq!(server["approval"], "approved", "{listed}");
+    }
 }
 
 #[test]

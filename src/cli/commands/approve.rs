@@ -186,7 +186,7 @@ pub fn record(
     names: &[String],
 ) -> Result<ChoiceReport, CliError> {
     check_names(inventory, names)?;
-    if let Some(gate) = claude_settings::gate(&ctx.locations) {
+    if let Some(gate) = claude_settings::choice_gate(&ctx.locations) {
         return Err(settings_ignored(ctx, gate));
     }
     let state = match choice {
