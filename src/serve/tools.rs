@@ -172,7 +172,9 @@ fn check_output() -> Value {
 }
 
 /// Checks `arguments` against the tool's input schema: only listed
-/// properties, each of its `type`.
+/// properties, each of its `type`. Written here rather than with a JSON
+/// Schema crate because the schemas are mcpenv's own and this small (one
+/// optional string); a crate would be worth it once tools take more.
 pub fn validate(tool: &Tool, arguments: &JsonObject) -> Result<(), String> {
     let empty = JsonObject::new();
     let properties = tool
@@ -193,7 +195,16 @@ pub fn validate(tool: &Tool, arguments: &JsonObject) -> Result<(), String> {
             });
         };
         if property.get("type").and_then(Value::as_str) == Some("string") && !value.is_string() {
-            return Err(format!("`{name}` must be a string, got {value}"));
+            // The kind, never the value: it may be anything the caller sent.
+            let kind = match value {
+                Value::Null => "null",
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                Value::Array(_) => "an array",
+                Value::Object(_) => "an object",
+            };
+            return Err(format!("`{name}` must be a string, got {kind}"));
         }
     }
     Ok(())
