@@ -95,6 +95,45 @@ fn sgr_len(text: &str) -> Option<usize> {
     (body.as_bytes().get(params) == Some(&b'm')).then_some(2 + params + 1)
 }
 
+/// Joins words into a command line a POSIX shell reads back as the same words.
+/// A word holding a control or bidi character is written in ANSI-C quoting
+/// (`$'a\x1bb'`, read by bash, zsh, ksh and POSIX.1-2024 sh), so the line
+/// stays one line that can be copied and run.
+pub fn shell_words(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|word| {
+            if word.chars().any(is_unsafe) {
+                return ansi_c_quoted(word);
+            }
+            shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn ansi_c_quoted(word: &str) -> String {
+    let mut quoted = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '\'' => quoted.push_str("\\'"),
+            '\n' => quoted.push_str("\\n"),
+            '\t' => quoted.push_str("\\t"),
+            '\r' => quoted.push_str("\\r"),
+            c if is_unsafe(c) => {
+                let mut buffer = [0; 4];
+                for byte in c.encode_utf8(&mut buffer).bytes() {
+                    quoted.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +161,17 @@ mod tests {
             escape_stray("a\u{1b}[2Jb\u{1b}]8;;x\u{7}c\r\u{202e}"),
             "a\\u{1b}[2Jb\\u{1b}]8;;x\\u{7}c\\r\\u{202e}"
         );
+    }
+
+    #[test]
+    fn words_with_controls_stay_on_one_line() {
+        let words = vec![
+            "mcpenv".to_string(),
+            "a\u{1b}b\n'x".to_string(),
+            "a b".to_string(),
+        ];
+        assert_eq!(shell_words(&words), "mcpenv $'a\\x1bb\\n\\'x' 'a b'");
+        let bidi = vec!["x\u{202e}".to_string()];
+        assert_eq!(shell_words(&bidi), "$'x\\xe2\\x80\\xae'");
     }
 }

@@ -134,6 +134,45 @@ impl Redactor {
         }
     }
 
+    /// Learns every secret `scan` finds in every scope's servers.
+    pub fn learn_inventory(&mut self, inventory: &crate::layered::Inventory) {
+        for entry in &inventory.entries {
+            self.learn_entry(&entry.entry);
+        }
+    }
+
+    /// Learns the secrets among the values of `.env`, `.env.local`, the
+    /// user's store, `.env.example`, Claude Code's settings `env` and the
+    /// environment.
+    pub fn learn_sources(&mut self, sources: &crate::check::EnvSources) {
+        let examples = sources.projects.iter().map(|project| &project.example);
+        for file in sources.dotenv_files().into_iter().chain(examples) {
+            for (name, value) in &file.entries {
+                self.learn_env(name, value);
+            }
+            // A line dotenvy could not parse may still hold a value, and
+            // `check` quotes such lines.
+            let lines: Vec<&str> = file.text.as_deref().unwrap_or_default().lines().collect();
+            for problem in &file.problems {
+                if let Some(line) = problem
+                    .line
+                    .checked_sub(1)
+                    .and_then(|index| lines.get(index))
+                {
+                    self.learn_words(&[(*line).to_string()]);
+                }
+            }
+        }
+        for (_, values) in &sources.settings {
+            for (name, value) in values {
+                self.learn_env(name, value);
+            }
+        }
+        for (name, value) in &sources.process {
+            self.learn_env(name, value);
+        }
+    }
+
     /// Learns every secret `scan` finds in `entry`, and every placeholder
     /// default that would be one (`${API_TOKEN:-ghp_…}`).
     pub fn learn_entry(&mut self, entry: &ServerEntry) {

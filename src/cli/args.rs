@@ -83,6 +83,8 @@ pub enum Command {
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
     #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
+    /// Serve mcpenv's read-only jobs as MCP tools over stdio (`mcpenv add -s user mcpenv -- mcpenv serve`).
+    Serve(ServeArgs),
     /// Internal: kills the process groups `probe` lists once `probe` is gone.
     #[command(name = "__reap", hide = true)]
     Reap,
@@ -607,6 +609,10 @@ pub struct ShareArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+/// `mcpenv serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {}
 
 /// `mcpenv check`.
 #[derive(Debug, Args)]

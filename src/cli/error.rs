@@ -9,8 +9,9 @@ use anstyle::{AnsiColor, Style};
 
 use crate::display::escape;
 use crate::error::{ConfigError, StoreError};
-use crate::fsx::{LockError, LockKind};
 use crate::store::Progress;
+
+pub use crate::ops::hints::{config_hints, lock_hints};
 
 /// Whether the arguments alone decided the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,80 +170,6 @@ impl From<ConfigError> for CliError {
         hints
             .into_iter()
             .fold(Self::new(Kind::Failure, Box::new(error)), Self::with_hint)
-    }
-}
-
-/// The hints for a file error: what to do next.
-pub fn config_hints(error: &ConfigError) -> Vec<String> {
-    let one = |hint: &str| vec![hint.to_string()];
-    match error {
-        ConfigError::Syntax { .. } => {
-            one("fix the file by hand: mcpenv never rewrites a file it cannot parse")
-        }
-        ConfigError::Shape { .. } => {
-            one("fix that value by hand: mcpenv never rewrites a file it cannot make sense of")
-        }
-        ConfigError::NotRegular { .. } => one(
-            "mcpenv reads only regular files and never opens anything else there: move it away, or put a regular file in its place",
-        ),
-        ConfigError::Empty {
-            claude_refuses: true,
-            ..
-        } => vec![
-            "Claude Code refuses an empty `.claude.json` too (it reports it as corrupted)".to_string(),
-            "restore it from Claude Code's backups (`~/.claude/backups/`), or delete it: Claude Code creates a new one when it starts".to_string(),
-        ],
-        ConfigError::Empty { .. } => one(
-            "Claude Code reads an empty `.mcp.json` as no servers, but it may be a file truncated by accident, so mcpenv does not write over it: delete it, or write `{}` in it, and run the command again",
-        ),
-        ConfigError::TooDeep { .. } => one(
-            "mcpenv does not read values nested that deep: make that value shallower by hand",
-        ),
-        ConfigError::TooLarge { .. } => one(
-            "Claude Code skips a `.mcp.json` over 2 MiB (2,097,152 bytes): make it smaller by hand",
-        ),
-        ConfigError::Read { .. } => one("check that the file is readable and is UTF-8 text"),
-        ConfigError::Write { .. } => {
-            one("check that its directory is writable; the file was left as it was")
-        }
-        ConfigError::Lock { source, .. } => lock_hints(source),
-        ConfigError::LockTimeout { .. } => {
-            one("another mcpenv is editing it; try again when it has finished")
-        }
-        ConfigError::Contended { .. } => one(
-            "another program (a running Claude Code?) kept rewriting it; the file was left as it was, try again",
-        ),
-        ConfigError::Overwritten { .. } => one(
-            "another program (a running Claude Code?) saved a copy it had read before mcpenv's change; run the same command again",
-        ),
-    }
-}
-
-/// What to do about a lock that could not be taken; the file was left as
-/// it was in every case.
-pub fn lock_hints(error: &LockError) -> Vec<String> {
-    match error {
-        LockError::Io { path, .. } => vec![format!(
-            "mcpenv keeps its lock files in its state directory (`$XDG_STATE_HOME/mcpenv`, else `~/.local/state/mcpenv`): make `{}` writable; the file was left as it was",
-            path.display()
-        )],
-        LockError::Edit { .. } => vec![
-            "another mcpenv is editing the same file; try again when it has finished".to_string(),
-        ],
-        LockError::Claude { lock, kind, .. } => {
-            let remove = match kind {
-                LockKind::EmptyDirectory => "rmdir",
-                LockKind::Directory => "rm -r",
-                LockKind::File => "rm",
-            };
-            vec![
-                "Claude Code holds this lock while it writes, and keeps it fresh while it lives; try again in a moment".to_string(),
-                format!(
-                    "if no Claude Code is running, the lock is left over: remove it with `{remove} {}`",
-                    crate::cli::resolve::shell_words(&[lock.display().to_string()])
-                ),
-            ]
-        }
     }
 }
 

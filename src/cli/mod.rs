@@ -190,6 +190,10 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
         ),
         Command::Export(args) => emit(ctx, &commands::export::run(ctx, args)?, args.json, quiet),
         Command::Probe(args) => commands::probe::run(ctx, args)?,
+        Command::Serve(args) => {
+            commands::serve::run(ctx, args)?;
+            return Ok(Outcome::Success);
+        }
         Command::Reap => unreachable!("handled before resolving"),
         Command::Env(args) => {
             let (report, json) = commands::env::run(ctx, args)?;

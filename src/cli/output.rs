@@ -39,10 +39,7 @@ impl Shield {
 
     /// Learns every secret `scan` finds in every scope.
     pub fn learn_inventory(&self, inventory: &Inventory) {
-        let mut redactor = self.redactor();
-        for entry in &inventory.entries {
-            redactor.learn_entry(&entry.entry);
-        }
+        self.redactor().learn_inventory(inventory);
         self.learned_inventory.store(true, Ordering::Relaxed);
     }
 
@@ -50,34 +47,16 @@ impl Shield {
     /// user's store, `.env.example`, Claude Code's settings `env` and the
     /// environment.
     pub fn learn_sources(&self, sources: &EnvSources) {
-        let mut redactor = self.redactor();
-        let examples = sources.projects.iter().map(|project| &project.example);
-        for file in sources.dotenv_files().into_iter().chain(examples) {
-            for (name, value) in &file.entries {
-                redactor.learn_env(name, value);
-            }
-            // A line dotenvy could not parse may still hold a value, and
-            // `check` quotes such lines.
-            let lines: Vec<&str> = file.text.as_deref().unwrap_or_default().lines().collect();
-            for problem in &file.problems {
-                if let Some(line) = problem
-                    .line
-                    .checked_sub(1)
-                    .and_then(|index| lines.get(index))
-                {
-                    redactor.learn_words(&[(*line).to_string()]);
-                }
-            }
-        }
-        for (_, values) in &sources.settings {
-            for (name, value) in values {
-                redactor.learn_env(name, value);
-            }
-        }
-        for (name, value) in &sources.process {
-            redactor.learn_env(name, value);
-        }
+        self.redactor().learn_sources(sources);
         self.learned_sources.store(true, Ordering::Relaxed);
+    }
+
+    /// Learns what a use case read.
+    pub fn learn_read(&self, read: &crate::ops::Read) {
+        self.learn_inventory(&read.inventory);
+        if let Some(sources) = &read.sources {
+            self.learn_sources(sources);
+        }
     }
 
     /// Whether the configuration and the env files were learned already.

@@ -15,6 +15,8 @@ use crate::layered::Inventory;
 use crate::locate::{Environment, Locations};
 use crate::scope::Scope;
 
+pub use crate::display::shell_words;
+
 /// Every environment variable mcpenv reads.
 pub mod vars {
     /// Claude Code's configuration directory; replaces `$HOME` for
@@ -81,16 +83,12 @@ impl Ctx {
     /// The project's `.env` files, settings `env` and the environment, with
     /// their secrets learned by the shield.
     pub fn env_sources(&self) -> Result<EnvSources, CliError> {
-        let sources = EnvSources::load(&self.locations, &self.user_env_file(), self.process_env.clone()).map_err(|error| {
-            let hint = match &error {
-                DotEnvError::NotRegular { .. } => {
-                    "replace it with a regular file (or remove it); mcpenv never opens a FIFO, socket or device"
-                }
-                DotEnvError::Read { .. } => "check the file's permissions",
-                DotEnvError::NotUtf8 { .. } => "save the file as UTF-8 text",
-            };
-            CliError::failure_from("cannot read the `.env` files", error).with_hint(hint)
-        })?;
+        let sources = EnvSources::load(
+            &self.locations,
+            &self.user_env_file(),
+            self.process_env.clone(),
+        )
+        .map_err(dotenv_error)?;
         self.shield.learn_sources(&sources);
         Ok(sources)
     }
@@ -145,53 +143,37 @@ impl Ctx {
     /// `mcpenv` (with `-C DIR` when given) followed by `rest`, quoted for a
     /// shell, for hints that suggest a command.
     pub fn command(&self, rest: &[&str]) -> String {
+        let mut words = self.mcpenv_words();
+        words.extend(rest.iter().map(|word| (*word).to_string()));
+        shell_words(&words)
+    }
+
+    /// `mcpenv`, with `-C DIR` when given.
+    fn mcpenv_words(&self) -> Vec<String> {
         let mut words = vec!["mcpenv".to_string()];
         if let Some(dir) = &self.project_dir {
             words.push("-C".to_string());
             words.push(dir.display().to_string());
         }
-        words.extend(rest.iter().map(|word| (*word).to_string()));
-        shell_words(&words)
+        words
     }
-}
 
-/// Joins words into a command line a POSIX shell reads back as the same words.
-/// A word holding a control or bidi character is written in ANSI-C quoting
-/// (`$'a\x1bb'`, read by bash, zsh, ksh and POSIX.1-2024 sh), so the line
-/// stays one line that can be copied and run.
-pub fn shell_words(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|word| {
-            if word.chars().any(crate::display::is_unsafe) {
-                return ansi_c_quoted(word);
-            }
-            shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn ansi_c_quoted(word: &str) -> String {
-    let mut quoted = String::from("$'");
-    for c in word.chars() {
-        match c {
-            '\\' => quoted.push_str("\\\\"),
-            '\'' => quoted.push_str("\\'"),
-            '\n' => quoted.push_str("\\n"),
-            '\t' => quoted.push_str("\\t"),
-            '\r' => quoted.push_str("\\r"),
-            c if crate::display::is_unsafe(c) => {
-                let mut buffer = [0; 4];
-                for byte in c.encode_utf8(&mut buffer).bytes() {
-                    quoted.push_str(&format!("\\x{byte:02x}"));
-                }
-            }
-            c => quoted.push(c),
+    /// The context the use cases in [`crate::ops`] run in.
+    pub fn ops(&self) -> crate::ops::Context {
+        crate::ops::Context {
+            locations: self.locations.clone(),
+            process_env: self.process_env.clone(),
+            template_dirs: self.template_dirs(),
+            user_env_file: self.user_env_file(),
+            mcpenv: self.mcpenv_words(),
         }
     }
-    quoted.push('\'');
-    quoted
+}
+
+/// The error for `.env` files that cannot be read.
+pub fn dotenv_error(error: DotEnvError) -> CliError {
+    let hint = crate::ops::hints::dotenv_hint(&error);
+    CliError::failure_from("cannot read the `.env` files", error).with_hint(hint)
 }
 
 /// Resolves the context for `cli`.
@@ -328,22 +310,5 @@ impl From<ScopeArg> for Scope {
             ScopeArg::Project => Self::Project,
             ScopeArg::User | ScopeArg::Global => Self::User,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_with_controls_stay_on_one_line() {
-        let words = vec![
-            "mcpenv".to_string(),
-            "a\u{1b}b\n'x".to_string(),
-            "a b".to_string(),
-        ];
-        assert_eq!(shell_words(&words), "mcpenv $'a\\x1bb\\n\\'x' 'a b'");
-        let bidi = vec!["x\u{202e}".to_string()];
-        assert_eq!(shell_words(&bidi), "$'x\\xe2\\x80\\xae'");
     }
 }

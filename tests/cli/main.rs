@@ -38,6 +38,7 @@ mod run;
 mod scan;
 mod scan_sarif;
 mod secrets_corpus;
+mod serve;
 mod teammate;
 mod templates;
 mod templates_schema;

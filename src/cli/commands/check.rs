@@ -6,28 +6,24 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::check::{self, Blanked, CheckReport, Severity, State, Status};
+use crate::check::{Blanked, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown};
-use crate::cli::resolve::Ctx;
+use crate::cli::resolve::{Ctx, dotenv_error};
+use crate::ops::check_environment::{CheckError, EnvironmentCheck, check_environment};
 
 /// The report `check` (and `onboard`, at its end) prints.
 #[derive(Debug, Serialize)]
 pub struct CheckOutput {
-    /// Whether every server in effect has what it needs.
-    pub ok: bool,
-    /// Servers, variables and findings.
+    /// Whether every server in effect has what it needs, and the report.
     #[serde(flatten)]
-    pub report: CheckReport,
+    pub check: EnvironmentCheck,
     #[serde(skip)]
     files: Vec<Option<String>>,
     #[serde(skip)]
     sources: Vec<Option<String>>,
-    /// The command that approves the pending project servers in Claude
-    /// Code, when there are any.
-    pub approve_command: Option<String>,
     #[serde(skip)]
     fix: String,
 }
@@ -35,11 +31,12 @@ pub struct CheckOutput {
 impl Report for CheckOutput {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         let width = self
+            .check
             .report
             .variables
             .iter()
             .map(|variable| variable.name.len())
-            .chain(self.report.servers.iter().filter_map(|server| {
+            .chain(self.check.report.servers.iter().filter_map(|server| {
                 server
                     .command
                     .as_ref()
@@ -47,7 +44,7 @@ impl Report for CheckOutput {
             }))
             .max()
             .unwrap_or(0);
-        for server in &self.report.servers {
+        for server in &self.check.report.servers {
             let (style, status) = match server.status {
                 Status::Active | Status::Shadowed => (DIM, ""),
                 Status::Pending => (DIM, "  pending approval"),
@@ -70,6 +67,7 @@ impl Report for CheckOutput {
             }
             for name in &server.variables {
                 let Some(index) = self
+                    .check
                     .report
                     .variables
                     .iter()
@@ -77,7 +75,7 @@ impl Report for CheckOutput {
                 else {
                     continue;
                 };
-                let variable = &self.report.variables[index];
+                let variable = &self.check.report.variables[index];
                 let shown = self.sources[index].as_deref();
                 let blanked = server
                     .blanked
@@ -150,10 +148,10 @@ impl Report for CheckOutput {
                 writeln!(out, "  {DIM}nothing to check{DIM:#}")?;
             }
         }
-        if !self.report.findings.is_empty() {
+        if !self.check.report.findings.is_empty() {
             writeln!(out)?;
         }
-        for (finding, file) in self.report.findings.iter().zip(&self.files) {
+        for (finding, file) in self.check.report.findings.iter().zip(&self.files) {
             let (style, label) = match finding.severity {
                 Severity::Error => (RED.bold(), "error"),
                 Severity::Warning => (YELLOW.bold(), "warning"),
@@ -172,41 +170,43 @@ impl Report for CheckOutput {
                 writeln!(out, "  hint: {}", shown(hint))?;
             }
         }
-        if !self.report.servers.is_empty() {
+        if !self.check.report.servers.is_empty() {
             writeln!(out)?;
         }
         writeln!(out, "{}", self.summary())?;
-        if !self.report.missing().is_empty() {
+        if !self.check.report.missing().is_empty() {
             writeln!(out, "Fix it with `{}`", self.fix)?;
         }
-        if let Some(approve) = &self.approve_command {
+        if let Some(approve) = &self.check.approve_command {
             writeln!(out, "Approve the pending project servers with `{approve}`")?;
         }
         Ok(())
     }
 
     fn failed(&self) -> bool {
-        !self.ok
+        !self.check.ok
     }
 }
 
 impl CheckOutput {
     fn summary(&self) -> String {
         let counted: Vec<_> = self
+            .check
             .report
             .servers
             .iter()
             .filter(|server| server.status.counted())
             .collect();
         let failing = counted.iter().filter(|server| !server.ok).count();
-        let missing = self.report.missing().len();
+        let missing = self.check.report.missing().len();
         let errors = self
+            .check
             .report
             .findings
             .iter()
             .filter(|finding| finding.severity == Severity::Error)
             .count();
-        let warnings = self.report.findings.len() - errors;
+        let warnings = self.check.report.findings.len() - errors;
         let plural = |count: usize, word: &str| {
             if count == 1 {
                 format!("1 {word}")
@@ -251,20 +251,23 @@ fn source(source: Option<&str>) -> &str {
 
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
-    let inventory = crate::cli::commands::list::load_inventory(ctx);
-    let sources = ctx.env_sources()?;
-    let report = check::check(
-        &ctx.locations,
-        &inventory,
-        &sources,
-        &crate::templates::all(&ctx.template_dirs()).0,
-    );
-    let files = report
+    let (check, read) =
+        check_environment(&ctx.ops(), strict, None).map_err(|error| match error {
+            CheckError::EnvFiles(error) => dotenv_error(error),
+            // No server was named.
+            error @ CheckError::NoSuchServer { .. } => {
+                CliError::failure_from("cannot check", error)
+            }
+        })?;
+    ctx.shield.learn_read(&read);
+    let files = check
+        .report
         .findings
         .iter()
         .map(|finding| finding.file.as_ref().map(|file| shown_path(ctx, file)))
         .collect();
-    let sources = report
+    let sources = check
+        .report
         .variables
         .iter()
         .map(|variable| {
@@ -277,18 +280,8 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
                 })
         })
         .collect();
-    let pending: Vec<&str> = report
-        .servers
-        .iter()
-        .filter(|server| server.status == Status::Pending)
-        .map(|server| server.name.as_str())
-        .collect();
-    let approve_command =
-        (!pending.is_empty()).then(|| ctx.command(&[&["approve"], pending.as_slice()].concat()));
     Ok(CheckOutput {
-        approve_command,
-        ok: report.ok(strict),
-        report,
+        check,
         files,
         sources,
         fix: ctx.command(&["onboard"]),

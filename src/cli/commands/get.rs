@@ -171,7 +171,7 @@ impl Report for GetReport {
             warning(err, &format!("`{}`: {}", note.file.display(), note.message))?;
         }
         for error in &self.errors {
-            error.write(err)?;
+            crate::cli::commands::list::write_file_error(error, err)?;
         }
         Ok(())
     }

@@ -1,0 +1,111 @@
+//! Whether every server in effect has what it needs: each variable it
+//! references (set, empty, defaulted or missing, and where from), its
+//! command, and the problems Claude Code would hit. What `mcpenv check`
+//! shows and the `check_environment` tool returns. Never holds a value.
+
+use serde::Serialize;
+
+use crate::check::{self, CheckReport, EnvSources, Status};
+use crate::dotenv::DotEnvError;
+use crate::layered::Inventory;
+use crate::ops::{Context, Read};
+
+/// The outcome of a check.
+#[derive(Debug, Serialize)]
+pub struct EnvironmentCheck {
+    /// Whether every server in effect has what it needs.
+    pub ok: bool,
+    /// Servers, variables and findings.
+    #[serde(flatten)]
+    pub report: CheckReport,
+    /// The command that approves the pending project servers in Claude
+    /// Code, when there are any.
+    pub approve_command: Option<String>,
+}
+
+/// Why a check could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// A `.env` file (or the user's store) cannot be read.
+    #[error("cannot read the `.env` files")]
+    EnvFiles(#[source] DotEnvError),
+    /// The server asked about is defined nowhere.
+    #[error("no MCP server named `{name}`")]
+    NoSuchServer {
+        /// The name asked about.
+        name: String,
+        /// The servers that are checked.
+        known: Vec<String>,
+    },
+}
+
+/// Checks the servers in effect (with `strict`, a warning fails the check
+/// too); with `server`, only that server, the variables it references and
+/// the findings about it or about no server in particular.
+pub fn check_environment(
+    context: &Context,
+    strict: bool,
+    server: Option<&str>,
+) -> Result<(EnvironmentCheck, Read), CheckError> {
+    let inventory = Inventory::load_all(&context.locations);
+    let sources = match EnvSources::load(
+        &context.locations,
+        &context.user_env_file,
+        context.process_env.clone(),
+    ) {
+        Ok(sources) => sources,
+        Err(error) => return Err(CheckError::EnvFiles(error)),
+    };
+    let mut report = check::check(
+        &context.locations,
+        &inventory,
+        &sources,
+        &crate::templates::all(&context.template_dirs).0,
+    );
+    if let Some(name) = server {
+        only(&mut report, name)?;
+    }
+    let pending: Vec<&str> = report
+        .servers
+        .iter()
+        .filter(|server| server.status == Status::Pending)
+        .map(|server| server.name.as_str())
+        .collect();
+    let approve_command = (!pending.is_empty())
+        .then(|| context.command(&[&["approve"], pending.as_slice()].concat()));
+    let check = EnvironmentCheck {
+        ok: report.ok(strict),
+        report,
+        approve_command,
+    };
+    let read = Read {
+        inventory,
+        sources: Some(sources),
+    };
+    Ok((check, read))
+}
+
+/// Keeps what concerns the server `name` in `report`.
+fn only(report: &mut CheckReport, name: &str) -> Result<(), CheckError> {
+    if !report.servers.iter().any(|server| server.name == name) {
+        return Err(CheckError::NoSuchServer {
+            name: name.to_string(),
+            known: report
+                .servers
+                .iter()
+                .map(|server| server.name.clone())
+                .collect(),
+        });
+    }
+    report.servers.retain(|server| server.name == name);
+    report
+        .variables
+        .retain(|variable| variable.servers.iter().any(|server| server == name));
+    report.findings.retain(|finding| {
+        finding
+            .server
+            .as_deref()
+            .is_none_or(|server| server == name)
+    });
+    Ok(())
+}

@@ -1,0 +1,304 @@
+//! `mcpenv serve` driven by rmcp's client over the real binary's stdio.
+
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ErrorCode,
+    Implementation, JsonObject, ProtocolVersion,
+};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use serde_json::{Value, json};
+
+use crate::harness::TestEnv;
+
+const DOTENV_SECRET: &str = "sk_live_51DotenvSecretValue0123456789";
+const LOCAL_SECRET: &str = "ghp_LocalServerSecret0123456789abcdefAB";
+
+type Session = RunningService<RoleClient, ClientConfig>;
+
+/// A session with `mcpenv serve` started in the project, at `version`.
+async fn connect(env: &TestEnv, version: ProtocolVersion) -> Session {
+    let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    // The child lives as long as the test's runtime.
+    tokio::spawn(async move { child.wait().await });
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcpenv-test", "1"),
+    )
+    .with_protocol_version(version)
+    .serve((stdout, stdin))
+    .await
+    .unwrap()
+}
+
+async fn call(
+    session: &Session,
+    name: &str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
+    let Value::Object(arguments) = arguments else {
+        unreachable!("tests pass objects")
+    };
+    session
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(arguments))
+        .await
+}
+
+/// A project with a project, a local and a user server, a `.env` holding a
+/// secret and an empty variable, and a local server given a literal secret.
+fn world() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"shared": {
+            "command": "sh", "args": ["-c", "true"],
+            "env": {"API_TOKEN": "${API_TOKEN}", "EMPTY_ONE": "${EMPTY_ONE}", "FROM_DOTENV": "${FROM_DOTENV}"}
+        }}})
+        .to_string(),
+    );
+    env.write(
+        "project/.env",
+        &format!("EMPTY_ONE=\nFROM_DOTENV={DOTENV_SECRET}\n"),
+    );
+    env.write(
+        "home/.claude.json",
+        &json!({
+            "mcpServers": {"everywhere": {"type": "http", "url": "https://mcp.example.com/mcp"}},
+            "projects": {env.key(): {"mcpServers": {"mine": {
+                "command": "sh", "args": ["-c", "true"], "env": {"TOKEN": LOCAL_SECRET}
+            }}}}
+        })
+        .to_string(),
+    );
+    env
+}
+
+fn structured(result: &CallToolResult) -> &Value {
+    result
+        .structured_content
+        .as_ref()
+        .expect("structured content")
+}
+
+fn assert_no_secret(result: &CallToolResult) {
+    let whole = serde_json::to_string(result).unwrap();
+    for secret in [DOTENV_SECRET, LOCAL_SECRET] {
+        assert!(!whole.contains(secret), "a secret in {whole}");
+    }
+}
+
+fn schema_accepts(schema: &JsonObject, value: &Value) {
+    let validator = jsonschema::validator_for(&Value::Object(schema.clone())).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?} for {value}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_list_both_read_only_tools_with_schemas() {
+    let env = world();
+    let session = connect(&env, ProtocolVersion::V_2025_11_25).await;
+    let tools = session.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, ["list_servers", "check_environment"]);
+    for tool in &tools {
+        assert!(
+            tool.description
+                .as_deref()
+                .is_some_and(|text| text.len() > 40)
+        );
+        assert_eq!(tool.input_schema["type"], "object");
+        assert!(tool.input_schema.get("required").is_none());
+        assert_eq!(tool.output_schema.as_ref().unwrap()["type"], "object");
+        let annotations = tool.annotations.as_ref().unwrap();
+        assert_eq!(annotations.read_only_hint, Some(true));
+        assert_eq!(annotations.destructive_hint, Some(false));
+        assert_eq!(annotations.idempotent_hint, Some(true));
+        assert_eq!(annotations.open_world_hint, Some(false));
+    }
+    assert_eq!(
+        tools[1].input_schema["properties"]["server"]["type"],
+        "string"
+    );
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn list_servers_returns_every_scope_without_secrets() {
+    let env = world();
+    let session = connect(&env, ProtocolVersion::V_2025_11_25).await;
+    let tools = session.list_all_tools().await.unwrap();
+    let result = call(&session, "list_servers", json!({})).await.unwrap();
+    assert_eq!(result.is_error, Some(false));
+    assert_no_secret(&result);
+    let value = structured(&result);
+    schema_accepts(tools[0].output_schema.as_ref().unwrap(), value);
+    let row = |name: &str| {
+        value["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|server| server["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {value}"))
+            .clone()
+    };
+    let shared = row("shared");
+    assert_eq!(shared["scope"], "project");
+    assert_eq!(shared["transport"], "stdio");
+    assert_eq!(shared["status"], "pending");
+    assert_eq!(shared["approval"], "pending");
+    assert_eq!(
+        shared["env_names"],
+        json!(["API_TOKEN", "EMPTY_ONE", "FROM_DOTENV"])
+    );
+    assert_eq!(shared["approve_command"], "mcpenv approve shared");
+    let mine = row("mine");
+    assert_eq!(mine["scope"], "local");
+    assert_eq!(mine["status"], "active");
+    assert_eq!(mine["env_names"], json!(["TOKEN"]));
+    let everywhere = row("everywhere");
+    assert_eq!(everywhere["scope"], "user");
+    assert_eq!(everywhere["transport"], "http");
+    assert_eq!(everywhere["url"], "https://mcp.example.com/mcp");
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn check_environment_reports_missing_and_empty_without_values() {
+    let env = world();
+    let session = connect(&env, ProtocolVersion::V_2025_11_25).await;
+    let tools = session.list_all_tools().await.unwrap();
+    let result = call(&session, "check_environment", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    assert_no_secret(&result);
+    let value = structured(&result);
+    schema_accepts(tools[1].output_schema.as_ref().unwrap(), value);
+    let state = |name: &str| {
+        value["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|variable| variable["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {value}"))["state"]
+            .clone()
+    };
+    assert_eq!(state("API_TOKEN"), "missing");
+    assert_eq!(state("EMPTY_ONE"), "empty");
+    assert_eq!(state("FROM_DOTENV"), "set");
+    assert_eq!(value["ok"], false);
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(
+        text.contains("API_TOKEN") && text.contains("EMPTY_ONE"),
+        "{text}"
+    );
+
+    let one = call(&session, "check_environment", json!({"server": "mine"}))
+        .await
+        .unwrap();
+    let names: Vec<&Value> = structured(&one)["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|server| &server["name"])
+        .collect();
+    assert_eq!(names, [&json!("mine")]);
+    assert_no_secret(&one);
+
+    let nobody = call(&session, "check_environment", json!({"server": "nobody"}))
+        .await
+        .unwrap();
+    assert_eq!(nobody.is_error, Some(true));
+    let text = &nobody.content[0].as_text().unwrap().text;
+    assert!(
+        text.contains("no MCP server named `nobody`") && text.contains("`mine`"),
+        "{text}"
+    );
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_tools_and_broken_files_use_their_channels() {
+    let env = world();
+    env.write("project/.mcp.json", "{\"mcpServers\": {");
+    let session = connect(&env, ProtocolVersion::V_2025_11_25).await;
+    match call(&session, "no_such_tool", json!({})).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(error.message, "Unknown tool: no_such_tool");
+        }
+        other => panic!("not a protocol error: {other:?}"),
+    }
+    let result = call(&session, "list_servers", json!({})).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let text = &result.content[0].as_text().unwrap().text;
+    assert!(
+        text.contains(".mcp.json") && text.contains("hint:"),
+        "{text}"
+    );
+    assert_no_secret(&result);
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn invalid_arguments_follow_the_negotiated_protocol() {
+    let env = world();
+    let session = connect(&env, ProtocolVersion::V_2025_11_25).await;
+    let result = call(&session, "check_environment", json!({"server": 3}))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        result.content[0]
+            .as_text()
+            .unwrap()
+            .text
+            .contains("`server` must be a string")
+    );
+    let result = call(&session, "list_servers", json!({"scope": "user"}))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    session.cancel().await.unwrap();
+
+    let old = connect(&env, ProtocolVersion::V_2025_06_18).await;
+    match call(&old, "check_environment", json!({"server": 3})).await {
+        Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::INVALID_PARAMS),
+        other => panic!("not -32602 on 2025-06-18: {other:?}"),
+    }
+    old.cancel().await.unwrap();
+}
+
+#[test]
+fn probe_audit_passes_against_serve() {
+    let env = crate::probe::world(&[(
+        "mcpenv",
+        json!({"command": env!("CARGO_BIN_EXE_mcpenv"), "args": ["serve"]}),
+    )]);
+    let out = env.run(&["probe", "--audit", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let report = out.json();
+    assert_eq!(report["summary"]["audit_failed"], 0, "{report}");
+    let audit = report["servers"][0]["audit"].as_array().unwrap();
+    assert!(
+        audit.iter().all(|check| check["status"] == "ok"),
+        "{report}"
+    );
+    let called = audit
+        .iter()
+        .filter(|check| check.get("called").is_some())
+        .count();
+    assert_eq!(
+        called, 2,
+        "both tools called with invalid arguments: {report}"
+    );
+}
