@@ -234,7 +234,6 @@ pub fn save_user_with(
     if values.is_empty() {
         return Ok(());
     }
-    check_private(path, force)?;
     if let Some(folder) = path.parent() {
         std::fs::DirBuilder::new()
             .recursive(true)

@@ -196,15 +196,10 @@ pub fn validate(tool: &Tool, arguments: &JsonObject) -> Result<(), String> {
         };
         if property.get("type").and_then(Value::as_str) == Some("string") && !value.is_string() {
             // The kind, never the value: it may be anything the caller sent.
-            let kind = match value {
-                Value::Null => "null",
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::String(_) => "a string",
-                Value::Array(_) => "an array",
-                Value::Object(_) => "an object",
-            };
-            return Err(format!("`{name}` must be a string, got {kind}"));
+            return Err(format!(
+                "`{name}` must be a string, got {}",
+                crate::model::json_kind(value)
+            ));
         }
     }
     Ok(())
