@@ -735,15 +735,11 @@ fn dotenv_file_name(root: &Path, source: Option<&str>) -> String {
     let Some(path) = source.map(Path::new) else {
         return ".env".to_string();
     };
-    match (path.parent(), path.file_name()) {
-        (Some(parent), Some(name)) if root.starts_with(parent) && parent.parent().is_some() => {
-            let levels = root
-                .strip_prefix(parent)
-                .map_or(0, |below| below.components().count());
-            format!("{}{}", "../".repeat(levels), name.to_string_lossy())
-        }
-        _ => path.display().to_string(),
-    }
+    // Not from `/` itself: a file there is shown whole.
+    path.parent()
+        .filter(|parent| parent.parent().is_some())
+        .and_then(|_| crate::locate::upward_name(path, root))
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// Where a value was found, as messages name it.

@@ -177,6 +177,20 @@ impl Locations {
     }
 }
 
+/// A file in `from` or in a directory above it, named from `from`: `.env`,
+/// `../../.env` (a monorepo root's file seen from a package); `None` for a
+/// file anywhere else.
+pub fn upward_name(path: &Path, from: &Path) -> Option<String> {
+    let dir = path.parent()?;
+    let name = path.file_name()?;
+    let below = from.strip_prefix(dir).ok()?;
+    Some(format!(
+        "{}{}",
+        "../".repeat(below.components().count()),
+        name.to_string_lossy()
+    ))
+}
+
 /// The repository `dir` belongs to: the nearest ancestor holding `.git` (a
 /// directory or a gitfile); a linked worktree maps to its main repository.
 pub fn find_git_root(dir: &Path) -> Option<PathBuf> {

@@ -82,12 +82,9 @@ pub fn shown_path(ctx: &Ctx, path: &Path) -> String {
     // A monorepo root's `.env` seen from a package: `../../.env`.
     if let (Some(root), Some(dir)) = (&locations.git_root, path.parent())
         && dir.starts_with(root)
-        && let Ok(below) = locations.working_dir.strip_prefix(dir)
+        && let Some(name) = crate::locate::upward_name(path, &locations.working_dir)
     {
-        let up = "../".repeat(below.components().count());
-        if let Ok(rest) = path.strip_prefix(dir) {
-            return format!("{up}{}", rest.display());
-        }
+        return name;
     }
     locations.display(path)
 }
