@@ -537,39 +537,45 @@ fn read_answer(
 /// `Some` with the value to keep (fixed as agreed), `None` to ask again.
 /// The value itself is never shown.
 fn fit(ctx: &Ctx, variable: &Variable, mut answer: String) -> Result<Option<String>, CliError> {
-    for misfit in value_fit::misfits(&answer, &variable.placements) {
-        match misfit {
-            Misfit::RepeatsPrefix { field, prefix } => {
-                let question = format!(
-                    "The value starts with `{}`, which `{}` already writes before it. Drop it from the value?",
-                    prefix.trim_end(),
-                    shown(&field)
-                );
-                if confirm(ctx, &question, true)? {
-                    answer = value_fit::without_prefix(&answer, &prefix);
-                }
-            }
+    // One question per kind, each on the answer as it is by then: dropping
+    // a repeated `Bearer ` changes what a URL would get.
+    let repeated = value_fit::misfits(&answer, &variable.placements)
+        .into_iter()
+        .find_map(|misfit| match misfit {
+            Misfit::RepeatsPrefix { field, prefix } => Some((field, prefix)),
+            Misfit::BreaksUrl { .. } => None,
+        });
+    if let Some((field, prefix)) = repeated {
+        let question = format!(
+            "The value starts with `{}`, which `{}` already writes before it. Drop it from the value?",
+            prefix.trim_end(),
+            shown(&field)
+        );
+        if confirm(ctx, &question, true)? {
+            answer = value_fit::without_prefix(&answer, &prefix);
+        }
+    }
+    let breaking = value_fit::misfits(&answer, &variable.placements)
+        .into_iter()
+        .find_map(|misfit| match misfit {
             Misfit::BreaksUrl {
                 field,
                 part,
                 characters,
-            } => {
-                // Each test again: the answer may have changed above.
-                if value_fit::misfits(&answer, &variable.placements).is_empty() {
-                    continue;
-                }
-                let listed: Vec<String> = characters.iter().map(|c| format!("`{c}`")).collect();
-                let question = format!(
-                    "The value holds {}, which break{} {} in `{}`. Percent-encode it?",
-                    listed.join(", "),
-                    if characters.len() == 1 { "s" } else { "" },
-                    part.describe(),
-                    shown(&field)
-                );
-                if confirm(ctx, &question, true)? {
-                    answer = value_fit::encoded(&answer, part);
-                }
-            }
+            } => Some((field, part, characters)),
+            Misfit::RepeatsPrefix { .. } => None,
+        });
+    if let Some((field, part, characters)) = breaking {
+        let listed: Vec<String> = characters.iter().map(|c| format!("`{c}`")).collect();
+        let question = format!(
+            "The value holds {}, which break{} {} in `{}`. Percent-encode it?",
+            listed.join(", "),
+            if characters.len() == 1 { "s" } else { "" },
+            part.describe(),
+            shown(&field)
+        );
+        if confirm(ctx, &question, true)? {
+            answer = value_fit::encoded(&answer, part);
         }
     }
     if let Some(expected) = &variable.expected
