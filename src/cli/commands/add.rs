@@ -144,12 +144,11 @@ impl Report for AddReport {
             )?;
         }
         if !self.still_missing.is_empty() {
-            let names: Vec<String> = self
-                .still_missing
-                .iter()
-                .map(|name| format!("`{name}`"))
-                .collect();
-            writeln!(err, "Still missing: {}", names.join(", "))?;
+            writeln!(
+                err,
+                "Still missing: {}",
+                crate::cli::render::quoted_names(&self.still_missing)
+            )?;
             writeln!(
                 err,
                 "hint: set them with `mcpenv onboard`; `mcpenv check` shows what each server needs"

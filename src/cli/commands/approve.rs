@@ -307,9 +307,5 @@ fn check_names(inventory: &Inventory, names: &[String]) -> Result<(), CliError> 
 
 /// Names as status lines show them.
 pub fn quoted(names: &[String]) -> String {
-    names
-        .iter()
-        .map(|name| format!("`{name}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::cli::render::quoted_names(names)
 }

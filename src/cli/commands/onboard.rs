@@ -677,11 +677,7 @@ fn say(ctx: &Ctx, line: &str) {
 }
 
 fn names<S: AsRef<str>>(names: &[S]) -> String {
-    names
-        .iter()
-        .map(|name| format!("`{}`", shown(name.as_ref())))
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::cli::render::quoted_names(names)
 }
 
 fn plural(count: usize, word: &str) -> String {
