@@ -10,6 +10,8 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine as _;
@@ -403,6 +405,79 @@ fn references_only(value: &str) -> Option<String> {
         rest = &after[close + 1..];
     }
     rest.is_empty().then_some(shown)
+}
+
+/// What this run knows must never be printed whole.
+#[derive(Debug, Default)]
+pub struct Shield {
+    redactor: Mutex<Redactor>,
+    learned_inventory: AtomicBool,
+    learned_sources: AtomicBool,
+}
+
+impl Shield {
+    /// A shield that already knows the secrets among the command line's
+    /// words (a mistyped `-e TOKEN:ghp_…` is masked in its usage error).
+    pub fn for_arguments(words: &[String]) -> Self {
+        let shield = Self::default();
+        shield.learn(|redactor| redactor.learn_words(words));
+        shield
+    }
+
+    /// Teaches the redactor something.
+    pub fn learn(&self, teach: impl FnOnce(&mut Redactor)) {
+        teach(&mut self.redactor());
+    }
+
+    /// Learns every secret `scan` finds in every scope.
+    pub fn learn_inventory(&self, inventory: &crate::layered::Inventory) {
+        self.redactor().learn_inventory(inventory);
+        self.learned_inventory.store(true, Ordering::Relaxed);
+    }
+
+    /// Learns the secrets among the values of `.env`, `.env.local`, the
+    /// user's store, `.env.example`, Claude Code's settings `env` and the
+    /// environment.
+    pub fn learn_sources(&self, sources: &crate::check::EnvSources) {
+        self.redactor().learn_sources(sources);
+        self.learned_sources.store(true, Ordering::Relaxed);
+    }
+
+    /// Learns what a use case read.
+    pub fn learn_read(&self, read: &crate::ops::Read) {
+        self.learn_inventory(&read.inventory);
+        if let Some(sources) = &read.sources {
+            self.learn_sources(sources);
+        }
+    }
+
+    /// Whether the configuration and the env files were learned already.
+    pub fn knows_world(&self) -> (bool, bool) {
+        (
+            self.learned_inventory.load(Ordering::Relaxed),
+            self.learned_sources.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Rendered text made safe: secrets masked, stray controls escaped.
+    pub fn clean(&self, rendered: &str) -> String {
+        let masked = self.redactor().mask_text(rendered).into_owned();
+        crate::display::escape_stray(&masked).into_owned()
+    }
+
+    /// A JSON document with every secret masked (strings stay exact
+    /// otherwise: JSON escaping makes controls inert).
+    pub fn clean_json(&self, value: &mut Value) {
+        self.redactor().mask_json(value);
+    }
+
+    fn redactor(&self) -> std::sync::MutexGuard<'_, Redactor> {
+        // A panic while holding the lock leaves a redactor that is still
+        // whole (learning only appends), so a poisoned lock is used as is.
+        self.redactor
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 #[cfg(test)]

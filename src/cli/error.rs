@@ -1,142 +1,16 @@
-//! The CLI's error: a kind that picks the exit code, the error chain, and
-//! hints that say what to do next.
+//! The CLI's rendering of a use case's error ([`crate::ops::Error`]): `error:`,
+//! its causes, and `hint:` lines; the kind picks the exit code.
 
-use std::error::Error;
-use std::fmt;
 use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
 use crate::display::escape;
-use crate::error::{ConfigError, StoreError};
-use crate::store::Progress;
 
+pub use crate::ops::error::{Error as CliError, Kind};
 pub use crate::ops::hints::{config_hints, lock_hints};
 
-/// Whether the arguments alone decided the failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// Decided by the arguments alone: exit 2.
-    Usage,
-    /// Depends on the world (files, environment, findings): exit 1.
-    Failure,
-}
-
-/// An error as the user sees it.
-#[derive(Debug)]
-pub struct CliError {
-    kind: Kind,
-    error: Box<dyn Error + Send + Sync>,
-    /// Each hint is a list of lines: one, unless built with
-    /// [`CliError::with_hint_lines`].
-    hints: Vec<Vec<String>>,
-}
-
-#[derive(Debug)]
-struct Message(String);
-
-impl fmt::Display for Message {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(&self.0)
-    }
-}
-
-impl Error for Message {}
-
-#[derive(Debug)]
-struct WithSource {
-    message: String,
-    source: Box<dyn Error + Send + Sync>,
-}
-
-impl fmt::Display for WithSource {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(&self.message)
-    }
-}
-
-impl Error for WithSource {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        Some(self.source.as_ref())
-    }
-}
-
 impl CliError {
-    /// A usage error (exit 2) with this message.
-    pub fn usage(message: impl Into<String>) -> Self {
-        Self::new(Kind::Usage, Box::new(Message(message.into())))
-    }
-
-    /// An operational failure (exit 1) with this message.
-    pub fn failure(message: impl Into<String>) -> Self {
-        Self::new(Kind::Failure, Box::new(Message(message.into())))
-    }
-
-    /// An operational failure caused by `source`.
-    pub fn failure_from(
-        message: impl Into<String>,
-        source: impl Error + Send + Sync + 'static,
-    ) -> Self {
-        Self::new(
-            Kind::Failure,
-            Box::new(WithSource {
-                message: message.into(),
-                source: Box::new(source),
-            }),
-        )
-    }
-
-    /// Wraps any error with a kind.
-    pub fn new(kind: Kind, error: Box<dyn Error + Send + Sync>) -> Self {
-        Self {
-            kind,
-            error,
-            hints: Vec::new(),
-        }
-    }
-
-    /// Adds a hint line.
-    #[must_use]
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hints.push(vec![hint.into()]);
-        self
-    }
-
-    /// Adds a hint of several lines (a heading, then one command a line).
-    #[must_use]
-    pub fn with_hint_lines(mut self, lines: Vec<String>) -> Self {
-        self.hints.push(lines);
-        self
-    }
-
-    /// This error as the end of a command that had already written some
-    /// files: it names them and the files left as they were, and says how
-    /// to finish. Unchanged when nothing was written yet.
-    #[must_use]
-    pub fn interrupted(self, progress: &Progress) -> Self {
-        if progress.written().is_empty() {
-            return self;
-        }
-        let Self {
-            kind,
-            error,
-            mut hints,
-        } = self;
-        hints.push(vec![
-            "run the same command again to finish: it does only what is missing".to_string(),
-        ]);
-        Self {
-            kind,
-            error: Box::new(progress.interrupted(error)),
-            hints,
-        }
-    }
-
-    /// The kind, which decides the exit code.
-    pub fn kind(&self) -> Kind {
-        self.kind
-    }
-
     /// Writes `error: …`, one `caused by:` line per source, a blank line and
     /// the hints.
     pub fn render(&self, out: &mut dyn Write) -> io::Result<()> {
@@ -144,48 +18,21 @@ impl CliError {
         let cyan = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
         // Messages are one line each: whatever they quote (a name from a
         // file, a server's words) is escaped so it cannot forge a line.
-        let message = self.error.to_string();
+        let message = self.message();
         writeln!(out, "{red}error:{red:#} {}", escape(&message))?;
-        let mut source = self.error.source();
-        while let Some(cause) = source {
-            writeln!(out, "  caused by: {}", escape(&cause.to_string()))?;
-            source = cause.source();
+        for cause in self.causes() {
+            writeln!(out, "  caused by: {}", escape(&cause))?;
         }
-        if !self.hints.is_empty() {
+        if !self.hints().is_empty() {
             writeln!(out)?;
         }
-        for hint in &self.hints {
+        for hint in self.hints() {
             // Every line is escaped on its own: a name quoted in a hint
             // cannot start a line of its own.
             let lines: Vec<_> = hint.iter().map(|line| escape(line)).collect();
             writeln!(out, "{cyan}hint:{cyan:#} {}", lines.join("\n"))?;
         }
         Ok(())
-    }
-}
-
-impl From<ConfigError> for CliError {
-    fn from(error: ConfigError) -> Self {
-        let hints = config_hints(&error);
-        hints
-            .into_iter()
-            .fold(Self::new(Kind::Failure, Box::new(error)), Self::with_hint)
-    }
-}
-
-impl From<StoreError> for CliError {
-    fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Config(error) => error.into(),
-            top_level @ StoreError::TopLevelServers { .. } => {
-                Self::new(Kind::Failure, Box::new(top_level))
-                    .with_hint(r#"move them under "mcpServers", then try again"#)
-                    .with_hint(
-                        r#"if they aren't servers, add "mcpServers": {} to the file instead"#,
-                    )
-            }
-            other => Self::new(Kind::Failure, Box::new(other)),
-        }
     }
 }
 

@@ -5,88 +5,10 @@
 //! hand it here, so a new output cannot forget either rule.
 
 use std::io::{self, Write};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
-use crate::check::EnvSources;
-use crate::display;
-use crate::layered::Inventory;
-use crate::redact::Redactor;
-
-/// What this run knows must never be printed whole.
-#[derive(Debug, Default)]
-pub struct Shield {
-    redactor: Mutex<Redactor>,
-    learned_inventory: AtomicBool,
-    learned_sources: AtomicBool,
-}
-
-impl Shield {
-    /// A shield that already knows the secrets among the command line's
-    /// words (a mistyped `-e TOKEN:ghp_…` is masked in its usage error).
-    pub fn for_arguments(words: &[String]) -> Self {
-        let shield = Self::default();
-        shield.learn(|redactor| redactor.learn_words(words));
-        shield
-    }
-
-    /// Teaches the redactor something.
-    pub fn learn(&self, teach: impl FnOnce(&mut Redactor)) {
-        teach(&mut self.redactor());
-    }
-
-    /// Learns every secret `scan` finds in every scope.
-    pub fn learn_inventory(&self, inventory: &Inventory) {
-        self.redactor().learn_inventory(inventory);
-        self.learned_inventory.store(true, Ordering::Relaxed);
-    }
-
-    /// Learns the secrets among the values of `.env`, `.env.local`, the
-    /// user's store, `.env.example`, Claude Code's settings `env` and the
-    /// environment.
-    pub fn learn_sources(&self, sources: &EnvSources) {
-        self.redactor().learn_sources(sources);
-        self.learned_sources.store(true, Ordering::Relaxed);
-    }
-
-    /// Learns what a use case read.
-    pub fn learn_read(&self, read: &crate::ops::Read) {
-        self.learn_inventory(&read.inventory);
-        if let Some(sources) = &read.sources {
-            self.learn_sources(sources);
-        }
-    }
-
-    /// Whether the configuration and the env files were learned already.
-    pub fn knows_world(&self) -> (bool, bool) {
-        (
-            self.learned_inventory.load(Ordering::Relaxed),
-            self.learned_sources.load(Ordering::Relaxed),
-        )
-    }
-
-    /// Rendered text made safe: secrets masked, stray controls escaped.
-    pub fn clean(&self, rendered: &str) -> String {
-        let masked = self.redactor().mask_text(rendered).into_owned();
-        display::escape_stray(&masked).into_owned()
-    }
-
-    /// A JSON document with every secret masked (strings stay exact
-    /// otherwise: JSON escaping makes controls inert).
-    pub fn clean_json(&self, value: &mut Value) {
-        self.redactor().mask_json(value);
-    }
-
-    fn redactor(&self) -> std::sync::MutexGuard<'_, Redactor> {
-        // A panic while holding the lock leaves a redactor that is still
-        // whole (learning only appends), so a poisoned lock is used as is.
-        self.redactor
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
+pub use crate::redact::Shield;
 
 /// Where rendered text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

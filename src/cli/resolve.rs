@@ -1,17 +1,12 @@
 //! Arguments + process environment → the resolved context commands run in.
 //! The only place that reads `std::env`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::check::EnvSources;
 use crate::cli::args::{Cli, ColorWhen, ScopeArg};
 use crate::cli::error::{CliError, Kind};
 use crate::cli::output::Shield;
-use crate::dotenv::DotEnvError;
-use crate::error::ConfigError;
-use crate::layered::Inventory;
 use crate::locate::{Environment, Locations};
 use crate::scope::Scope;
 
@@ -52,129 +47,31 @@ pub mod vars {
 /// Where Claude Code keeps managed files on Linux.
 const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
 
-/// What every command gets: resolved locations and output settings.
+/// What every command gets: the use cases' context and output settings.
 #[derive(Debug)]
 pub struct Ctx {
-    /// Every file location for this working directory.
-    pub locations: Locations,
+    /// Locations, environment, templates and the shield: what the use
+    /// cases in [`crate::ops`] run in.
+    pub ops: crate::ops::Context,
     /// `-q`: data and errors only.
     pub quiet: bool,
     /// `-C DIR` as given, repeated in suggested commands.
     pub project_dir: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`, or `~/.config`.
-    pub config_home: PathBuf,
-    /// The process environment, for resolving placeholders.
-    pub process_env: BTreeMap<String, String>,
-    /// The user's templates folder (`~/.config/mcpenv/templates` on Linux).
-    pub user_templates: Option<PathBuf>,
-    /// Every secret this run knows of, masked in all output.
-    pub shield: Arc<Shield>,
 }
 
-impl Ctx {
-    /// Every scope's servers; their secrets are learned by the shield, so
-    /// no output of this run prints one whole.
-    pub fn inventory(&self) -> Result<Inventory, ConfigError> {
-        let inventory = Inventory::load(&self.locations)?;
-        self.shield.learn_inventory(&inventory);
-        Ok(inventory)
-    }
+/// A command reaches the use cases' context (`ctx.locations`,
+/// `ctx.inventory()`) as its own, and passes `&ctx` where a use case wants
+/// `&ops::Context`.
+impl std::ops::Deref for Ctx {
+    type Target = crate::ops::Context;
 
-    /// The project's `.env` files, settings `env` and the environment, with
-    /// their secrets learned by the shield.
-    pub fn env_sources(&self) -> Result<EnvSources, CliError> {
-        let sources = EnvSources::load(
-            &self.locations,
-            &self.user_env_file(),
-            self.process_env.clone(),
-        )
-        .map_err(dotenv_error)?;
-        self.shield.learn_sources(&sources);
-        Ok(sources)
-    }
-
-    /// The user's own dotenv store, `$XDG_CONFIG_HOME/mcpenv/.env`: the
-    /// secrets of user-scope servers, used in every project and so kept in
-    /// no repository.
-    pub fn user_env_file(&self) -> PathBuf {
-        self.config_home.join("mcpenv").join(".env")
-    }
-
-    /// The dotenv file the secrets of a `scope` server go to: the user's
-    /// store for user scope, else the project's `.env`.
-    pub fn env_file_for(&self, scope: Scope) -> PathBuf {
-        match scope {
-            Scope::User => self.user_env_file(),
-            Scope::Project | Scope::Local => {
-                crate::envfiles::EnvFiles::at(&self.locations.project_root()).env
-            }
-        }
-    }
-
-    /// Learns whatever the command did not load itself, before anything is
-    /// printed. Files that cannot be read teach nothing (the command has
-    /// reported them, or did not need them).
-    pub fn learn_world(&self) {
-        let (inventory, sources) = self.shield.knows_world();
-        if !inventory {
-            let _ = self.inventory();
-        }
-        if !sources {
-            let _ = self.env_sources();
-        }
-    }
-}
-
-impl Ctx {
-    /// Where templates are looked for.
-    pub fn template_dirs(&self) -> crate::templates::TemplateDirs {
-        crate::templates::TemplateDirs {
-            project: self
-                .locations
-                .project_root()
-                .join(".mcpenv")
-                .join("templates"),
-            user: self.user_templates.clone(),
-        }
-    }
-}
-
-impl Ctx {
-    /// `mcpenv` (with `-C DIR` when given) followed by `rest`, quoted for a
-    /// shell, for hints that suggest a command.
-    pub fn command(&self, rest: &[&str]) -> String {
-        let mut words = self.mcpenv_words();
-        words.extend(rest.iter().map(|word| (*word).to_string()));
-        shell_words(&words)
-    }
-
-    /// `mcpenv`, with `-C DIR` when given.
-    fn mcpenv_words(&self) -> Vec<String> {
-        let mut words = vec!["mcpenv".to_string()];
-        if let Some(dir) = &self.project_dir {
-            words.push("-C".to_string());
-            words.push(dir.display().to_string());
-        }
-        words
-    }
-
-    /// The context the use cases in [`crate::ops`] run in.
-    pub fn ops(&self) -> crate::ops::Context {
-        crate::ops::Context {
-            locations: self.locations.clone(),
-            process_env: self.process_env.clone(),
-            template_dirs: self.template_dirs(),
-            user_env_file: self.user_env_file(),
-            mcpenv: self.mcpenv_words(),
-        }
+    fn deref(&self) -> &Self::Target {
+        &self.ops
     }
 }
 
 /// The error for `.env` files that cannot be read.
-pub fn dotenv_error(error: DotEnvError) -> CliError {
-    let hint = crate::ops::hints::dotenv_hint(&error);
-    CliError::failure_from("cannot read the `.env` files", error).with_hint(hint)
-}
+pub use crate::ops::dotenv_error;
 
 /// Resolves the context for `cli`.
 pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
@@ -226,14 +123,26 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
     let process_env = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))
         .collect();
+    let template_dirs = crate::templates::TemplateDirs {
+        project: locations.project_root().join(".mcpenv").join("templates"),
+        user: user_templates,
+    };
+    let mut mcpenv = vec!["mcpenv".to_string()];
+    if let Some(dir) = &cli.project_dir {
+        mcpenv.push("-C".to_string());
+        mcpenv.push(dir.display().to_string());
+    }
     Ok(Ctx {
-        locations,
+        ops: crate::ops::Context {
+            locations,
+            process_env,
+            template_dirs,
+            config_home,
+            mcpenv,
+            shield,
+        },
         quiet: cli.quiet,
         project_dir: cli.project_dir.clone(),
-        config_home,
-        process_env,
-        user_templates,
-        shield,
     })
 }
 

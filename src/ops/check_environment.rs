@@ -50,7 +50,7 @@ pub fn check_environment(
     let inventory = Inventory::load_all(&context.locations);
     let sources = match EnvSources::load(
         &context.locations,
-        &context.user_env_file,
+        &context.user_env_file(),
         context.process_env.clone(),
     ) {
         Ok(sources) => sources,

@@ -4,16 +4,23 @@
 //! hands them to an agent as tool results.
 
 pub mod check_environment;
+pub mod error;
 pub mod hints;
 pub mod list_servers;
 
+pub use error::{Error, Kind};
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::check::EnvSources;
+use crate::dotenv::DotEnvError;
+use crate::error::ConfigError;
 use crate::layered::Inventory;
 use crate::locate::Locations;
-use crate::redact::Redactor;
+use crate::redact::{Redactor, Shield};
+use crate::scope::Scope;
 use crate::templates::TemplateDirs;
 
 /// Everything a use case reads the world through, resolved by a front-end.
@@ -25,11 +32,15 @@ pub struct Context {
     pub process_env: BTreeMap<String, String>,
     /// Where templates are looked for.
     pub template_dirs: TemplateDirs,
-    /// The user's own dotenv store (`~/.config/mcpenv/.env`).
-    pub user_env_file: PathBuf,
+    /// `$XDG_CONFIG_HOME`, or `~/.config` (other clients' files live there).
+    pub config_home: PathBuf,
     /// How to spell mcpenv for this working directory in a suggested
     /// command (`mcpenv`, or `mcpenv -C DIR`).
     pub mcpenv: Vec<String>,
+    /// Every secret read so far: whatever a front-end shows of a report is
+    /// masked with it. Loading through [`Context::inventory`] and
+    /// [`Context::env_sources`] teaches it.
+    pub shield: Arc<Shield>,
 }
 
 impl Context {
@@ -39,6 +50,74 @@ impl Context {
         words.extend(rest.iter().map(|word| (*word).to_string()));
         crate::display::shell_words(&words)
     }
+
+    /// Every scope's servers; the shield learns their secrets.
+    pub fn inventory(&self) -> Result<Inventory, ConfigError> {
+        let inventory = Inventory::load(&self.locations)?;
+        self.shield.learn_inventory(&inventory);
+        Ok(inventory)
+    }
+
+    /// The project's `.env` files, settings `env` and the environment; the
+    /// shield learns their secrets.
+    pub fn env_sources(&self) -> Result<EnvSources, Error> {
+        let sources = EnvSources::load(
+            &self.locations,
+            &self.user_env_file(),
+            self.process_env.clone(),
+        )
+        .map_err(dotenv_error)?;
+        self.shield.learn_sources(&sources);
+        Ok(sources)
+    }
+
+    /// The user's own dotenv store, `$XDG_CONFIG_HOME/mcpenv/.env`: the
+    /// secrets of user-scope servers, used in every project and so kept in
+    /// no repository.
+    pub fn user_env_file(&self) -> PathBuf {
+        self.config_home.join("mcpenv").join(".env")
+    }
+
+    /// The dotenv file the secrets of a `scope` server go to: the user's
+    /// store for user scope, else the project's `.env`.
+    pub fn env_file_for(&self, scope: Scope) -> PathBuf {
+        match scope {
+            Scope::User => self.user_env_file(),
+            Scope::Project | Scope::Local => {
+                crate::envfiles::EnvFiles::at(&self.locations.project_root()).env
+            }
+        }
+    }
+
+    /// Learns whatever the use case did not load itself, before a
+    /// front-end shows anything. Files that cannot be read teach nothing
+    /// (the use case has reported them, or did not need them).
+    pub fn learn_world(&self) {
+        let (inventory, sources) = self.shield.knows_world();
+        if !inventory {
+            let _ = self.inventory();
+        }
+        if !sources {
+            let _ = self.env_sources();
+        }
+    }
+
+    /// This context with a shield of its own, for one request of a
+    /// long-running front-end (`serve`), so one call's reads do not pile
+    /// up for the next.
+    #[must_use]
+    pub fn with_fresh_shield(&self) -> Self {
+        Self {
+            shield: Arc::new(Shield::default()),
+            ..self.clone()
+        }
+    }
+}
+
+/// The error for `.env` files that cannot be read.
+pub fn dotenv_error(error: DotEnvError) -> Error {
+    let hint = hints::dotenv_hint(&error);
+    Error::failure_from("cannot read the `.env` files", error).with_hint(hint)
 }
 
 /// What a use case read. Its reports hold no value of `env` or `headers`,

@@ -330,7 +330,7 @@ pub fn write_entry(
                 let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
                 let example = extract::example_variables(
                     [(name, &placeholders)],
-                    &crate::templates::all(&ctx.template_dirs()).0,
+                    &crate::templates::all(&ctx.template_dirs).0,
                 );
                 progress = begin_writes(ctx, Some((&plan, &example)), &[&target.path]);
                 save_plan_env_with(ctx, &plan, &example, options.force, &mut progress)?;

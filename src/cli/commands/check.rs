@@ -251,14 +251,11 @@ fn source(source: Option<&str>) -> &str {
 
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
-    let (check, read) =
-        check_environment(&ctx.ops(), strict, None).map_err(|error| match error {
-            CheckError::EnvFiles(error) => dotenv_error(error),
-            // No server was named.
-            error @ CheckError::NoSuchServer { .. } => {
-                CliError::failure_from("cannot check", error)
-            }
-        })?;
+    let (check, read) = check_environment(&ctx.ops, strict, None).map_err(|error| match error {
+        CheckError::EnvFiles(error) => dotenv_error(error),
+        // No server was named.
+        error @ CheckError::NoSuchServer { .. } => CliError::failure_from("cannot check", error),
+    })?;
     ctx.shield.learn_read(&read);
     let files = check
         .report

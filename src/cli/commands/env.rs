@@ -82,7 +82,7 @@ pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
         &ctx.locations,
         &inventory,
         &sources,
-        &crate::templates::all(&ctx.template_dirs()).0,
+        &crate::templates::all(&ctx.template_dirs).0,
     );
     let values = sources.file_values();
     let variables = report

@@ -265,7 +265,7 @@ pub fn apply(
         documented
             .iter()
             .map(|(name, entry)| (name.as_str(), entry)),
-        &crate::templates::all(&ctx.template_dirs()).0,
+        &crate::templates::all(&ctx.template_dirs).0,
     );
     let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
     for (target, changes) in &plan.changes {

@@ -509,7 +509,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportReport, CliError> {
     let mut example = if scope == Scope::Project {
         extract::example_variables(
             servers.iter().map(|(name, entry)| (name.as_str(), entry)),
-            &crate::templates::all(&ctx.template_dirs()).0,
+            &crate::templates::all(&ctx.template_dirs).0,
         )
     } else {
         Vec::new()

@@ -140,7 +140,7 @@ impl Report for ListReport {
 
 /// Runs `mcpenv list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
-    let (list, read) = list_servers(&ctx.ops(), args.scope.map(Scope::from));
+    let (list, read) = list_servers(&ctx.ops, args.scope.map(Scope::from));
     ctx.shield.learn_read(&read);
     Ok(ListReport {
         list,

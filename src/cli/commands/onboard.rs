@@ -62,7 +62,7 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
         &ctx.locations,
         &inventory,
         &sources,
-        &crate::templates::all(&ctx.template_dirs()).0,
+        &crate::templates::all(&ctx.template_dirs).0,
     );
     check_names(&args.only, "--only", &found)?;
     check_names(&args.reset, "--reset", &found)?;

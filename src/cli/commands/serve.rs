@@ -9,7 +9,7 @@ use crate::serve::Server;
 
 /// Runs `mcpenv serve` until the client disconnects.
 pub fn run(ctx: &Ctx, _args: &ServeArgs) -> Result<(), CliError> {
-    let server = Server::new(ctx.ops());
+    let server = Server::new(ctx.ops.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

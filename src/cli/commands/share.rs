@@ -180,7 +180,7 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         .chain(std::iter::once((source.name.as_str(), &shared)))
         .collect();
     let example =
-        extract::example_variables(documented, &crate::templates::all(&ctx.template_dirs()).0);
+        extract::example_variables(documented, &crate::templates::all(&ctx.template_dirs).0);
     let private = Target::for_scope(&ctx.locations, source.scope);
     let mut configs = vec![project.path.as_path()];
     if !args.keep {

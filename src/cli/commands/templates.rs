@@ -104,7 +104,7 @@ impl Report for ListReport {
 
 /// Runs `mcpenv templates list`.
 pub fn list(ctx: &Ctx, _args: &TemplatesListArgs) -> Result<ListReport, CliError> {
-    let (found, errors) = templates::all(&ctx.template_dirs());
+    let (found, errors) = templates::all(&ctx.template_dirs);
     Ok(ListReport {
         templates: found.iter().map(TemplateSummary::new).collect(),
         warnings: errors.iter().map(ToString::to_string).collect(),
@@ -204,7 +204,7 @@ impl Report for ShowReport {
 
 /// Runs `mcpenv templates show`.
 pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError> {
-    let template = templates::find(&ctx.template_dirs(), &args.name)
+    let template = templates::find(&ctx.template_dirs, &args.name)
         .map_err(|error| template_error(ctx, error))?;
     let choices = (1..=template.server.packages.len())
         .map(|index| (Choice::Package(index), format!("--package {index}")))
@@ -238,7 +238,7 @@ pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError>
 /// The CLI error for a template problem.
 /// The template whose name is nearest `name`, when one is close.
 fn similar_template(ctx: &Ctx, name: &str) -> Option<String> {
-    let names: Vec<String> = templates::all(&ctx.template_dirs())
+    let names: Vec<String> = templates::all(&ctx.template_dirs)
         .0
         .into_iter()
         .map(|template| template.name)
@@ -284,7 +284,7 @@ pub fn add_from_template(
     name: &str,
     template_name: &str,
 ) -> Result<AddReport, CliError> {
-    let template = match templates::find(&ctx.template_dirs(), template_name) {
+    let template = match templates::find(&ctx.template_dirs, template_name) {
         Ok(template) => template,
         Err(TemplateError::NotFound(missing)) => {
             let error = TemplateError::NotFound(missing.clone());
