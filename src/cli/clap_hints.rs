@@ -99,7 +99,7 @@ fn invalid_scope(value: &str, words: &[String]) -> Option<CliError> {
     let error = CliError::usage(format!(
         "invalid scope `{value}`: use `local`, `project` or `user`"
     ));
-    let Some(close) = crate::cli::commands::closest(&names, value) else {
+    let Some(close) = crate::ops::names::closest(&names, value) else {
         return Some(error.with_hint("`local`: you, this project; `project`: the team, in `.mcp.json`; `user`: you, every project"));
     };
     let scope = SCOPES.iter().find(|(name, _)| *name == close)?.1;

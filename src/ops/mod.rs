@@ -5,8 +5,11 @@
 
 pub mod check_environment;
 pub mod error;
+pub mod extraction;
 pub mod hints;
 pub mod list_servers;
+pub mod names;
+pub mod writes;
 
 pub use error::{Error, Kind};
 

@@ -10,11 +10,11 @@ use serde::Serialize;
 use crate::approval::{self, Approval};
 use crate::claude_settings::{self, Choice, SettingsError};
 use crate::cli::args::ApproveArgs;
-use crate::cli::commands::settings_ignored;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
 use crate::layered::Inventory;
+use crate::ops::writes::settings_ignored;
 use crate::scope::Scope;
 
 /// What `approve` or `reject` did.
@@ -290,7 +290,7 @@ fn check_names(inventory: &Inventory, names: &[String]) -> Result<(), CliError> 
         .iter()
         .map(|entry| entry.scope)
         .collect();
-    let close = crate::cli::commands::closest(&known, unknown);
+    let close = crate::ops::names::closest(&known, unknown);
     if let Some(scope) = elsewhere.first() {
         error = error.with_hint(format!(
             "`{unknown}` is a {scope} server: Claude Code starts it without asking"

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::cli::args::{ClientArg, ExportArgs, ExportScope};
-use crate::cli::commands::extract::known_values;
 use crate::cli::commands::import::plural;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, warning};
@@ -18,6 +17,7 @@ use crate::clients::export::{self, ExportOptions};
 use crate::clients::{self, Client, CodexTrust};
 use crate::fsx::{self, NewMode, TextEditError};
 use crate::model::ServerEntry;
+use crate::ops::extraction::known_values;
 use crate::placeholder;
 use crate::scope::Scope;
 

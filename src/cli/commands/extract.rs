@@ -5,20 +5,20 @@
 //! written first and the configs last, so no placeholder ever points at a
 //! lost value.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::cli::args::ExtractArgs;
-use crate::cli::commands::{begin_writes, save_plan_env_with, shown_env_file, shown_path, tidy};
+use crate::cli::commands::{shown_env_file, shown_path};
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::dotenv::DotEnv;
-use crate::envfiles::{self, EnvFiles, EnvFilesError};
-use crate::extract::{self, Candidate, ExtractError, ExtractionPlan, KnownValues, Move};
+use crate::envfiles::{self, EnvFiles};
+use crate::extract::{self, Candidate, ExtractionPlan, Move};
+use crate::ops::extraction::{env_error, known_values, plan_error, target_of};
+use crate::ops::writes::{begin_writes, save_plan_env_with, tidy};
 use crate::scope::Scope;
 use crate::store::{self, Target};
 
@@ -294,64 +294,6 @@ pub fn apply(
     Ok(progress.into_written())
 }
 
-/// The write target of a definition found in `file`.
-pub fn target_of(ctx: &Ctx, scope: Scope, file: &std::path::Path) -> Target {
-    let mut target = Target::for_scope(&ctx.locations, scope);
-    target.path = file.to_path_buf();
-    target
-}
-
-/// Values variables already have, as `mcpenv run` would give them: the
-/// process environment, then each dotenv file in precedence order.
-pub struct Known {
-    process: BTreeMap<String, String>,
-    files: Vec<DotEnv>,
-}
-
-impl KnownValues for Known {
-    fn value(&self, name: &str) -> Option<String> {
-        self.process.get(name).cloned().or_else(|| {
-            self.files
-                .iter()
-                .find_map(|file| file.get(name).map(str::to_string))
-        })
-    }
-
-    fn provides(&self, file: &Path, name: &str, value: &str) -> bool {
-        self.process.get(name).map(String::as_str) == Some(value)
-            || self
-                .files
-                .iter()
-                .any(|known| known.path == file && known.get(name) == Some(value))
-    }
-}
-
-impl Known {
-    /// The value `name` resolves to, for code that wants a plain lookup.
-    pub fn lookup(&self, name: &str) -> Option<String> {
-        self.value(name)
-    }
-}
-
-/// The values variables already have (see [`Known`]).
-pub fn known_values(ctx: &Ctx) -> Result<Known, CliError> {
-    let sources = ctx.env_sources()?;
-    Ok(Known {
-        files: sources.dotenv_files().into_iter().cloned().collect(),
-        process: sources.process,
-    })
-}
-
-/// The CLI error for a plan that cannot be made.
-pub fn plan_error(error: ExtractError) -> CliError {
-    let hint = match &error {
-        ExtractError::BreaksJson { .. } => {
-            "nothing was written; move the whole value by hand instead: the JSON into `.env` under the variable's name, and `${NAME}` in its place"
-        }
-    };
-    CliError::new(crate::cli::error::Kind::Failure, Box::new(error)).with_hint(hint)
-}
-
 /// The secrets of `plan` that git history of the project files holds.
 fn committed(ctx: &Ctx, plan: &ExtractionPlan) -> Vec<Committed> {
     let Some(git_root) = &ctx.locations.git_root else {
@@ -391,27 +333,6 @@ fn committed(ctx: &Ctx, plan: &ExtractionPlan) -> Vec<Committed> {
                 })
         })
         .collect()
-}
-
-/// The CLI error for a `.env` problem.
-pub fn env_error(error: EnvFilesError) -> CliError {
-    let hint = match &error {
-        EnvFilesError::ReadableByOthers { path, .. } => {
-            format!(
-                "make it private with `chmod 600 {}`, or pass `--force`",
-                path.display()
-            )
-        }
-        EnvFilesError::Unquotable { .. } => {
-            "set that variable by hand; nothing was changed".to_string()
-        }
-        EnvFilesError::Malformed { path, .. } => {
-            format!("fix `{}` by hand; nothing was changed", path.display())
-        }
-        _ => "nothing in the configs was changed; fix the problem and run the command again"
-            .to_string(),
-    };
-    CliError::new(crate::cli::error::Kind::Failure, Box::new(error)).with_hint(hint)
 }
 
 fn scope_names(scopes: &[Scope]) -> String {

@@ -10,12 +10,13 @@ use serde_json::{Map, Value};
 
 use crate::approval::Approval;
 use crate::cli::args::GetArgs;
-use crate::cli::commands::{list, scope_file, unknown_name_hints};
+use crate::cli::commands::{list, scope_file};
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, Report, shown, warning};
 use crate::cli::resolve::{Ctx, shell_words};
 use crate::layered::Status;
 use crate::model::Transport;
+use crate::ops::names::unknown_name_hints;
 use crate::redact;
 use crate::scope::Scope;
 

@@ -20,8 +20,6 @@ use crate::check::{self, CheckReport, EnvSources, State, Variable};
 use crate::claude_settings::{self, Gate, SettingsError};
 use crate::cli::args::{OnboardArgs, OnboardTarget};
 use crate::cli::commands::check::{CheckOutput, report};
-use crate::cli::commands::extract::env_error;
-use crate::cli::commands::settings_ignored;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
@@ -29,6 +27,8 @@ use crate::cli::render::{BOLD, shown};
 use crate::cli::resolve::Ctx;
 use crate::dotenv;
 use crate::envfiles::{self, EnvFiles};
+use crate::ops::extraction::env_error;
+use crate::ops::writes::settings_ignored;
 use crate::scope::Scope;
 use crate::store::Progress;
 use crate::value_fit::{self, Misfit};
@@ -276,7 +276,7 @@ fn check_names(asked: &[String], flag: &str, found: &CheckReport) -> Result<(), 
     ));
     if let Some(close) = unknown
         .iter()
-        .find_map(|name| crate::cli::commands::closest(&known, name))
+        .find_map(|name| crate::ops::names::closest(&known, name))
     {
         error = error.with_hint(format!("did you mean `{close}`?"));
     }

@@ -17,13 +17,13 @@ use crate::check::EnvSources;
 use crate::claude_code::blanked::{self, Sink};
 use crate::cli::args::ProbeArgs;
 use crate::cli::commands::reap::Reaper;
-use crate::cli::commands::unknown_name_hints;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Shield, Stream};
 use crate::cli::render::{self, DIM, GREEN, RED, Report, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::layered::{Inventory, Sourced};
 use crate::model::{Field, Transport};
+use crate::ops::names::unknown_name_hints;
 use crate::placeholder;
 use crate::probe::{
     self, AuditCalls, AuditCheck, BlankedValue, CheckStatus, Endpoint, ProbeOptions, ProbeOutcome,

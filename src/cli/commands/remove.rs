@@ -7,12 +7,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::RemoveArgs;
-use crate::cli::commands::{scope_file, unknown_name_hints};
+use crate::cli::commands::scope_file;
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
 use crate::error::StoreError;
 use crate::layered::Inventory;
+use crate::ops::names::unknown_name_hints;
 use crate::scope::Scope;
 use crate::store::{self, Target};
 

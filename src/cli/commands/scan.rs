@@ -220,7 +220,7 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<(ScanReport, ScanFormat), CliEr
                 files.push(&entry.file);
             }
             let mut entry_path =
-                crate::cli::commands::extract::target_of(ctx, entry.scope, &entry.file).object_path;
+                crate::ops::extraction::target_of(ctx, entry.scope, &entry.file).object_path;
             entry_path.push(entry.name.clone());
             let origin = Origin {
                 file: &entry.file,

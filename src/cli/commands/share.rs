@@ -8,15 +8,15 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::cli::args::{PrivateScope, ShareArgs};
-use crate::cli::commands::extract::{known_values, plan_error, target_of};
-use crate::cli::commands::{
-    begin_writes, save_plan_env_with, scope_file, shown_env_files, unknown_name_hints,
-};
+use crate::cli::commands::{scope_file, shown_env_files};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
 use crate::error::StoreError;
 use crate::extract::{self, Candidate, Move};
+use crate::ops::extraction::{known_values, plan_error, target_of};
+use crate::ops::names::unknown_name_hints;
+use crate::ops::writes::{begin_writes, save_plan_env_with};
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target};
 

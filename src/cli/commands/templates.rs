@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
 use crate::cli::commands::add::{AddReport, already_exists_hint};
-use crate::cli::commands::save_project_env;
 use crate::cli::error::{CliError, Kind};
 use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::model::ServerEntry;
+use crate::ops::writes::save_project_env;
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target};
 use crate::templates::{self, Choice, Origin, Template, TemplateError, TemplateVariable};
@@ -243,7 +243,7 @@ fn similar_template(ctx: &Ctx, name: &str) -> Option<String> {
         .into_iter()
         .map(|template| template.name)
         .collect();
-    crate::cli::commands::closest(&names, name).map(str::to_string)
+    crate::ops::names::closest(&names, name).map(str::to_string)
 }
 
 pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
@@ -376,7 +376,7 @@ pub fn add_from_template(
             args.force,
             &mut progress,
         )
-        .map_err(crate::cli::commands::extract::env_error)?;
+        .map_err(crate::ops::extraction::env_error)?;
         env_written = progress.into_written();
     } else if !secrets.is_empty() || !example.is_empty() {
         env_written = save_project_env(ctx, &secrets, &example, args.force)?;
