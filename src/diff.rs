@@ -1,7 +1,51 @@
 //! Unified diffs of text, for showing a change before it is made (the
-//! import clash prompt). `similar` is the diff engine insta uses too.
+//! import clash prompt, the previews `serve` asks a person to agree to).
+//! `similar` is the diff engine insta uses too.
 
+use std::path::PathBuf;
+
+use serde::Serialize;
 use similar::TextDiff;
+
+/// One file's text as it is and as an edit would leave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// The file.
+    pub path: PathBuf,
+    /// Its text now; `None` when it does not exist.
+    pub before: Option<String>,
+    /// Its text after the edit; `None` when it would not exist.
+    pub after: Option<String>,
+}
+
+impl FileChange {
+    /// Whether the edit changes the file at all.
+    pub fn changes(&self) -> bool {
+        self.before != self.after
+    }
+
+    /// The unified diff of the change, labelled with `shown` (the path as
+    /// the reader knows it); `/dev/null` stands for a side that does not
+    /// exist, as in git.
+    pub fn unified(&self, shown: &str) -> String {
+        let old_label = if self.before.is_some() {
+            format!("a/{shown}")
+        } else {
+            "/dev/null".to_string()
+        };
+        let new_label = if self.after.is_some() {
+            format!("b/{shown}")
+        } else {
+            "/dev/null".to_string()
+        };
+        unified(
+            self.before.as_deref().unwrap_or_default(),
+            self.after.as_deref().unwrap_or_default(),
+            &old_label,
+            &new_label,
+        )
+    }
+}
 
 /// The unified diff from `old` to `new` with three lines of context, the
 /// `---`/`+++` header naming them `old_label` and `new_label`; empty when
@@ -34,5 +78,19 @@ mod tests {
         let diff = unified("a\nb\nc\n", "a\nB\nc", "old", "new");
         assert_eq!(diff, "--- old\n+++ new\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n");
         assert_eq!(unified("same", "same", "old", "new"), "");
+    }
+
+    #[test]
+    fn a_new_file_is_diffed_from_dev_null() {
+        let change = FileChange {
+            path: PathBuf::from("/p/.mcp.json"),
+            before: None,
+            after: Some("{}\n".into()),
+        };
+        assert!(change.changes());
+        assert_eq!(
+            change.unified(".mcp.json"),
+            "--- /dev/null\n+++ b/.mcp.json\n@@ -0,0 +1 @@\n+{}\n"
+        );
     }
 }

@@ -9,6 +9,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::diff::FileChange;
 use crate::dotenv::{self, QuoteError};
 use crate::fsx::{self, NewMode, TextEditError};
 use crate::store::{self, Progress};
@@ -218,6 +219,68 @@ pub fn save_with(
         progress.record(&files.example, changed);
     }
     Ok(())
+}
+
+/// What [`save_with`] would write, file by file, computed by the same edits
+/// and written nowhere: `.gitignore` (unless git ignores `.env` already),
+/// `.env` with `values`, `.env.example` with `example`. Files the save
+/// would leave alone are left out.
+pub fn preview(
+    files: &EnvFiles,
+    values: &[(String, String)],
+    example: &[dotenv::ExampleLine],
+) -> Result<Vec<FileChange>, EnvFilesError> {
+    let ignored_by_git = files
+        .env
+        .parent()
+        .and_then(|root| git_ignores(root, &files.env));
+    let mut changes = Vec::new();
+    if ignored_by_git != Some(true) {
+        changes.push(preview_text(&files.gitignore, |old| {
+            Ok(dotenv::gitignore_with_dotenv(old))
+        })?);
+    }
+    if !values.is_empty() {
+        changes.push(preview_values(&files.env, values)?);
+    }
+    if !example.is_empty() {
+        changes.push(preview_text(&files.example, |old| {
+            let old = old.unwrap_or_default();
+            let new = dotenv::example_with(old, example);
+            Ok((new != old).then_some(new))
+        })?);
+    }
+    changes.retain(FileChange::changes);
+    Ok(changes)
+}
+
+/// What adding `values` to the dotenv file at `path` would write.
+pub fn preview_values(
+    path: &Path,
+    values: &[(String, String)],
+) -> Result<FileChange, EnvFilesError> {
+    preview_text(path, |old| {
+        dotenv::with_values(old.unwrap_or_default(), values)
+            .map(Some)
+            .map_err(|source| quote_error(path, values, source))
+    })
+}
+
+/// The change `change` makes to the text at `path` (`None`: no change).
+fn preview_text(
+    path: &Path,
+    change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
+) -> Result<FileChange, EnvFilesError> {
+    let before = fsx::read_if_exists(path).map_err(|source| EnvFilesError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let after = change(before.as_deref())?.or_else(|| before.clone());
+    Ok(FileChange {
+        path: path.to_path_buf(),
+        before,
+        after,
+    })
 }
 
 /// Adds `values` to the user's own store at `path`

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::diff::FileChange;
 use crate::document::{JsonDocument, Splice, Step};
 use crate::error::{ConfigError, StoreError};
 use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
@@ -221,70 +222,92 @@ pub fn add_servers(
     target: &Target,
     servers: &[NewServer<'_>],
 ) -> Result<Written, StoreError> {
-    let object_path = target.object_path();
     let mut replaced = false;
     let written = edit(locations, target, |document| {
-        replaced = false;
-        if !target.is_claude_json() && lists_servers_at_top_level(document) {
-            return Err(StoreError::TopLevelServers {
-                path: target.path.clone(),
-            });
-        }
-        // One splice is written around the original text; a second one is
-        // planned on the text with the first applied.
-        let mut single: Option<Splice> = None;
-        let mut applied: Option<JsonDocument> = None;
-        for server in servers {
-            if let Some(splice) = single.take() {
-                applied = Some(apply(document, &splice, &target.path)?);
-            }
-            let current = applied.as_ref().unwrap_or(document);
-            let existing = current
-                .object_at(&object_path)
-                .map_err(|shape| shape_error(&target.path, &shape))?
-                .and_then(|object| current.find_member(&object, server.name));
-            if let Some(member) = existing {
-                let same = current.value_at(&member.value_span) == *server.entry;
-                match server.if_exists {
-                    IfExists::KeepSame if same => continue,
-                    IfExists::Fail | IfExists::KeepSame => {
-                        return Err(StoreError::AlreadyExists {
-                            name: server.name.to_string(),
-                            scope: target.scope,
-                            path: target.path.clone(),
-                        });
-                    }
-                    IfExists::Replace => replaced = true,
-                }
-            }
-            let splice = current
-                .plan_set(&object_path, server.name, server.entry, &claude_skeleton)
-                .map_err(|shape| shape_error(&target.path, &shape))?;
-            match applied.take() {
-                Some(current) => applied = Some(apply(&current, &splice, &target.path)?),
-                None => single = Some(splice),
-            }
-        }
-        let change = match (applied, single) {
-            (Some(document), _) => Change::Whole(document),
-            (None, Some(splice)) => Change::Splices(vec![splice]),
-            (None, None) => Change::Nothing,
-        };
-        Ok(Plan {
-            change,
-            expect: servers
-                .iter()
-                .map(|server| Expect::Member {
-                    object_path: target.object_path.clone(),
-                    name: server.name.to_string(),
-                    value: server.entry.clone(),
-                })
-                .collect(),
-        })
+        plan_add_servers(document, target, servers, &mut replaced)
     })?;
     Ok(Written {
         replaced,
         ..written
+    })
+}
+
+/// What [`add_servers`] would write to `target`, without writing it.
+pub fn preview_add_servers(
+    target: &Target,
+    servers: &[NewServer<'_>],
+) -> Result<FileChange, StoreError> {
+    let mut replaced = false;
+    preview(target, |document| {
+        plan_add_servers(document, target, servers, &mut replaced)
+    })
+}
+
+/// The edit that adds `servers` to `document`; `replaced` says whether one
+/// of them took the place of an entry of the same name.
+fn plan_add_servers(
+    document: &JsonDocument,
+    target: &Target,
+    servers: &[NewServer<'_>],
+    replaced: &mut bool,
+) -> Result<Plan, StoreError> {
+    let object_path = target.object_path();
+    *replaced = false;
+    if !target.is_claude_json() && lists_servers_at_top_level(document) {
+        return Err(StoreError::TopLevelServers {
+            path: target.path.clone(),
+        });
+    }
+    // One splice is written around the original text; a second one is
+    // planned on the text with the first applied.
+    let mut single: Option<Splice> = None;
+    let mut applied: Option<JsonDocument> = None;
+    for server in servers {
+        if let Some(splice) = single.take() {
+            applied = Some(apply(document, &splice, &target.path)?);
+        }
+        let current = applied.as_ref().unwrap_or(document);
+        let existing = current
+            .object_at(&object_path)
+            .map_err(|shape| shape_error(&target.path, &shape))?
+            .and_then(|object| current.find_member(&object, server.name));
+        if let Some(member) = existing {
+            let same = current.value_at(&member.value_span) == *server.entry;
+            match server.if_exists {
+                IfExists::KeepSame if same => continue,
+                IfExists::Fail | IfExists::KeepSame => {
+                    return Err(StoreError::AlreadyExists {
+                        name: server.name.to_string(),
+                        scope: target.scope,
+                        path: target.path.clone(),
+                    });
+                }
+                IfExists::Replace => *replaced = true,
+            }
+        }
+        let splice = current
+            .plan_set(&object_path, server.name, server.entry, &claude_skeleton)
+            .map_err(|shape| shape_error(&target.path, &shape))?;
+        match applied.take() {
+            Some(current) => applied = Some(apply(&current, &splice, &target.path)?),
+            None => single = Some(splice),
+        }
+    }
+    let change = match (applied, single) {
+        (Some(document), _) => Change::Whole(document),
+        (None, Some(splice)) => Change::Splices(vec![splice]),
+        (None, None) => Change::Nothing,
+    };
+    Ok(Plan {
+        change,
+        expect: servers
+            .iter()
+            .map(|server| Expect::Member {
+                object_path: target.object_path.clone(),
+                name: server.name.to_string(),
+                value: server.entry.clone(),
+            })
+            .collect(),
     })
 }
 
@@ -304,23 +327,38 @@ pub fn remove_server(
     target: &Target,
     name: &str,
 ) -> Result<Written, StoreError> {
-    let object_path = target.object_path();
     edit(locations, target, |document| {
-        let splice = document
-            .plan_remove(&object_path, name)
-            .map_err(|shape| shape_error(&target.path, &shape))?
-            .ok_or_else(|| StoreError::NotFound {
-                name: name.to_string(),
-                scope: target.scope,
-                path: target.path.clone(),
-            })?;
-        Ok(Plan {
-            change: Change::Splices(vec![splice]),
-            expect: vec![Expect::NoMember {
-                object_path: target.object_path.clone(),
-                name: name.to_string(),
-            }],
-        })
+        plan_remove_server(document, target, name)
+    })
+}
+
+/// What [`remove_server`] would write to `target`, without writing it.
+pub fn preview_remove_server(target: &Target, name: &str) -> Result<FileChange, StoreError> {
+    preview(target, |document| {
+        plan_remove_server(document, target, name)
+    })
+}
+
+fn plan_remove_server(
+    document: &JsonDocument,
+    target: &Target,
+    name: &str,
+) -> Result<Plan, StoreError> {
+    let object_path = target.object_path();
+    let splice = document
+        .plan_remove(&object_path, name)
+        .map_err(|shape| shape_error(&target.path, &shape))?
+        .ok_or_else(|| StoreError::NotFound {
+            name: name.to_string(),
+            scope: target.scope,
+            path: target.path.clone(),
+        })?;
+    Ok(Plan {
+        change: Change::Splices(vec![splice]),
+        expect: vec![Expect::NoMember {
+            object_path: target.object_path.clone(),
+            name: name.to_string(),
+        }],
     })
 }
 
@@ -830,6 +868,45 @@ fn edit<E: From<ConfigError>>(
     plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
 ) -> Result<Written, E> {
     edit_with(locations, target, plan, || ())
+}
+
+/// What [`edit`] would write with `plan`: the file's text as read and as
+/// it would be, from the same reading and planning, with no lock taken and
+/// nothing written (a preview shown before a person agrees to the edit).
+fn preview<E: From<ConfigError>>(
+    target: &Target,
+    mut plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
+) -> Result<FileChange, E> {
+    let path = &target.path;
+    let resolved = fsx::resolve_symlinks(path).map_err(|source| ConfigError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let expand = if target.is_claude_json() {
+        CLAUDE_JSON_EXPAND
+    } else {
+        &[]
+    };
+    let original =
+        fsx::read_if_exists(&resolved).map_err(|source| ConfigError::read(path, source))?;
+    let before = original.clone();
+    let document = parse_for_edit(path, original, expand)?;
+    let Plan { change, .. } = plan(&document)?;
+    let after = match &change {
+        Change::Nothing => before.clone(),
+        Change::Splices(splices) => {
+            document
+                .check(splices)
+                .map_err(|error| document_error(path, error))?;
+            Some(document.spliced(splices).concat())
+        }
+        Change::Whole(edited) => Some(edited.text().to_string()),
+    };
+    Ok(FileChange {
+        path: path.clone(),
+        before,
+        after,
+    })
 }
 
 /// [`edit`], with `after_rename` run right after the rename (tests stand in

@@ -4,6 +4,7 @@
 use crate::dotenv::DotEnvError;
 use crate::error::ConfigError;
 use crate::fsx::{LockError, LockKind};
+use crate::ops::{Error, Kind};
 
 /// The hints for a file error: what to do next.
 pub fn config_hints(error: &ConfigError) -> Vec<String> {
@@ -88,4 +89,44 @@ pub fn dotenv_hint(error: &DotEnvError) -> &'static str {
         DotEnvError::Read { .. } => "check the file's permissions",
         DotEnvError::NotUtf8 { .. } => "save the file as UTF-8 text",
     }
+}
+
+/// The template whose name is nearest `name`, when one is close.
+pub fn similar_template(ctx: &crate::ops::Context, name: &str) -> Option<String> {
+    let names: Vec<String> = crate::templates::all(&ctx.template_dirs)
+        .0
+        .into_iter()
+        .map(|template| template.name)
+        .collect();
+    crate::ops::names::closest(&names, name).map(str::to_string)
+}
+
+/// The error for a template problem, with where to look next.
+pub fn template_error(ctx: &crate::ops::Context, error: crate::templates::TemplateError) -> Error {
+    let hint = match &error {
+        crate::templates::TemplateError::NotFound(name) => match similar_template(ctx, name) {
+            Some(close) => format!(
+                "did you mean `{close}`? `{}` lists them all",
+                ctx.command(&["templates", "list"])
+            ),
+            None => format!(
+                "see the templates with `{}`, or pass a `server.json` file",
+                ctx.command(&["templates", "list"])
+            ),
+        },
+        crate::templates::TemplateError::Malformed { .. } => {
+            "fix that field; the format is the MCP Registry's server.json".to_string()
+        }
+        crate::templates::TemplateError::Read { .. } => "check the path".to_string(),
+        crate::templates::TemplateError::NoSuchChoice { name, .. } => format!(
+            "see what it offers with `{}`",
+            ctx.command(&["templates", "show", name])
+        ),
+        crate::templates::TemplateError::Unsupported { name, .. } => format!(
+            "see what it offers with `{}`",
+            ctx.command(&["templates", "show", name])
+        ),
+    };
+    // Even `--remote 2` depends on the template's file, not on the arguments alone.
+    Error::new(Kind::Failure, Box::new(error)).with_hint(hint)
 }

@@ -3,12 +3,15 @@
 //! terminal, no MCP types: `cli` renders the reports as text or JSON, `serve`
 //! hands them to an agent as tool results.
 
+pub mod add;
 pub mod check_environment;
 pub mod error;
 pub mod extraction;
 pub mod hints;
 pub mod list_servers;
 pub mod names;
+pub mod probe;
+pub mod shown;
 pub mod writes;
 
 pub use error::{Error, Kind};

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::claude_settings::{Gate, SettingsError};
+use crate::diff::FileChange;
 use crate::envfiles::{self, EnvFiles};
 use crate::extract::ExtractionPlan;
 use crate::ops::extraction::env_error;
@@ -115,6 +116,27 @@ pub fn save_plan_env_with(
         save_project_env_with(ctx, &plan.values_for(&project), example, force, progress)?;
     }
     Ok(())
+}
+
+/// What [`save_plan_env_with`] would write, file by file, written nowhere.
+pub fn preview_plan_env(
+    ctx: &Context,
+    plan: &ExtractionPlan,
+    example: &[crate::dotenv::ExampleLine],
+) -> Result<Vec<FileChange>, Error> {
+    let user = ctx.user_env_file();
+    let mut changes = Vec::new();
+    let user_values = plan.values_for(&user);
+    if !user_values.is_empty() {
+        changes.push(envfiles::preview_values(&user, &user_values).map_err(env_error)?);
+    }
+    if saves_project(ctx, plan, example) {
+        let files = EnvFiles::at(&ctx.locations.project_root());
+        changes.extend(
+            envfiles::preview(&files, &plan.values_for(&files.env), example).map_err(env_error)?,
+        );
+    }
+    Ok(changes)
 }
 
 /// [`save_project_env`] as one step of a command that writes several

@@ -1,99 +1,19 @@
 //! `mcpenv add`: a server from a command or a URL, in Claude Code's shape.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 
 use indexmap::IndexMap;
-use serde::Serialize;
 
-use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
+use crate::cli::args::{AddArgs, TransportArg};
 use crate::cli::commands::add_oauth as oauth;
 use crate::cli::commands::add_words::place_words;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
-use crate::extract::{self, Candidate, Move};
-use crate::model::ServerEntry;
 use crate::model::{self, Transport};
-use crate::ops::extraction::{known_values, plan_error};
-use crate::ops::writes::{begin_writes, save_plan_env_with};
+use crate::ops::add::{self, AddReport, AddRequest, Source, check_name};
 use crate::scope::Scope;
-use crate::store::{self, IfExists, Progress, Target, Written};
 use serde_json::Value;
-
-/// What `add` (and `add-json`) did.
-#[derive(Debug, Serialize)]
-pub struct AddReport {
-    /// The server's name.
-    pub name: String,
-    /// The scope written to.
-    pub scope: Scope,
-    /// The entry's transport.
-    pub transport: Transport,
-    /// The file written.
-    pub file: PathBuf,
-    /// Whether the file was created.
-    pub created: bool,
-    /// Whether an entry of the same name was replaced.
-    pub replaced: bool,
-    /// Things worth knowing about what was written.
-    pub warnings: Vec<String>,
-    /// Literal secrets moved into `.env` (project scope).
-    pub moves: Vec<Move>,
-    /// `.env` files written before the config.
-    pub env_written: Vec<PathBuf>,
-    /// The template the entry came from.
-    pub template: Option<String>,
-    /// Variables the server needs that no source sets yet.
-    pub still_missing: Vec<String>,
-    /// What mcpenv inferred from the arguments (`-t http` from a URL).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// Where the OAuth client secret went (`--client-secret`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_secret: Option<oauth::StoredSecret>,
-    /// The entry as written.
-    #[serde(skip)]
-    pub stored: Value,
-    #[serde(skip)]
-    file_shown: String,
-}
-
-impl AddReport {
-    /// The report for a finished write.
-    pub fn new(
-        ctx: &Ctx,
-        name: &str,
-        scope: Scope,
-        transport: Transport,
-        written: Written,
-        mut warnings: Vec<String>,
-    ) -> Self {
-        if ctx.locations.managed_mcp().is_file() {
-            warnings.push(format!(
-                "managed MCP configuration `{}` is active: Claude Code ignores this server",
-                ctx.locations.managed_mcp().display()
-            ));
-        }
-        Self {
-            name: name.to_string(),
-            scope,
-            transport,
-            file_shown: crate::cli::commands::scope_file(ctx, scope, &written.path),
-            file: written.path,
-            created: written.created,
-            replaced: written.replaced,
-            warnings,
-            moves: Vec::new(),
-            env_written: Vec::new(),
-            template: None,
-            still_missing: Vec::new(),
-            notes: Vec::new(),
-            client_secret: None,
-            stored: Value::Null,
-        }
-    }
-}
 
 impl Report for AddReport {
     fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
@@ -242,13 +162,22 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
             (transport, entry)
         }
     };
-    let options = WriteOptions {
-        scope: args.scope,
-        replace: args.replace,
-        allow_literal: args.allow_literal,
-        force: args.force,
-    };
-    let mut report = write_entry(ctx, &words.name, &options, entry, transport, warnings)?;
+    let plan = add::plan(
+        ctx,
+        AddRequest {
+            name: words.name.clone(),
+            scope: Scope::from(args.scope),
+            source: Source::Entry {
+                entry,
+                transport,
+                warnings,
+            },
+            replace: args.replace,
+            allow_literal: args.allow_literal,
+            force: args.force,
+        },
+    )?;
+    let mut report = add::apply(ctx, plan)?;
     report.notes = notes;
     if let Some(secret) = client_secret {
         report.client_secret = Some(oauth::save_client_secret(ctx, &report, &secret)?);
@@ -267,171 +196,6 @@ fn oauth_object(client_id: Option<&str>, callback_port: Option<u16>) -> Option<V
         oauth.insert("callbackPort".into(), Value::from(port));
     }
     (!oauth.is_empty()).then_some(Value::Object(oauth))
-}
-
-/// How `add` and `add-json` write an entry.
-pub struct WriteOptions {
-    /// The scope.
-    pub scope: ScopeArg,
-    /// `--replace`.
-    pub replace: bool,
-    /// `--allow-literal`: keep secrets in a project entry.
-    pub allow_literal: bool,
-    /// `--force`: write into a `.env` others can read.
-    pub force: bool,
-}
-
-/// Writes `entry` as server `name` and reports it; shared by `add` and
-/// `add-json`. A project entry's literal secrets go to `.env` first, and
-/// the entry gets placeholders, unless `--allow-literal`.
-pub fn write_entry(
-    ctx: &Ctx,
-    name: &str,
-    options: &WriteOptions,
-    entry: Value,
-    transport: Transport,
-    mut warnings: Vec<String>,
-) -> Result<AddReport, CliError> {
-    let scope = Scope::from(options.scope);
-    let target = Target::for_scope(&ctx.locations, scope);
-    let if_exists = if options.replace {
-        IfExists::Replace
-    } else {
-        IfExists::Fail
-    };
-    let mut entry = entry;
-    let mut moves = Vec::new();
-    let mut progress = Progress::default();
-    if scope == Scope::Project {
-        // Refused before `.env` is touched.
-        store::preflight(&target)?;
-        let candidate = Candidate {
-            target: target.clone(),
-            server: name.to_string(),
-            entry: ServerEntry::from_value(entry.clone()),
-            env_file: ctx.env_file_for(scope),
-        };
-        let plan = extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?)
-            .map_err(plan_error)?;
-        if !plan.is_empty() {
-            if options.allow_literal {
-                warnings.push(format!(
-                    "kept {} literal secret(s) in `{}`, a file meant to be committed",
-                    plan.moves.len(),
-                    target.path.display()
-                ));
-            } else {
-                refuse_duplicate(ctx, &target, name, options.replace)?;
-                let changes: Vec<_> = plan
-                    .changes
-                    .iter()
-                    .flat_map(|(_, changes)| changes.iter().cloned())
-                    .collect();
-                let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
-                let example = extract::example_variables(
-                    [(name, &placeholders)],
-                    &crate::templates::all(&ctx.template_dirs).0,
-                );
-                progress = begin_writes(ctx, Some((&plan, &example)), &[&target.path]);
-                save_plan_env_with(ctx, &plan, &example, options.force, &mut progress)?;
-                entry = placeholders.to_value();
-                moves = plan.moves;
-            }
-        }
-    }
-    let done = store::add_server(&ctx.locations, &target, name, &entry, if_exists)
-        .map_err(|error| already_exists_hint(ctx, error, name, scope).interrupted(&progress))?;
-    warnings.extend(blanked_warnings(name, &entry));
-    let mut report = AddReport::new(ctx, name, scope, transport, done, warnings);
-    report.stored = entry;
-    report.moves = moves;
-    report.env_written = progress.into_written();
-    Ok(report)
-}
-
-/// A warning for each variable of a remote entry that Claude Code 2.1.332
-/// sends empty (`Authorization: Bearer ${NPM_TOKEN}`), with a name it
-/// would send.
-fn blanked_warnings(name: &str, entry: &Value) -> Vec<String> {
-    let entry = ServerEntry::from_value(entry.clone());
-    if !entry.transport().is_remote() {
-        return Vec::new();
-    }
-    let prefix = crate::placeholder::variable_name_from(name).unwrap_or_default();
-    let mut warned: Vec<String> = Vec::new();
-    for (_, value) in entry.expandable_fields() {
-        for reference in crate::placeholder::references(value) {
-            if crate::claude_code::blanked::blanked_toward_remote(&reference.name)
-                && !warned.contains(&reference.name)
-            {
-                warned.push(reference.name);
-            }
-        }
-    }
-    warned
-        .into_iter()
-        .map(|variable| {
-            format!(
-                "Claude Code 2.1.332 sends `${{{variable}}}` empty to remote servers; use another variable name, e.g. `${{{}}}`",
-                crate::claude_code::blanked::remote_safe_name(&variable, &prefix)
-            )
-        })
-        .collect()
-}
-
-/// Fails before anything is written when `name` exists and may not be replaced.
-fn refuse_duplicate(ctx: &Ctx, target: &Target, name: &str, replace: bool) -> Result<(), CliError> {
-    if replace {
-        return Ok(());
-    }
-    let Some(document) = crate::layered::load_document(&target.path, &[])? else {
-        return Ok(());
-    };
-    let object_path: Vec<&str> = target.object_path.iter().map(String::as_str).collect();
-    let exists = document
-        .object_at(&object_path)
-        .ok()
-        .flatten()
-        .is_some_and(|object| document.find_member(&object, name).is_some());
-    if exists {
-        let error = crate::error::StoreError::AlreadyExists {
-            name: name.to_string(),
-            scope: target.scope,
-            path: target.path.clone(),
-        };
-        return Err(already_exists_hint(ctx, error, name, target.scope));
-    }
-    Ok(())
-}
-
-/// A usage error for names Claude Code would refuse.
-pub fn check_name(name: &str) -> Result<(), CliError> {
-    model::validate_name(name).map_err(|error| {
-        let hint = match error {
-            model::NameError::Reserved(_) => "pick another name; Claude Code reserves this one",
-            _ => "use only letters, digits, `-` and `_`, e.g. `my-server`",
-        };
-        CliError::usage(error.to_string()).with_hint(hint)
-    })
-}
-
-/// Adds the "what now" to a duplicate-name error.
-pub fn already_exists_hint(
-    ctx: &Ctx,
-    error: crate::error::StoreError,
-    name: &str,
-    scope: Scope,
-) -> CliError {
-    let duplicate = matches!(error, crate::error::StoreError::AlreadyExists { .. });
-    let error = CliError::from(error);
-    if duplicate {
-        error.with_hint(format!(
-            "replace it with `--replace`, or remove it first: `{}`",
-            ctx.command(&["remove", name, "-s", scope.as_str()])
-        ))
-    } else {
-        error
-    }
 }
 
 fn parse_env(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {

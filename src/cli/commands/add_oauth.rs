@@ -4,25 +4,13 @@
 //! `claude mcp add`).
 
 use std::io::{self, IsTerminal};
-use std::path::PathBuf;
-
-use serde::Serialize;
 
 use crate::claude_code::credentials;
 use crate::cli::args::{AddArgs, TransportArg};
-use crate::cli::commands::add::AddReport;
 use crate::cli::commands::add_words::{Words, flag_words};
 use crate::cli::error::CliError;
 use crate::cli::resolve::{Ctx, shell_words, vars};
-
-/// Where a client secret was filed.
-#[derive(Debug, Serialize)]
-pub struct StoredSecret {
-    /// Claude Code's credentials file.
-    pub file: PathBuf,
-    /// The key under `mcpOAuthClientConfig`.
-    pub key: String,
-}
+use crate::ops::add::{AddReport, StoredSecret};
 
 /// The client secret: `MCP_CLIENT_SECRET`, else asked for at a terminal.
 /// Refused without `--client-id` (Claude Code ignores it then) and on

@@ -24,39 +24,7 @@ pub mod serve;
 pub mod share;
 pub mod templates;
 
-use std::path::Path;
-
-use crate::cli::resolve::Ctx;
-use crate::scope::Scope;
-
-/// How a scope's file is shown: local entries also name the project key.
-pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {
-    match scope {
-        Scope::Local => format!(
-            "`{}` (project `{}`)",
-            path.display(),
-            ctx.locations.local_key
-        ),
-        Scope::Project | Scope::User => format!("`{}`", path.display()),
-    }
-}
-
-/// A path as shown in tables: relative to the working directory inside
-/// the project, `~/…` under the home directory, else absolute.
-pub fn shown_path(ctx: &Ctx, path: &Path) -> String {
-    let locations = &ctx.locations;
-    if let Ok(relative) = path.strip_prefix(&locations.working_dir) {
-        return relative.display().to_string();
-    }
-    // A monorepo root's `.env` seen from a package: `../../.env`.
-    if let (Some(root), Some(dir)) = (&locations.git_root, path.parent())
-        && dir.starts_with(root)
-        && let Some(name) = crate::locate::upward_name(path, &locations.working_dir)
-    {
-        return name;
-    }
-    locations.display(path)
-}
+pub use crate::ops::shown::{scope_file, shown_env_file, shown_env_files, shown_path};
 
 /// `Moved SERVER FIELD into FILE as VAR (masked)` for each moved secret
 /// (`Would move` in a dry run); `env_files` holds each move's dotenv file
@@ -79,23 +47,4 @@ pub fn write_moves(
         )?;
     }
     Ok(())
-}
-
-/// Each move's dotenv file as shown, for [`write_moves`].
-pub fn shown_env_files(ctx: &Ctx, moves: &[crate::extract::Move]) -> Vec<String> {
-    moves
-        .iter()
-        .map(|moved| shown_env_file(ctx, &moved.env_file))
-        .collect()
-}
-
-/// A dotenv file as status lines name it: `.env` for the project's, the
-/// `~/…` path for the user's store.
-pub fn shown_env_file(ctx: &Ctx, path: &Path) -> String {
-    if path.parent() == Some(ctx.locations.project_root().as_path()) {
-        return path
-            .file_name()
-            .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
-    }
-    ctx.locations.display(path)
 }

@@ -8,14 +8,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
-use crate::cli::commands::add::{AddReport, already_exists_hint};
 use crate::cli::error::{CliError, Kind};
 use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::model::ServerEntry;
-use crate::ops::writes::save_project_env;
+use crate::ops::add::{self, AddReport, AddRequest, Source};
+use crate::ops::hints::{similar_template, template_error};
 use crate::scope::Scope;
-use crate::store::{self, IfExists, Target};
 use crate::templates::{self, Choice, Origin, Template, TemplateError, TemplateVariable};
 
 /// Every template.
@@ -235,46 +233,6 @@ pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError>
     })
 }
 
-/// The CLI error for a template problem.
-/// The template whose name is nearest `name`, when one is close.
-fn similar_template(ctx: &Ctx, name: &str) -> Option<String> {
-    let names: Vec<String> = templates::all(&ctx.template_dirs)
-        .0
-        .into_iter()
-        .map(|template| template.name)
-        .collect();
-    crate::ops::names::closest(&names, name).map(str::to_string)
-}
-
-pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
-    let hint = match &error {
-        TemplateError::NotFound(name) => match similar_template(ctx, name) {
-            Some(close) => format!(
-                "did you mean `{close}`? `{}` lists them all",
-                ctx.command(&["templates", "list"])
-            ),
-            None => format!(
-                "see the templates with `{}`, or pass a `server.json` file",
-                ctx.command(&["templates", "list"])
-            ),
-        },
-        TemplateError::Malformed { .. } => {
-            "fix that field; the format is the MCP Registry's server.json".to_string()
-        }
-        TemplateError::Read { .. } => "check the path".to_string(),
-        TemplateError::NoSuchChoice { name, .. } => format!(
-            "see what it offers with `{}`",
-            ctx.command(&["templates", "show", name])
-        ),
-        TemplateError::Unsupported { name, .. } => format!(
-            "see what it offers with `{}`",
-            ctx.command(&["templates", "show", name])
-        ),
-    };
-    // Even `--remote 2` depends on the template's file, not on the arguments alone.
-    CliError::new(Kind::Failure, Box::new(error)).with_hint(hint)
-}
-
 /// `mcpenv add NAME --template T`: renders the template, writes `--var`
 /// secrets to `.env` and documents every variable in `.env.example` (project
 /// scope), then writes the entry and says what is still missing.
@@ -305,95 +263,22 @@ pub fn add_from_template(
         (None, Some(index)) => Choice::Remote(index),
         (None, None) => Choice::Default,
     };
-    let rendered =
-        templates::render(&template, choice, name).map_err(|error| template_error(ctx, error))?;
-    let mut entry = rendered.entry;
-    let mut secrets = Vec::new();
-    for (key, value) in parse_vars(&args.vars)? {
-        let Some(variable) = rendered
-            .variables
-            .iter()
-            .find(|variable| variable.name == key)
-        else {
-            let names: Vec<String> = rendered
-                .variables
-                .iter()
-                .map(|variable| format!("`{}`", variable.name))
-                .collect();
-            return Err(CliError::usage(format!(
-                "template `{}` has no variable `{key}`",
-                template.name
-            ))
-            .with_hint(format!(
-                "its variables: {}",
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            )));
-        };
-        if variable.secret {
-            secrets.push((key, value));
-        } else {
-            if value.contains('}') {
-                return Err(CliError::usage(format!(
-                    "the value of `{key}` cannot contain `}}` in a placeholder default"
-                ))
-                .with_hint("set it in `.env` instead"));
-            }
-            set_default(&mut entry, &key, &value);
-        }
-    }
-    let scope = Scope::from(args.scope);
-    let target = Target::for_scope(&ctx.locations, scope);
-    let example: Vec<crate::dotenv::ExampleLine> = if scope == Scope::Project {
-        rendered
-            .variables
-            .iter()
-            .map(|variable| crate::dotenv::ExampleLine {
-                name: variable.name.clone(),
-                comment: comment(variable, name),
-                value: variable
-                    .default
-                    .clone()
-                    .filter(|_| !variable.secret)
-                    .unwrap_or_default(),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut env_written = Vec::new();
-    if scope == Scope::User {
-        // A user server is used in every project: its secrets go to the
-        // user's store, never into this repository's `.env`.
-        let mut progress = crate::store::Progress::default();
-        crate::envfiles::save_user_with(
-            &ctx.user_env_file(),
-            &ctx.locations.state_dir,
-            &secrets,
-            args.force,
-            &mut progress,
-        )
-        .map_err(crate::ops::extraction::env_error)?;
-        env_written = progress.into_written();
-    } else if !secrets.is_empty() || !example.is_empty() {
-        env_written = save_project_env(ctx, &secrets, &example, args.force)?;
-    }
-    let if_exists = if args.replace {
-        IfExists::Replace
-    } else {
-        IfExists::Fail
-    };
-    let written = store::add_server(&ctx.locations, &target, name, &entry, if_exists)
-        .map_err(|error| already_exists_hint(ctx, error, name, scope))?;
-    let transport = ServerEntry::from_value(entry.clone()).transport();
-    let mut report = AddReport::new(ctx, name, scope, transport, written, Vec::new());
-    report.template = Some(template.name.clone());
-    report.env_written = env_written;
-    report.still_missing = still_missing(ctx, &entry);
-    Ok(report)
+    let plan = add::plan(
+        ctx,
+        AddRequest {
+            name: name.to_string(),
+            scope: Scope::from(args.scope),
+            source: Source::Template {
+                template: Box::new(template),
+                choice,
+                vars: parse_vars(&args.vars)?,
+            },
+            replace: args.replace,
+            allow_literal: args.allow_literal,
+            force: args.force,
+        },
+    )?;
+    add::apply(ctx, plan)
 }
 
 /// `KEY=VALUE` pairs of `--var`.
@@ -415,61 +300,4 @@ fn parse_vars(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {
         }
     }
     Ok(vars)
-}
-
-/// Makes `value` the default of every `${key}` / `${key:-…}` in `entry`.
-fn set_default(entry: &mut Value, key: &str, value: &str) {
-    match entry {
-        Value::String(text) => {
-            let replacement = format!("${{{key}:-{value}}}");
-            let mut out = String::new();
-            let mut copied = 0;
-            for reference in crate::placeholder::references(text) {
-                if reference.name == key {
-                    out.push_str(&text[copied..reference.span.start]);
-                    out.push_str(&replacement);
-                    copied = reference.span.end;
-                }
-            }
-            out.push_str(&text[copied..]);
-            *text = out;
-        }
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|item| set_default(item, key, value)),
-        Value::Object(members) => members
-            .values_mut()
-            .for_each(|member| set_default(member, key, value)),
-        _ => {}
-    }
-}
-
-/// The `.env.example` comment for a template variable.
-fn comment(variable: &TemplateVariable, server: &str) -> String {
-    let mut lines = crate::templates::described(variable);
-    lines.push(format!("used by: {server}"));
-    lines.join("\n")
-}
-
-/// Variables `entry` references that nothing sets and that have no default.
-fn still_missing(ctx: &Ctx, entry: &Value) -> Vec<String> {
-    let Ok(sources) = ctx.env_sources() else {
-        return Vec::new();
-    };
-    let values = sources.file_values();
-    let mut missing = Vec::new();
-    for (_, text) in ServerEntry::from_value(entry.clone()).expandable_fields() {
-        for reference in crate::placeholder::references(text) {
-            let set = ctx.process_env.contains_key(&reference.name)
-                || values.contains_key(&reference.name)
-                || sources
-                    .settings
-                    .iter()
-                    .any(|(_, map)| map.contains_key(&reference.name));
-            if !set && reference.default.is_none() && !missing.contains(&reference.name) {
-                missing.push(reference.name);
-            }
-        }
-    }
-    missing
 }

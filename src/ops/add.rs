@@ -1,0 +1,628 @@
+//! Adding a server, from an entry (a command or a URL) or a template.
+//! [`plan`] decides everything (the entry as it will be stored, the
+//! secrets that go to a `.env` first, every file that changes) and writes
+//! nothing; [`preview`] shows each file's change; [`apply`] writes. The
+//! CLI's `add` and `add-json` and `serve`'s `add_server` all go through
+//! here.
+
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::diff::FileChange;
+use crate::dotenv::ExampleLine;
+use crate::envfiles::{self, EnvFiles};
+use crate::error::StoreError;
+use crate::extract::{self, Candidate, ExtractionPlan, Move};
+use crate::model::{self, ServerEntry, Transport};
+use crate::ops::extraction::{env_error, known_values, plan_error};
+use crate::ops::hints::template_error;
+use crate::ops::writes::{begin_writes, preview_plan_env, save_plan_env_with, save_project_env};
+use crate::ops::{Context, Error};
+use crate::scope::Scope;
+use crate::store::{self, IfExists, NewServer, Progress, Target, Written};
+use crate::templates::{self, Choice, Template, TemplateVariable};
+
+/// What to add.
+#[derive(Debug, Clone)]
+pub struct AddRequest {
+    /// The server's name.
+    pub name: String,
+    /// The scope to add it to.
+    pub scope: Scope,
+    /// Where its entry comes from.
+    pub source: Source,
+    /// Replace a server of the same name in that scope.
+    pub replace: bool,
+    /// Keep literal secrets in a project entry (they are moved to `.env`
+    /// otherwise).
+    pub allow_literal: bool,
+    /// Write into a `.env` other users can read.
+    pub force: bool,
+}
+
+/// Where an entry comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// An entry in Claude Code's shape, built by the front-end, with what
+    /// it noticed while building it.
+    Entry {
+        /// The entry.
+        entry: Value,
+        /// Its transport.
+        transport: Transport,
+        /// Things worth knowing about it.
+        warnings: Vec<String>,
+    },
+    /// A template, one of its packages or remotes, and `KEY=VALUE` values
+    /// for its variables: secret ones go to a `.env`, others become
+    /// placeholder defaults.
+    Template {
+        /// The template, as found.
+        template: Box<Template>,
+        /// Which package or remote.
+        choice: Choice,
+        /// Values for its variables.
+        vars: IndexMap<String, String>,
+    },
+}
+
+/// Everything [`apply`] will do, decided.
+#[derive(Debug)]
+pub struct AddPlan {
+    /// The server's name.
+    pub name: String,
+    /// The scope written to.
+    pub scope: Scope,
+    /// The file and object the entry goes into.
+    pub target: Target,
+    /// The entry as it will be stored.
+    pub entry: Value,
+    /// Its transport.
+    pub transport: Transport,
+    /// The template it came from.
+    pub template: Option<String>,
+    /// Things worth knowing about what will be written.
+    pub warnings: Vec<String>,
+    /// What goes into dotenv files before the config is written.
+    env: EnvWrites,
+    if_exists: IfExists,
+    force: bool,
+}
+
+/// The dotenv side of an add.
+#[derive(Debug)]
+enum EnvWrites {
+    /// Nothing.
+    Nothing,
+    /// The literal secrets of a project entry, moved; the lines that
+    /// document them in `.env.example`.
+    Extracted {
+        plan: ExtractionPlan,
+        example: Vec<ExampleLine>,
+    },
+    /// A template's secret values and its `.env.example` lines: into the
+    /// user's store for a user server, else the project's files.
+    Template {
+        secrets: Vec<(String, String)>,
+        example: Vec<ExampleLine>,
+    },
+}
+
+/// What an add did.
+#[derive(Debug, Serialize)]
+pub struct AddReport {
+    /// The server's name.
+    pub name: String,
+    /// The scope written to.
+    pub scope: Scope,
+    /// The entry's transport.
+    pub transport: Transport,
+    /// The file written.
+    pub file: PathBuf,
+    /// Whether the file was created.
+    pub created: bool,
+    /// Whether an entry of the same name was replaced.
+    pub replaced: bool,
+    /// Things worth knowing about what was written.
+    pub warnings: Vec<String>,
+    /// Literal secrets moved into `.env` (project scope).
+    pub moves: Vec<Move>,
+    /// `.env` files written before the config.
+    pub env_written: Vec<PathBuf>,
+    /// The template the entry came from.
+    pub template: Option<String>,
+    /// Variables the server needs that no source sets yet.
+    pub still_missing: Vec<String>,
+    /// What the front-end inferred from its arguments (`-t http` from a
+    /// URL).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Where the OAuth client secret went (`--client-secret`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<StoredSecret>,
+    /// The entry as written.
+    #[serde(skip)]
+    pub stored: Value,
+    /// The file as a person knows it (with the project key of a local
+    /// entry).
+    #[serde(skip)]
+    pub file_shown: String,
+}
+
+/// Where an OAuth client secret was stored.
+#[derive(Debug, Serialize)]
+pub struct StoredSecret {
+    /// Claude Code's credentials file.
+    pub file: PathBuf,
+    /// The key under `mcpOAuthClientConfig`.
+    pub key: String,
+}
+
+/// A usage error for names Claude Code would refuse.
+pub fn check_name(name: &str) -> Result<(), Error> {
+    model::validate_name(name).map_err(|error| {
+        let hint = match error {
+            model::NameError::Reserved(_) => "pick another name; Claude Code reserves this one",
+            _ => "use only letters, digits, `-` and `_`, e.g. `my-server`",
+        };
+        Error::usage(error.to_string()).with_hint(hint)
+    })
+}
+
+/// Decides the add of `request`, reading the scope's file and the dotenv
+/// files; writes nothing.
+pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
+    check_name(&request.name)?;
+    let scope = request.scope;
+    let target = Target::for_scope(&ctx.locations, scope);
+    let if_exists = if request.replace {
+        IfExists::Replace
+    } else {
+        IfExists::Fail
+    };
+    let name = request.name;
+    let (entry, transport, template, mut warnings, env) = match request.source {
+        Source::Entry {
+            entry,
+            transport,
+            warnings,
+        } => {
+            let mut warnings = warnings;
+            let (entry, env) = plan_entry(
+                ctx,
+                &target,
+                &name,
+                entry,
+                request.allow_literal,
+                request.replace,
+                &mut warnings,
+            )?;
+            (entry, transport, None, warnings, env)
+        }
+        Source::Template {
+            template,
+            choice,
+            vars,
+        } => {
+            refuse_duplicate(ctx, &target, &name, request.replace)?;
+            let (entry, env) = plan_template(ctx, &template, choice, &name, scope, vars)?;
+            let transport = ServerEntry::from_value(entry.clone()).transport();
+            (entry, transport, Some(template.name), Vec::new(), env)
+        }
+    };
+    warnings.extend(blanked_warnings(&name, &entry));
+    Ok(AddPlan {
+        name,
+        scope,
+        target,
+        entry,
+        transport,
+        template,
+        warnings,
+        env,
+        if_exists,
+        force: request.force,
+    })
+}
+
+/// The entry of a project server gets placeholders for its literal
+/// secrets, which go to `.env` (unless `allow_literal`); other scopes keep
+/// the entry as given.
+fn plan_entry(
+    ctx: &Context,
+    target: &Target,
+    name: &str,
+    entry: Value,
+    allow_literal: bool,
+    replace: bool,
+    warnings: &mut Vec<String>,
+) -> Result<(Value, EnvWrites), Error> {
+    if target.scope != Scope::Project {
+        return Ok((entry, EnvWrites::Nothing));
+    }
+    // Refused before any `.env` is touched.
+    store::preflight(target)?;
+    let candidate = Candidate {
+        target: target.clone(),
+        server: name.to_string(),
+        entry: ServerEntry::from_value(entry.clone()),
+        env_file: ctx.env_file_for(Scope::Project),
+    };
+    let plan =
+        extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?).map_err(plan_error)?;
+    if plan.is_empty() {
+        return Ok((entry, EnvWrites::Nothing));
+    }
+    if allow_literal {
+        warnings.push(format!(
+            "kept {} literal secret(s) in `{}`, a file meant to be committed",
+            plan.moves.len(),
+            target.path.display()
+        ));
+        return Ok((entry, EnvWrites::Nothing));
+    }
+    refuse_duplicate(ctx, target, name, replace)?;
+    let changes: Vec<_> = plan
+        .changes
+        .iter()
+        .flat_map(|(_, changes)| changes.iter().cloned())
+        .collect();
+    let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
+    let example = extract::example_variables(
+        [(name, &placeholders)],
+        &templates::all(&ctx.template_dirs).0,
+    );
+    Ok((
+        placeholders.to_value(),
+        EnvWrites::Extracted { plan, example },
+    ))
+}
+
+/// A template rendered for `name`, its `vars` applied: secret values for a
+/// dotenv file, the others as placeholder defaults; every variable
+/// documented in `.env.example` for a project server.
+fn plan_template(
+    ctx: &Context,
+    template: &Template,
+    choice: Choice,
+    name: &str,
+    scope: Scope,
+    vars: IndexMap<String, String>,
+) -> Result<(Value, EnvWrites), Error> {
+    let rendered =
+        templates::render(template, choice, name).map_err(|error| template_error(ctx, error))?;
+    let mut entry = rendered.entry;
+    let mut secrets = Vec::new();
+    for (key, value) in vars {
+        let Some(variable) = rendered
+            .variables
+            .iter()
+            .find(|variable| variable.name == key)
+        else {
+            let names: Vec<String> = rendered
+                .variables
+                .iter()
+                .map(|variable| format!("`{}`", variable.name))
+                .collect();
+            return Err(Error::usage(format!(
+                "template `{}` has no variable `{key}`",
+                template.name
+            ))
+            .with_hint(format!(
+                "its variables: {}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        if variable.secret {
+            secrets.push((key, value));
+        } else {
+            if value.contains('}') {
+                return Err(Error::usage(format!(
+                    "the value of `{key}` cannot contain `}}` in a placeholder default"
+                ))
+                .with_hint("set it in `.env` instead"));
+            }
+            set_default(&mut entry, &key, &value);
+        }
+    }
+    let example: Vec<ExampleLine> = if scope == Scope::Project {
+        rendered
+            .variables
+            .iter()
+            .map(|variable| ExampleLine {
+                name: variable.name.clone(),
+                comment: comment(variable, name),
+                value: variable
+                    .default
+                    .clone()
+                    .filter(|_| !variable.secret)
+                    .unwrap_or_default(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let env = if secrets.is_empty() && example.is_empty() {
+        EnvWrites::Nothing
+    } else {
+        EnvWrites::Template { secrets, example }
+    };
+    Ok((entry, env))
+}
+
+/// Each file [`apply`] would change, as it is and as it would be; files
+/// it would leave alone are left out.
+pub fn preview(ctx: &Context, plan: &AddPlan) -> Result<Vec<FileChange>, Error> {
+    let mut changes = match &plan.env {
+        EnvWrites::Nothing => Vec::new(),
+        EnvWrites::Extracted {
+            plan: extraction,
+            example,
+        } => preview_plan_env(ctx, extraction, example)?,
+        EnvWrites::Template { secrets, example } => {
+            if plan.scope == Scope::User {
+                if secrets.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![
+                        envfiles::preview_values(&ctx.user_env_file(), secrets)
+                            .map_err(env_error)?,
+                    ]
+                }
+            } else {
+                let files = EnvFiles::at(&ctx.locations.project_root());
+                envfiles::preview(&files, secrets, example).map_err(env_error)?
+            }
+        }
+    };
+    let config = store::preview_add_servers(
+        &plan.target,
+        &[NewServer {
+            name: &plan.name,
+            entry: &plan.entry,
+            if_exists: plan.if_exists,
+        }],
+    )
+    .map_err(|error| already_exists_hint(ctx, error, &plan.name, plan.scope))?;
+    changes.push(config);
+    changes.retain(FileChange::changes);
+    Ok(changes)
+}
+
+/// Writes what `plan` decided: dotenv files first, then the config.
+pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
+    let mut progress = Progress::default();
+    let mut moves = Vec::new();
+    match &plan.env {
+        EnvWrites::Nothing => {}
+        EnvWrites::Extracted {
+            plan: extraction,
+            example,
+        } => {
+            progress = begin_writes(ctx, Some((extraction, example)), &[&plan.target.path]);
+            save_plan_env_with(ctx, extraction, example, plan.force, &mut progress)?;
+            moves.clone_from(&extraction.moves);
+        }
+        EnvWrites::Template { secrets, example } => {
+            if plan.scope == Scope::User {
+                // A user server is used in every project: its secrets go
+                // to the user's store, never into this repository's `.env`.
+                envfiles::save_user_with(
+                    &ctx.user_env_file(),
+                    &ctx.locations.state_dir,
+                    secrets,
+                    plan.force,
+                    &mut progress,
+                )
+                .map_err(env_error)?;
+            } else {
+                for path in save_project_env(ctx, secrets, example, plan.force)? {
+                    progress.record(&path, true);
+                }
+            }
+        }
+    }
+    let done = store::add_server(
+        &ctx.locations,
+        &plan.target,
+        &plan.name,
+        &plan.entry,
+        plan.if_exists,
+    )
+    .map_err(|error| {
+        already_exists_hint(ctx, error, &plan.name, plan.scope).interrupted(&progress)
+    })?;
+    let still_missing = if plan.template.is_some() {
+        still_missing(ctx, &plan.entry)
+    } else {
+        Vec::new()
+    };
+    let mut report = AddReport::new(
+        ctx,
+        &plan.name,
+        plan.scope,
+        plan.transport,
+        done,
+        plan.warnings,
+    );
+    report.template = plan.template;
+    report.still_missing = still_missing;
+    report.stored = plan.entry;
+    report.moves = moves;
+    report.env_written = progress.into_written();
+    Ok(report)
+}
+
+impl AddReport {
+    /// The report for a finished write.
+    pub fn new(
+        ctx: &Context,
+        name: &str,
+        scope: Scope,
+        transport: Transport,
+        written: Written,
+        mut warnings: Vec<String>,
+    ) -> Self {
+        if ctx.locations.managed_mcp().is_file() {
+            warnings.push(format!(
+                "managed MCP configuration `{}` is active: Claude Code ignores this server",
+                ctx.locations.managed_mcp().display()
+            ));
+        }
+        Self {
+            name: name.to_string(),
+            scope,
+            transport,
+            file_shown: crate::ops::shown::scope_file(ctx, scope, &written.path),
+            file: written.path,
+            created: written.created,
+            replaced: written.replaced,
+            warnings,
+            moves: Vec::new(),
+            env_written: Vec::new(),
+            template: None,
+            still_missing: Vec::new(),
+            notes: Vec::new(),
+            client_secret: None,
+            stored: Value::Null,
+        }
+    }
+}
+
+/// A warning for each variable of a remote entry that Claude Code 2.1.332
+/// sends empty (`Authorization: Bearer ${NPM_TOKEN}`), with a name it
+/// would send.
+fn blanked_warnings(name: &str, entry: &Value) -> Vec<String> {
+    let entry = ServerEntry::from_value(entry.clone());
+    if !entry.transport().is_remote() {
+        return Vec::new();
+    }
+    let prefix = crate::placeholder::variable_name_from(name).unwrap_or_default();
+    let mut warned: Vec<String> = Vec::new();
+    for (_, value) in entry.expandable_fields() {
+        for reference in crate::placeholder::references(value) {
+            if crate::claude_code::blanked::blanked_toward_remote(&reference.name)
+                && !warned.contains(&reference.name)
+            {
+                warned.push(reference.name);
+            }
+        }
+    }
+    warned
+        .into_iter()
+        .map(|variable| {
+            format!(
+                "Claude Code 2.1.332 sends `${{{variable}}}` empty to remote servers; use another variable name, e.g. `${{{}}}`",
+                crate::claude_code::blanked::remote_safe_name(&variable, &prefix)
+            )
+        })
+        .collect()
+}
+
+/// Fails before anything is written when `name` exists and may not be replaced.
+fn refuse_duplicate(
+    ctx: &Context,
+    target: &Target,
+    name: &str,
+    replace: bool,
+) -> Result<(), Error> {
+    if replace {
+        return Ok(());
+    }
+    let Some(document) = crate::layered::load_document(&target.path, &[])? else {
+        return Ok(());
+    };
+    let object_path: Vec<&str> = target.object_path.iter().map(String::as_str).collect();
+    let exists = document
+        .object_at(&object_path)
+        .ok()
+        .flatten()
+        .is_some_and(|object| document.find_member(&object, name).is_some());
+    if exists {
+        let error = StoreError::AlreadyExists {
+            name: name.to_string(),
+            scope: target.scope,
+            path: target.path.clone(),
+        };
+        return Err(already_exists_hint(ctx, error, name, target.scope));
+    }
+    Ok(())
+}
+
+/// Adds the "what now" to a duplicate-name error.
+pub fn already_exists_hint(ctx: &Context, error: StoreError, name: &str, scope: Scope) -> Error {
+    let duplicate = matches!(error, StoreError::AlreadyExists { .. });
+    let error = Error::from(error);
+    if duplicate {
+        error.with_hint(format!(
+            "replace it with `--replace`, or remove it first: `{}`",
+            ctx.command(&["remove", name, "-s", scope.as_str()])
+        ))
+    } else {
+        error
+    }
+}
+
+/// Gives every `${key}` in `entry` the default `value`: `${key:-value}`.
+fn set_default(entry: &mut Value, key: &str, value: &str) {
+    match entry {
+        Value::String(text) => {
+            let replacement = format!("${{{key}:-{value}}}");
+            let mut out = String::new();
+            let mut copied = 0;
+            for reference in crate::placeholder::references(text) {
+                if reference.name == key {
+                    out.push_str(&text[copied..reference.span.start]);
+                    out.push_str(&replacement);
+                    copied = reference.span.end;
+                }
+            }
+            out.push_str(&text[copied..]);
+            *text = out;
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| set_default(item, key, value)),
+        Value::Object(members) => members
+            .values_mut()
+            .for_each(|member| set_default(member, key, value)),
+        _ => {}
+    }
+}
+
+/// The `.env.example` comment of a template variable.
+fn comment(variable: &TemplateVariable, server: &str) -> String {
+    let mut lines = templates::described(variable);
+    lines.push(format!("used by: {server}"));
+    lines.join("\n")
+}
+
+/// Variables `entry` references that nothing sets and that have no default.
+fn still_missing(ctx: &Context, entry: &Value) -> Vec<String> {
+    let Ok(sources) = ctx.env_sources() else {
+        return Vec::new();
+    };
+    let values = sources.file_values();
+    let mut missing = Vec::new();
+    for (_, text) in ServerEntry::from_value(entry.clone()).expandable_fields() {
+        for reference in crate::placeholder::references(text) {
+            let set = ctx.process_env.contains_key(&reference.name)
+                || values.contains_key(&reference.name)
+                || sources
+                    .settings
+                    .iter()
+                    .any(|(_, map)| map.contains_key(&reference.name));
+            if !set && reference.default.is_none() && !missing.contains(&reference.name) {
+                missing.push(reference.name);
+            }
+        }
+    }
+    missing
+}
