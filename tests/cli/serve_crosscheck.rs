@@ -1,0 +1,165 @@
+//! `mcpenv serve` checked by real outside programs: the official MCP
+//! conformance suite's server scenarios (through a stdio-to-HTTP bridge,
+//! since the suite tests servers only over streamable HTTP), the MCP
+//! Inspector's CLI, and Claude Code's own `claude mcp list`. `scripts/test`
+//! installs each, pinned, into `target/tools`; without one its test says so
+//! and passes.
+
+use std::io::BufRead;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::harness::TestEnv;
+
+const PLANTED_SECRET: &str = "sk_live_51CrosscheckSecretValue0123456789";
+const DOTENV_SECRET: &str = "ghp_CrosscheckDotenvSecret0123456789abcdAB";
+
+/// The suite's server scenarios that apply to any server. The others need
+/// the suite's own test tools (`tools-call-*`, `json-schema-2020-12`, ...)
+/// or capabilities `serve` does not declare (logging, completions,
+/// resources, prompts: it declares only tools); `dns-rebinding-protection`
+/// tests the HTTP layer, which here is the bridge, not `serve`.
+const SERVER_SCENARIOS: &[&str] = &["server-initialize", "ping", "tools-list"];
+
+/// A project with one server holding a literal secret and one from `.env`.
+fn world() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"shared": {
+            "command": "sh", "args": ["-c", "true"],
+            "env": {"LITERAL": PLANTED_SECRET, "API_TOKEN": "${API_TOKEN}"}
+        }}})
+        .to_string(),
+    );
+    env.write("project/.env", &format!("API_TOKEN={DOTENV_SECRET}\n"));
+    env
+}
+
+/// `program` with the harness's environment for `mcpenv serve` (HOME, XDG
+/// directories, managed directory), so what it starts sees the test's world.
+fn with_serve_env(env: &TestEnv, program: &Path) -> Command {
+    let serve = env.command(&env.project, &["serve"]);
+    let mut command = Command::new(program);
+    command.env_clear().stdin(Stdio::null());
+    for (key, value) in serve.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    command
+}
+
+/// The bridge (`tests/support/stdio_http_bridge.rs`) running `mcpenv serve`
+/// in the project for each session; killed when dropped.
+struct Bridge {
+    child: Child,
+    url: String,
+}
+
+impl Bridge {
+    fn start(env: &TestEnv) -> Self {
+        static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let bridge = PATH.get_or_init(|| crate::probe::example("mcpenv-stdio-http-bridge"));
+        let mut child = with_serve_env(env, Path::new(bridge))
+            .current_dir(&env.project)
+            .args([env!("CARGO_BIN_EXE_mcpenv"), "serve"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut url = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "bridge printed {url:?}"
+        );
+        Self {
+            child,
+            url: url.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every check's id and status in every `checks.json` under `dir`.
+fn checks(dir: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(checks(&path));
+        } else if path.file_name().is_some_and(|name| name == "checks.json") {
+            let list: Vec<Value> =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            found.extend(list.iter().map(|check| {
+                let field = |key: &str| check[key].as_str().unwrap_or_default().to_string();
+                (field("id"), field("status"))
+            }));
+        }
+    }
+    found
+}
+
+#[test]
+fn serve_passes_the_conformance_suites_server_scenarios() {
+    let Some((node, suite)) = crate::conformance::installed() else {
+        eprintln!(
+            "skipped: the MCP conformance suite {} and Node 22 are not in target/tools \
+             (scripts/test installs them with npm)",
+            crate::conformance::SUITE_VERSION
+        );
+        return;
+    };
+    // The pinned names are the suite's own, so a renamed scenario fails here
+    // rather than passing unrun.
+    let listed = Command::new(&node)
+        .arg(&suite)
+        .args(["list", "--server"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    for scenario in SERVER_SCENARIOS {
+        assert!(
+            listed.contains(&format!("- {scenario} ")),
+            "the suite lists no server scenario {scenario}:\n{listed}"
+        );
+    }
+
+    let env = world();
+    let bridge = Bridge::start(&env);
+    let results = tempfile::tempdir().unwrap();
+    let mut wrong = Vec::new();
+    for scenario in SERVER_SCENARIOS {
+        let dir = results.path().join(scenario);
+        let output = Command::new(&node)
+            .arg(&suite)
+            .args(["server", "--url", &bridge.url, "--scenario", scenario, "-o"])
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let checks = checks(&dir);
+        let failed: Vec<&(String, String)> = checks
+            .iter()
+            .filter(|(_, status)| status != "SUCCESS")
+            .collect();
+        if !output.status.success() || checks.is_empty() || !failed.is_empty() {
+            wrong.push(format!(
+                "{scenario}: suite exit {:?}, checks {checks:?}\n{}",
+                output.status.code(),
+                String::from_utf8_lossy(&output.stdout)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
