@@ -6,7 +6,7 @@
 //! and passes.
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
@@ -22,6 +22,10 @@ const DOTENV_SECRET: &str = "ghp_CrosscheckDotenvSecret0123456789abcdAB";
 /// resources, prompts: it declares only tools); `dns-rebinding-protection`
 /// tests the HTTP layer, which here is the bridge, not `serve`.
 const SERVER_SCENARIOS: &[&str] = &["server-initialize", "ping", "tools-list"];
+
+/// The MCP Inspector CLI release the checks below are written against
+/// (also in `scripts/test`).
+const INSPECTOR_VERSION: &str = "1.0.3";
 
 /// A project with one server holding a literal secret and one from `.env`.
 fn world() -> TestEnv {
@@ -162,4 +166,119 @@ fn serve_passes_the_conformance_suites_server_scenarios() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Node 22 and the Inspector CLI's entry point, when `scripts/test`
+/// installed them.
+fn inspector() -> Option<(PathBuf, PathBuf)> {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools");
+    let node = tools.join("node22/node_modules/.bin/node");
+    let package = tools.join("inspector/node_modules/@modelcontextprotocol/inspector-cli");
+    let version = std::fs::read_to_string(package.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|json| json["version"].as_str().map(str::to_string));
+    if !node.exists() || version.as_deref() != Some(INSPECTOR_VERSION) {
+        return None;
+    }
+    // `build/index.js` is the CLI proper (`mcp-inspector-cli --cli` only
+    // starts it again under the `node` on PATH).
+    Some((node, package.join("build/index.js")))
+}
+
+/// `inspector mcpenv -C PROJECT serve ARGS`: exit code, stdout, stderr.
+fn run_inspector(env: &TestEnv, node: &Path, cli: &Path, args: &[&str]) -> (i32, String, String) {
+    let output = with_serve_env(env, node)
+        // It finds its own package.json through `../package.json` of the
+        // working directory, so it runs in its `build` directory and the
+        // project is given with `-C`.
+        .current_dir(cli.parent().unwrap())
+        .arg(cli)
+        .arg(env!("CARGO_BIN_EXE_mcpenv"))
+        .arg("-C")
+        .arg(&env.project)
+        .arg("serve")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_mcp_inspector_lists_and_calls_the_tools() {
+    let Some((node, cli)) = inspector() else {
+        eprintln!(
+            "skipped: the MCP Inspector CLI {INSPECTOR_VERSION} and Node 22 are not in \
+             target/tools (scripts/test installs them with npm)"
+        );
+        return;
+    };
+    let env = world();
+    let json_of = |(code, stdout, stderr): (i32, String, String)| -> (Value, String) {
+        assert_eq!(code, 0, "inspector exit {code}:\n{stdout}\n{stderr}");
+        let value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|error| panic!("not JSON ({error}):\n{stdout}\n{stderr}"));
+        (value, stdout)
+    };
+
+    let (listed, _) = json_of(run_inspector(
+        &env,
+        &node,
+        &cli,
+        &["--method", "tools/list"],
+    ));
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    for tool in ["list_servers", "check_environment"] {
+        assert!(names.contains(&tool), "{tool} not in {names:?}");
+    }
+
+    // The inspector's SDK client also checks the structured content against
+    // the tool's output schema.
+    let (servers, text) = json_of(run_inspector(
+        &env,
+        &node,
+        &cli,
+        &["--method", "tools/call", "--tool-name", "list_servers"],
+    ));
+    assert_eq!(servers["isError"], false, "{text}");
+    let names: Vec<&str> = servers["structuredContent"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|server| server["name"].as_str())
+        .collect();
+    assert!(names.contains(&"shared"), "{text}");
+    for secret in [PLANTED_SECRET, DOTENV_SECRET] {
+        assert!(!text.contains(secret), "a secret in {text}");
+    }
+
+    // `--tool-arg` values are read as JSON, so `42` is sent as a number
+    // where the schema wants a string; and a name that is no server's.
+    for (argument, expected) in [("server=42", "must be a string"), ("server=nope", "nope")] {
+        let (result, text) = json_of(run_inspector(
+            &env,
+            &node,
+            &cli,
+            &[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "check_environment",
+                "--tool-arg",
+                argument,
+            ],
+        ));
+        assert_eq!(result["isError"], true, "{argument}: {text}");
+        let message = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(message.contains(expected), "{argument}: {text}");
+    }
 }
