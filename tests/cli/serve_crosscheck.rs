@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::claude::{PINNED_CLAUDE_CODE, claude, claude_command};
 use crate::harness::TestEnv;
 
 const PLANTED_SECRET: &str = "sk_live_51CrosscheckSecretValue0123456789";
@@ -281,4 +282,59 @@ fn the_mcp_inspector_lists_and_calls_the_tools() {
         let message = result["content"][0]["text"].as_str().unwrap_or_default();
         assert!(message.contains(expected), "{argument}: {text}");
     }
+}
+
+/// `claude mcp list` in the project: what it printed.
+fn claude_mcp_list(env: &TestEnv) -> String {
+    let serve = env.command(&env.project, &["serve"]);
+    let mut command = claude_command(env, &env.project, &["mcp", "list"]).unwrap();
+    // Claude Code passes its environment to the servers it starts: the
+    // harness's state and managed directories keep `serve` in the test's world.
+    for (key, value) in serve.get_envs() {
+        if let (Some(key), Some(value)) = (key.to_str(), value)
+            && ["XDG_STATE_HOME", "MCPENV_MANAGED_DIR"].contains(&key)
+        {
+            command.env(key, value);
+        }
+    }
+    let output = command.output().unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn claude_code_lists_serve_connected() {
+    if claude().is_none() {
+        eprintln!(
+            "skipped: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools \
+             (scripts/test installs it with npm)"
+        );
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_mcpenv");
+    let env = world();
+    env.run(&["add", "-s", "user", "mcpenv", "--", bin, "serve"])
+        .expect_code(0);
+    let text = claude_mcp_list(&env);
+    let connected = format!("mcpenv: {bin} serve - ✔ Connected");
+    assert!(
+        text.lines().any(|line| line == connected),
+        "expected {connected:?}:\n{text}"
+    );
+
+    // Project scope, approved in a folder the user trusts (Claude Code
+    // 2.1.332 reads approvals only then).
+    env.trust_project();
+    env.run(&["add", "-s", "project", "mcpenv-team", "--", bin, "serve"])
+        .expect_code(0);
+    env.run(&["approve", "mcpenv-team"]).expect_code(0);
+    let text = claude_mcp_list(&env);
+    let connected = format!("mcpenv-team: {bin} serve - ✔ Connected");
+    assert!(
+        text.lines().any(|line| line == connected),
+        "expected {connected:?}:\n{text}"
+    );
 }
