@@ -115,6 +115,50 @@ fn checks(dir: &Path) -> Vec<(String, String)> {
     found
 }
 
+/// What the bridge adds or drops, the conformance verdicts would wrongly
+/// credit to `serve`: so the same session over stdio and through the bridge
+/// must come out the same, an error included.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bridge_passes_serves_answers_through_unchanged() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{
+        CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    };
+    let env = world();
+    let bridge = tokio::task::block_in_place(|| Bridge::start(&env));
+    let direct = crate::serve::connect(&env, ProtocolVersion::V_2025_11_25).await;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(bridge.url.clone());
+    let bridged = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcpenv-test", "1"),
+    )
+    .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    .serve(transport)
+    .await
+    .unwrap();
+    assert_eq!(direct.peer_info(), bridged.peer_info());
+    let tools = direct.list_all_tools().await.unwrap();
+    assert_eq!(tools, bridged.list_all_tools().await.unwrap());
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert!(names.contains(&"list_servers") && names.contains(&"check_environment"));
+    let call = |name: &str| CallToolRequestParams::new(name.to_string());
+    assert_eq!(
+        direct.call_tool(call("list_servers")).await.unwrap(),
+        bridged.call_tool(call("list_servers")).await.unwrap()
+    );
+    // `serve`'s own text for an unknown tool (rmcp's router would say
+    // `tool not found`; the bridge has no words of its own).
+    let error = |result: Result<_, rmcp::service::ServiceError>| match result {
+        Err(rmcp::service::ServiceError::McpError(error)) => error,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    };
+    let over_stdio = error(direct.call_tool(call("nope")).await);
+    assert_eq!(over_stdio.message, "Unknown tool: nope");
+    assert_eq!(over_stdio, error(bridged.call_tool(call("nope")).await));
+    direct.cancel().await.unwrap();
+    bridged.cancel().await.unwrap();
+}
+
 #[test]
 fn serve_passes_the_conformance_suites_server_scenarios() {
     let Some((node, suite)) = crate::conformance::installed() else {
