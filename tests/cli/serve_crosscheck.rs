@@ -3,7 +3,7 @@
 //! since the suite tests servers only over streamable HTTP), the MCP
 //! Inspector's CLI, and Claude Code's own `claude mcp list`. `scripts/test`
 //! installs each, pinned, into `target/tools`; without one its test says so
-//! and passes.
+//! and passes. One more test keeps the bridge honest.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ const SERVER_SCENARIOS: &[&str] = &["server-initialize", "ping", "tools-list"];
 /// (also in `scripts/test`).
 const INSPECTOR_VERSION: &str = "1.0.3";
 
-/// A project with one server holding a literal secret and one from `.env`.
+/// A project whose one server has a literal secret and one from `.env`.
 fn world() -> TestEnv {
     let env = TestEnv::new();
     env.write(
