@@ -16,7 +16,7 @@ use std::time::Instant;
 
 /// The suite's release the verdicts below are pinned to (also in
 /// `scripts/test`).
-const SUITE_VERSION: &str = "0.1.16";
+pub const SUITE_VERSION: &str = "0.1.16";
 
 /// How probe must come out of a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +87,7 @@ const SCENARIOS: &[(&str, Probe, bool)] = &[
 ];
 
 /// Node 22 and the suite's entry point, when `scripts/test` installed them.
-fn installed() -> Option<(PathBuf, PathBuf)> {
+pub fn installed() -> Option<(PathBuf, PathBuf)> {
     let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools");
     let node = tools.join("node22/node_modules/.bin/node");
     let package = tools.join("conformance/node_modules/@modelcontextprotocol/conformance");

@@ -39,6 +39,7 @@ mod scan;
 mod scan_sarif;
 mod secrets_corpus;
 mod serve;
+mod serve_crosscheck;
 mod teammate;
 mod templates;
 mod templates_schema;

@@ -20,7 +20,7 @@ fn rmcp_server_bin() -> &'static str {
     PATH.get_or_init(|| example("mcpenv-rmcp-server"))
 }
 
-fn example(name: &str) -> String {
+pub fn example(name: &str) -> String {
     escargot::CargoBuild::new()
         .example(name)
         .current_release()

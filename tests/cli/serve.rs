@@ -13,10 +13,10 @@ use crate::harness::TestEnv;
 const DOTENV_SECRET: &str = "sk_live_51DotenvSecretValue0123456789";
 const LOCAL_SECRET: &str = "ghp_LocalServerSecret0123456789abcdefAB";
 
-type Session = RunningService<RoleClient, ClientConfig>;
+pub type Session = RunningService<RoleClient, ClientConfig>;
 
 /// A session with `mcpenv serve` started in the project, at `version`.
-async fn connect(env: &TestEnv, version: ProtocolVersion) -> Session {
+pub async fn connect(env: &TestEnv, version: ProtocolVersion) -> Session {
     let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
     command
         .stdin(std::process::Stdio::piped())
