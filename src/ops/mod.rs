@@ -11,6 +11,7 @@ pub mod hints;
 pub mod list_servers;
 pub mod names;
 pub mod probe;
+pub mod share;
 pub mod shown;
 pub mod writes;
 
