@@ -473,3 +473,27 @@ pub fn add_collisions(outcomes: &mut [Done]) {
         outcome.audit.insert(at, check);
     }
 }
+
+/// Probes `targets` (with `options`), each outcome explained by `reasons`
+/// and handed to `on_done` as it finishes (with `audit`, collisions are
+/// added once all are in); returns them all. Dropping the future stops
+/// every server started.
+pub async fn run(
+    targets: Vec<ProbeTarget>,
+    reasons: &Reasons,
+    options: probe::ProbeOptions,
+    mut on_done: impl FnMut(&Done),
+) -> Vec<Done> {
+    let audit = options.audit.is_some();
+    let mut outcomes: Vec<Done> = Vec::new();
+    probe::probe_all(targets, options, |outcome| {
+        let done = reasons.explain(outcome);
+        on_done(&done);
+        outcomes.push(done);
+    })
+    .await;
+    if audit {
+        add_collisions(&mut outcomes);
+    }
+    outcomes
+}

@@ -19,7 +19,7 @@ use crate::cli::output::{self, Shield, Stream};
 use crate::cli::render::{self, DIM, GREEN, RED, Report, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::ops::probe::{
-    Done, ProbeRequest, Reasons, Selection, Skipped, add_collisions, learn_handed, select,
+    self as ops_probe, Done, ProbeRequest, Reasons, Selection, Skipped, learn_handed, select,
 };
 use crate::probe::{
     self, AuditCalls, AuditCheck, BlankedValue, CheckStatus, Endpoint, ProbeOptions,
@@ -112,16 +112,17 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let mut outcomes: Vec<Done> = Vec::new();
     let mut written: io::Result<()> = Ok(());
     let interrupted = runtime.block_on(async {
-        let probing = probe::probe_all(targets, options, |outcome| {
-            let done = reasons.explain(outcome);
-            progress.finished(&done);
-            // With --audit, name collisions need every server's tools, so
-            // lines wait for the last server.
-            if args.jsonl && !args.audit && written.is_ok() {
-                written = json_line(&ctx.shield, &done);
-            }
-            outcomes.push(done);
-        });
+        let probing = async {
+            outcomes = ops_probe::run(targets, &reasons, options, |done| {
+                progress.finished(done);
+                // With --audit, name collisions need every server's tools, so
+                // lines wait for the last server.
+                if args.jsonl && !args.audit && written.is_ok() {
+                    written = json_line(&ctx.shield, done);
+                }
+            })
+            .await;
+        };
         // SIGTERM too: a killed `probe` must not leave servers behind.
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -150,9 +151,6 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
         return Err(CliError::failure(
             "interrupted; every server started was stopped",
         ));
-    }
-    if args.audit {
-        add_collisions(&mut outcomes);
     }
     let elapsed = start.elapsed();
     Ok(written.and_then(|()| finish(ctx, args, &mut outcomes, &order, elapsed)))

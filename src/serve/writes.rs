@@ -1,0 +1,338 @@
+//! The tools that write: `add_server` and `share_server`, over the use
+//! cases [`ops::add`] and [`ops::share`], behind the human gate when a
+//! committed file changes ([`super::gate`]). The agent never sends a
+//! secret value: a literal secret in its arguments is refused with the
+//! placeholder to put in its place.
+
+use indexmap::IndexMap;
+use rmcp::model::{CallToolResult, JsonObject};
+use serde_json::{Value, json};
+
+use crate::diff::FileChange;
+use crate::extract::{self, Candidate};
+use crate::model::{self, ServerEntry, Transport};
+use crate::ops::add::{self, AddRequest, Source};
+use crate::ops::share::{self, ShareRequest};
+use crate::ops::{self, Context, Error};
+use crate::scope::Scope;
+use crate::store::Target;
+use crate::templates::{self, Choice};
+
+/// Carries out a decided write and says what was done.
+pub type Apply = Box<dyn FnOnce(&Context) -> Result<Value, Error> + Send>;
+
+/// A write, decided: what to show and how to carry it out.
+pub struct Decided {
+    /// One sentence: what will be done.
+    pub summary: String,
+    /// Every file that changes.
+    pub changes: Vec<FileChange>,
+    /// Whether a committed file changes, so the person must agree first.
+    pub needs_consent: bool,
+    /// Writes it and says what was done.
+    pub apply: Apply,
+}
+
+/// Decides `add_server` for `arguments` (already valid for its schema).
+pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Error> {
+    let text = |name: &str| arguments.get(name).and_then(Value::as_str);
+    let name = text("name").unwrap_or_default().to_string();
+    let scope = match text("scope").unwrap_or("project") {
+        "local" => Scope::Local,
+        "user" => Scope::User,
+        _ => Scope::Project,
+    };
+    let strings = |name: &str| -> Vec<String> {
+        arguments
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let pairs = |name: &str| -> IndexMap<String, String> {
+        arguments
+            .get(name)
+            .and_then(Value::as_object)
+            .map(|object| {
+                object
+                    .iter()
+                    .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let sources = ["template", "command", "url"]
+        .iter()
+        .filter(|source| arguments.contains_key(**source))
+        .count();
+    if sources != 1 {
+        return Err(Error::usage(
+            "give exactly one of `template`, `command` or `url`",
+        )
+        .with_hint("`template` for a known server (see `templates` in mcpenv's CLI), `command` (with `args`) for a local stdio server, `url` for a remote one"));
+    }
+    let source = if let Some(template) = text("template") {
+        template_source(ctx, template, arguments, &pairs("vars"))?
+    } else if let Some(command) = text("command") {
+        if arguments.contains_key("headers") || arguments.contains_key("transport") {
+            return Err(Error::usage(
+                "`headers` and `transport` go with `url`, not `command`",
+            ));
+        }
+        // Variables by name only: each is handed on as its placeholder.
+        let env: IndexMap<String, String> = strings("env_variables")
+            .into_iter()
+            .map(|variable| {
+                let placeholder = format!("${{{variable}}}");
+                (variable, placeholder)
+            })
+            .collect();
+        Source::Entry {
+            entry: model::stdio_entry(command, &strings("args"), &env),
+            transport: Transport::Stdio,
+            warnings: Vec::new(),
+        }
+    } else {
+        if arguments.contains_key("args") || arguments.contains_key("env_variables") {
+            return Err(Error::usage(
+                "`args` and `env_variables` go with `command`, not `url`",
+            )
+            .with_hint("a remote server gets its credentials in `headers`, e.g. `{\"Authorization\": \"Bearer ${API_TOKEN}\"}`"));
+        }
+        let transport = if text("transport") == Some("sse") {
+            Transport::Sse
+        } else {
+            Transport::Http
+        };
+        Source::Entry {
+            entry: model::remote_entry(
+                &transport,
+                text("url").unwrap_or_default(),
+                &pairs("headers"),
+            ),
+            transport,
+            warnings: Vec::new(),
+        }
+    };
+    if let Source::Entry { entry, .. } = &source {
+        refuse_literal_secrets(ctx, &name, scope, entry)?;
+    }
+    let plan = add::plan(
+        ctx,
+        AddRequest {
+            name: name.clone(),
+            scope,
+            source,
+            replace: false,
+            // Nothing to move: a literal secret was refused above.
+            allow_literal: false,
+            force: false,
+        },
+    )?;
+    let changes = add::preview(ctx, &plan)?;
+    let needs_consent = scope == Scope::Project;
+    let summary = format!(
+        "Add the {} MCP server `{name}` to {scope} scope ({}).",
+        plan.transport,
+        crate::ops::shown::scope_file(ctx, scope, &plan.target.path)
+    );
+    Ok(Decided {
+        summary,
+        needs_consent,
+        changes,
+        apply: Box::new(move |ctx: &Context| {
+            let report = add::apply(ctx, plan)?;
+            Ok(json!({
+                "name": report.name,
+                "scope": report.scope,
+                "transport": report.transport,
+                "file": report.file,
+                "warnings": report.warnings,
+                "still_missing": report.still_missing,
+                "approve_command": (report.scope == Scope::Project)
+                    .then(|| ctx.command(&["approve", &report.name])),
+            }))
+        }),
+    })
+}
+
+/// The template `name` (a name, never a path: the tool reads no file it
+/// is pointed at), its non-secret `vars` as defaults. Values of secret
+/// variables are refused: the person sets those.
+fn template_source(
+    ctx: &Context,
+    name: &str,
+    arguments: &JsonObject,
+    vars: &IndexMap<String, String>,
+) -> Result<Source, Error> {
+    if name.contains('/') || name.ends_with(".json") {
+        return Err(Error::usage(format!(
+            "`template` takes a template's name, not a file: `{name}`"
+        )));
+    }
+    let template = templates::find(&ctx.template_dirs, name)
+        .map_err(|error| ops::hints::template_error(ctx, error))?;
+    let index = |name: &str| {
+        arguments
+            .get(name)
+            .and_then(Value::as_u64)
+            .and_then(|index| usize::try_from(index).ok())
+    };
+    let choice = match (index("package"), index("remote")) {
+        (Some(package), _) => Choice::Package(package),
+        (None, Some(remote)) => Choice::Remote(remote),
+        (None, None) => Choice::Default,
+    };
+    let rendered = templates::render(&template, choice, "server")
+        .map_err(|error| ops::hints::template_error(ctx, error))?;
+    let secret: Vec<String> = rendered
+        .variables
+        .iter()
+        .filter(|variable| variable.secret && vars.contains_key(&variable.name))
+        .map(|variable| format!("`{}`", variable.name))
+        .collect();
+    if !secret.is_empty() {
+        return Err(Error::usage(format!(
+            "{} {} secret: this tool never takes a secret value",
+            secret.join(", "),
+            if secret.len() == 1 { "is" } else { "are" }
+        ))
+        .with_hint("leave it out; the person sets it with `mcpenv onboard` (or in `.env`), never through the agent"));
+    }
+    Ok(Source::Template {
+        template: Box::new(template),
+        choice,
+        vars: vars.clone(),
+    })
+}
+
+/// Refuses an entry holding a literal secret, naming the placeholder that
+/// takes its place (as `extract` would name it).
+fn refuse_literal_secrets(
+    ctx: &Context,
+    name: &str,
+    scope: Scope,
+    entry: &Value,
+) -> Result<(), Error> {
+    let candidate = Candidate {
+        target: Target::for_scope(&ctx.locations, scope),
+        server: name.to_string(),
+        entry: ServerEntry::from_value(entry.clone()),
+        env_file: ctx.env_file_for(scope),
+    };
+    let plan = extract::plan(
+        std::slice::from_ref(&candidate),
+        &ops::extraction::known_values(ctx)?,
+    )
+    .map_err(ops::extraction::plan_error)?;
+    let Some(first) = plan.moves.first() else {
+        return Ok(());
+    };
+    let fields: Vec<String> = plan
+        .moves
+        .iter()
+        .map(|moved| format!("`{}` (use `${{{}}}`)", moved.field, moved.variable))
+        .collect();
+    Err(Error::usage(format!(
+        "a literal secret in {}: this tool never takes a secret value",
+        fields.join(", ")
+    ))
+    .with_hint(format!(
+        "put the placeholder in its place, e.g. `${{{}}}`, and let the person set the value with `mcpenv onboard` (or in `.env`)",
+        first.variable
+    )))
+}
+
+/// Decides `share_server` for `arguments` (already valid for its schema).
+pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Error> {
+    let name = arguments
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let from = match arguments.get("from").and_then(Value::as_str) {
+        Some("local") => Some(Scope::Local),
+        Some("user") => Some(Scope::User),
+        _ => None,
+    };
+    let keep = arguments
+        .get("keep")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let plan = share::plan(
+        ctx,
+        &ShareRequest {
+            name: name.clone(),
+            from,
+            keep,
+            force: false,
+        },
+    )?;
+    let changes = share::preview(ctx, &plan)?;
+    let moved = plan.moves().len();
+    let summary = format!(
+        "Share the MCP server `{name}` from {} scope with the team: it goes into `{}`{}{}.",
+        plan.from,
+        crate::ops::shown::shown_path(ctx, plan.project_file()),
+        match moved {
+            0 => String::new(),
+            1 => ", its secret moved into `.env` (gitignored) and replaced by a placeholder"
+                .to_string(),
+            count => format!(
+                ", its {count} secrets moved into `.env` (gitignored) and replaced by placeholders"
+            ),
+        },
+        if keep {
+            "; the private copy stays"
+        } else {
+            "; the private copy is removed"
+        },
+    );
+    Ok(Decided {
+        summary,
+        needs_consent: true,
+        changes,
+        apply: Box::new(move |ctx: &Context| {
+            let report = share::apply(ctx, plan)?;
+            let variables: Vec<&str> = report
+                .moves
+                .iter()
+                .map(|moved| moved.variable.as_str())
+                .collect();
+            Ok(json!({
+                "name": report.name,
+                "from": report.from,
+                "file": report.file,
+                "kept": report.kept,
+                "moved_variables": variables,
+                "written": report.written,
+                "approve_command": report.approve_command,
+            }))
+        }),
+    })
+}
+
+/// The result of a write that was done.
+pub fn written(
+    summary: &str,
+    changes: Vec<super::gate::ShownChange>,
+    report: Value,
+) -> CallToolResult {
+    let text = format!("Done: {summary}");
+    super::structured(
+        json!({
+            "status": "written",
+            "summary": summary,
+            "changes": changes,
+            "report": report,
+        }),
+        text,
+        false,
+    )
+}
