@@ -10,6 +10,7 @@ pub mod extraction;
 pub mod hints;
 pub mod list_servers;
 pub mod names;
+pub mod remove_server;
 pub mod writes;
 
 pub use error::{Error, Kind};

@@ -1,7 +1,24 @@
-//! Names that are not there: the close match, or what exists.
+//! Names that are not there: the close match, or what exists; and how a
+//! scope's file is named in messages.
+
+use std::path::Path;
 
 use crate::layered::Inventory;
 use crate::ops::Context;
+use crate::scope::Scope;
+
+/// How a scope's file is shown: local entries also name the project key
+/// (every project's local servers share `~/.claude.json`).
+pub fn scope_file(ctx: &Context, scope: Scope, path: &Path) -> String {
+    match scope {
+        Scope::Local => format!(
+            "`{}` (project `{}`)",
+            path.display(),
+            ctx.locations.local_key
+        ),
+        Scope::Project | Scope::User => format!("`{}`", path.display()),
+    }
+}
 
 /// The candidate within two edits of `name` (the nearest), for "did you mean".
 pub fn closest<'a, S: AsRef<str>>(candidates: &'a [S], name: &str) -> Option<&'a str> {

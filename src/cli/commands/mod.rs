@@ -27,19 +27,8 @@ pub mod templates;
 use std::path::Path;
 
 use crate::cli::resolve::Ctx;
-use crate::scope::Scope;
 
-/// How a scope's file is shown: local entries also name the project key.
-pub fn scope_file(ctx: &Ctx, scope: Scope, path: &Path) -> String {
-    match scope {
-        Scope::Local => format!(
-            "`{}` (project `{}`)",
-            path.display(),
-            ctx.locations.local_key
-        ),
-        Scope::Project | Scope::User => format!("`{}`", path.display()),
-    }
-}
+pub use crate::ops::names::scope_file;
 
 /// A path as shown in tables: relative to the working directory inside
 /// the project, `~/…` under the home directory, else absolute.
