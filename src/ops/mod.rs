@@ -5,6 +5,7 @@
 
 pub mod check_environment;
 pub mod error;
+pub mod export_servers;
 pub mod extract_secrets;
 pub mod extraction;
 pub mod hints;

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::cli::args::ImportArgs;
 use crate::cli::commands::add::check_name;
-use crate::cli::commands::export::{client_files, client_of, codex_trust_warning};
+use crate::cli::commands::export::client_of;
 use crate::cli::commands::shown_env_files;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
@@ -19,6 +19,7 @@ use crate::cli::resolve::{Ctx, shell_words};
 use crate::clients::{self, Client, import};
 use crate::extract::{self, Candidate, Move};
 use crate::model::{self, ServerEntry};
+use crate::ops::export_servers::{client_files, codex_trust_warning};
 use crate::ops::extraction::{known_values, plan_error};
 use crate::ops::writes::{begin_writes, save_plan_env_with};
 use crate::scope::Scope;
