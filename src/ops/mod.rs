@@ -9,6 +9,7 @@ pub mod export_servers;
 pub mod extract_secrets;
 pub mod extraction;
 pub mod hints;
+pub mod import_servers;
 pub mod list_servers;
 pub mod names;
 pub mod remove_server;

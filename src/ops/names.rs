@@ -62,3 +62,16 @@ pub fn unknown_name_hints(ctx: &Context, inventory: &Inventory, name: &str) -> V
         }
     }
 }
+
+/// A usage error for names Claude Code would refuse.
+pub fn check_name(name: &str) -> Result<(), crate::ops::Error> {
+    crate::model::validate_name(name).map_err(|error| {
+        let hint = match error {
+            crate::model::NameError::Reserved(_) => {
+                "pick another name; Claude Code reserves this one"
+            }
+            _ => "use only letters, digits, `-` and `_`, e.g. `my-server`",
+        };
+        crate::ops::Error::usage(error.to_string()).with_hint(hint)
+    })
+}
