@@ -8,6 +8,7 @@ pub mod error;
 pub mod export_servers;
 pub mod extract_secrets;
 pub mod extraction;
+pub mod get_server;
 pub mod hints;
 pub mod import_servers;
 pub mod list_servers;
