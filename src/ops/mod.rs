@@ -14,6 +14,7 @@ pub mod import_servers;
 pub mod list_servers;
 pub mod names;
 pub mod remove_server;
+pub mod server_env;
 pub mod writes;
 
 pub use error::{Error, Kind};
