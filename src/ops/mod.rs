@@ -14,6 +14,7 @@ pub mod import_servers;
 pub mod list_servers;
 pub mod names;
 pub mod remove_server;
+pub mod run_environment;
 pub mod server_env;
 pub mod writes;
 
