@@ -1,4 +1,5 @@
-//! Names that are not there: the close match, or what exists.
+//! Names that are not there: the close match, or what exists; and how a
+//! scope's file is named in messages.
 
 use crate::layered::Inventory;
 use crate::ops::Context;

@@ -3,24 +3,24 @@
 //! `eval "$(mcpenv env)"` or a direnv `.envrc`. Values are the point here,
 //! so they are printed whole, except to a terminal, where they are masked.
 
-use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 
-use crate::check::{self};
 use crate::cli::args::{EnvArgs, EnvFormat};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
 use crate::dotenv;
+use crate::ops::server_env::{ServerEnv, server_env};
 use crate::redact;
 
-/// The variables to export.
+/// The variables to export, and how to print them.
 #[derive(Debug, Serialize)]
 pub struct EnvReport {
-    /// Name → value, in name order.
-    pub variables: BTreeMap<String, String>,
+    /// The variables.
+    #[serde(flatten)]
+    pub env: ServerEnv,
     #[serde(skip)]
     format: EnvFormat,
     #[serde(skip)]
@@ -35,7 +35,7 @@ impl Report for EnvReport {
     }
 
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        for (name, value) in &self.variables {
+        for (name, value) in &self.env.variables {
             let value = if self.masked {
                 redact::mask(value)
             } else {
@@ -54,7 +54,7 @@ impl Report for EnvReport {
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
-        if self.masked && !self.variables.is_empty() {
+        if self.masked && !self.env.variables.is_empty() {
             writeln!(
                 err,
                 "Values are masked on a terminal; use `eval \"$(mcpenv env)\"` or pipe the output"
@@ -76,29 +76,11 @@ fn fish_quote(value: &str) -> String {
 
 /// Runs `mcpenv env`; returns the report and whether to print it as JSON.
 pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
-    let inventory = ctx.inventory()?;
-    let sources = ctx.env_sources()?;
-    let report = check::check(
-        &ctx.locations,
-        &inventory,
-        &sources,
-        &crate::templates::all(&ctx.template_dirs).0,
-    );
-    let values = sources.file_values();
-    let variables = report
-        .variables
-        .iter()
-        .filter(|variable| !ctx.process_env.contains_key(&variable.name))
-        .filter_map(|variable| {
-            values
-                .get(&variable.name)
-                .map(|value| (variable.name.clone(), value.clone()))
-        })
-        .collect();
+    let env = server_env(ctx)?;
     let json = args.format == EnvFormat::Json;
     Ok((
         EnvReport {
-            variables,
+            env,
             format: args.format,
             masked: io::stdout().is_terminal(),
         },

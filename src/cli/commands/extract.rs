@@ -6,7 +6,6 @@
 //! lost value.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -15,24 +14,18 @@ use crate::cli::commands::{shown_env_file, shown_path};
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::envfiles::{self, EnvFiles};
-use crate::extract::{self, Candidate, ExtractionPlan, Move};
-use crate::ops::extraction::{env_error, known_values, plan_error, target_of};
-use crate::ops::writes::{begin_writes, save_plan_env_with, tidy};
+use crate::ops::extract_secrets::{
+    ExtractReport, ExtractRequest, apply_extract, plan_extract, preview_extract, scope_names,
+};
 use crate::scope::Scope;
-use crate::store::{self, Target};
 
-/// What an extraction moved, or (with `--dry-run`) would move.
+/// What an extraction moved, with how the text shows it.
 #[derive(Debug, Serialize)]
-pub struct ExtractReport {
-    /// Every secret and its variable.
-    pub moves: Vec<Move>,
-    /// Whether nothing was written.
-    pub dry_run: bool,
-    /// The files written, in order.
-    pub written: Vec<PathBuf>,
-    /// Secrets found in git history, which extraction cannot remove.
-    pub committed: Vec<Committed>,
+pub struct ExtractOutput {
+    /// The moves, the files written and the committed secrets.
+    #[serde(flatten)]
+    pub report: ExtractReport,
+    /// Each move's file and variable, as shown.
     #[serde(skip)]
     shown: Vec<(String, String)>,
     /// Each dotenv file the moves go to, as shown, with how many go there.
@@ -41,27 +34,15 @@ pub struct ExtractReport {
     /// Whether a value went to the user's store, which `mcpenv run` loads.
     #[serde(skip)]
     to_user_store: bool,
-    #[serde(skip)]
-    scopes: String,
 }
 
-/// A secret that was committed before.
-#[derive(Debug, Serialize)]
-pub struct Committed {
-    /// The file.
-    pub file: PathBuf,
-    /// The variable now holding the secret.
-    pub variable: String,
-    /// The commits that added it.
-    pub commits: Vec<String>,
-}
-
-impl Report for ExtractReport {
+impl Report for ExtractOutput {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        if self.moves.is_empty() {
+        if self.report.moves.is_empty() {
             return Ok(());
         }
         let rows: Vec<Vec<Cell>> = self
+            .report
             .moves
             .iter()
             .zip(&self.shown)
@@ -83,26 +64,30 @@ impl Report for ExtractReport {
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
-        if self.moves.is_empty() {
+        if self.report.moves.is_empty() {
             return writeln!(
                 err,
                 "Nothing to extract: no literal secrets in {}",
-                self.scopes
+                scope_names(&self.report.scopes)
             );
         }
-        let verb = if self.dry_run { "Would move" } else { "Moved" };
+        let verb = if self.report.dry_run {
+            "Would move"
+        } else {
+            "Moved"
+        };
         for (index, (file, count)) in self.destinations.iter().enumerate() {
             let secrets = if *count == 1 { "secret" } else { "secrets" };
             let last = index + 1 == self.destinations.len();
-            let note = if self.dry_run && last {
+            let note = if self.report.dry_run && last {
                 " (dry run: nothing was written)"
             } else {
                 ""
             };
             writeln!(err, "{verb} {count} {secrets} into `{file}`{note}")?;
         }
-        if !self.dry_run {
-            for file in &self.written {
+        if !self.report.dry_run {
+            for file in &self.report.written {
                 writeln!(err, "Wrote `{}`", file.display())?;
             }
             if self.to_user_store {
@@ -117,7 +102,7 @@ impl Report for ExtractReport {
                 )?;
             }
         }
-        for committed in &self.committed {
+        for committed in &self.report.committed {
             warning(
                 err,
                 &format!(
@@ -133,51 +118,26 @@ impl Report for ExtractReport {
 }
 
 /// Runs `mcpenv extract`.
-pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
-    let scopes: Vec<Scope> = if args.all {
-        Scope::ALL.to_vec()
-    } else {
-        vec![args.scope.map_or(Scope::Project, Scope::from)]
+pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractOutput, CliError> {
+    let request = ExtractRequest {
+        scope: args.scope.map(Scope::from),
+        all: args.all,
+        servers: args.servers.clone(),
+        force: args.force,
     };
-    let inventory = ctx.inventory()?;
-    let repository = ctx
-        .locations
-        .git_root
-        .clone()
-        .unwrap_or_else(|| ctx.locations.working_dir.clone());
-    for name in &args.servers {
-        if !inventory
-            .entries
-            .iter()
-            .any(|entry| &entry.name == name && scopes.contains(&entry.scope))
-        {
-            return Err(CliError::failure(format!(
-                "no MCP server named `{name}` in {}",
-                scope_names(&scopes)
-            ))
-            .with_hint(format!(
-                "see what is configured with `{}`",
-                ctx.command(&["list"])
-            )));
-        }
-    }
-    let candidates: Vec<Candidate> = inventory
-        .entries
-        .iter()
-        .filter(|entry| scopes.contains(&entry.scope))
-        // Project files outside this repository are not ours to edit.
-        .filter(|entry| entry.scope != Scope::Project || entry.file.starts_with(&repository))
-        .filter(|entry| args.servers.is_empty() || args.servers.contains(&entry.name))
-        .map(|entry| Candidate {
-            target: target_of(ctx, entry.scope, &entry.file),
-            server: entry.name.clone(),
-            entry: entry.entry.clone(),
-            env_file: ctx.env_file_for(entry.scope),
-        })
-        .collect();
-    let plan = extract::plan(&candidates, &known_values(ctx)?).map_err(plan_error)?;
+    let plan = plan_extract(ctx, &request)?;
+    let report = if args.dry_run {
+        preview_extract(plan)?
+    } else {
+        apply_extract(ctx, plan)?
+    };
+    Ok(output(ctx, report))
+}
+
+/// `report` with its files and variables as the text shows them.
+fn output(ctx: &Ctx, report: ExtractReport) -> ExtractOutput {
     let mut destinations: Vec<(String, usize)> = Vec::new();
-    for moved in &plan.moves {
+    for moved in &report.moves {
         let file = shown_env_file(ctx, &moved.env_file);
         match destinations.iter_mut().find(|(shown, _)| *shown == file) {
             Some((_, count)) => *count += 1,
@@ -185,8 +145,8 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
         }
     }
     let user_store = ctx.user_env_file();
-    let mut report = ExtractReport {
-        shown: plan
+    ExtractOutput {
+        shown: report
             .moves
             .iter()
             .map(|moved| {
@@ -203,141 +163,10 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractReport, CliError> {
             })
             .collect(),
         destinations,
-        to_user_store: plan.moves.iter().any(|moved| moved.env_file == user_store),
-        moves: plan.moves.clone(),
-        dry_run: args.dry_run,
-        written: Vec::new(),
-        committed: Vec::new(),
-        scopes: scope_names(&scopes),
-    };
-    if plan.is_empty() && !args.dry_run {
-        // What an interrupted run that got this far may have left.
-        let files = EnvFiles::at(&ctx.locations.project_root());
-        let configs = scopes
+        to_user_store: report
+            .moves
             .iter()
-            .map(|scope| Target::for_scope(&ctx.locations, *scope).path);
-        let paths: Vec<PathBuf> = [files.gitignore, files.env, files.example, user_store]
-            .into_iter()
-            .chain(configs)
-            .collect();
-        tidy(ctx, &paths);
-    }
-    if plan.is_empty() || args.dry_run {
-        // What the real run would refuse, a dry run refuses too.
-        for file in plan.env_files() {
-            envfiles::check_private(file, args.force).map_err(env_error)?;
-        }
-        return Ok(report);
-    }
-    // `.env.example` documents what the project's shared servers need; a
-    // local or user server's variables are the user's own business.
-    let project_entries: Vec<(String, crate::model::ServerEntry)> = inventory
-        .entries
-        .iter()
-        .filter(|entry| entry.scope == Scope::Project)
-        .map(|entry| {
-            let changes: Vec<_> = plan
-                .changes
-                .iter()
-                .filter(|(target, _)| target.path == entry.file && target.scope == entry.scope)
-                .flat_map(|(_, changes)| changes.iter().cloned())
-                .collect();
-            (
-                entry.name.clone(),
-                extract::apply_changes(&entry.name, &entry.entry, &changes),
-            )
-        })
-        .collect();
-    report.written = apply(ctx, &plan, &project_entries, args.force)?;
-    report.committed = committed(ctx, &plan);
-    Ok(report)
-}
-
-/// Writes `.gitignore`, `.env` and `.env.example`, then each config file
-/// once (local and user scope share `~/.claude.json`).
-pub fn apply(
-    ctx: &Ctx,
-    plan: &ExtractionPlan,
-    documented: &[(String, crate::model::ServerEntry)],
-    force: bool,
-) -> Result<Vec<PathBuf>, CliError> {
-    let example = extract::example_variables(
-        documented
-            .iter()
-            .map(|(name, entry)| (name.as_str(), entry)),
-        &crate::templates::all(&ctx.template_dirs).0,
-    );
-    let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
-    for (target, changes) in &plan.changes {
-        match by_file
-            .iter_mut()
-            .find(|group| group[0].0.path == target.path)
-        {
-            Some(group) => group.push((target.clone(), changes.clone())),
-            None => by_file.push(vec![(target.clone(), changes.clone())]),
-        }
-    }
-    for group in &by_file {
-        store::preflight(&group[0].0)?;
-    }
-    let configs: Vec<&std::path::Path> = by_file
-        .iter()
-        .map(|group| group[0].0.path.as_path())
-        .collect();
-    let mut progress = begin_writes(ctx, Some((plan, &example)), &configs);
-    save_plan_env_with(ctx, plan, &example, force, &mut progress)?;
-    for group in &by_file {
-        let done = store::replace_fields(&ctx.locations, group)
-            .map_err(|error| CliError::from(error).interrupted(&progress))?;
-        progress.record(&group[0].0.path, done.changed);
-    }
-    Ok(progress.into_written())
-}
-
-/// The secrets of `plan` that git history of the project files holds.
-fn committed(ctx: &Ctx, plan: &ExtractionPlan) -> Vec<Committed> {
-    let Some(git_root) = &ctx.locations.git_root else {
-        return Vec::new();
-    };
-    let secrets: Vec<(&str, &str)> = plan
-        .moves
-        .iter()
-        .filter(|moved| moved.scope == Scope::Project)
-        .filter_map(|moved| {
-            plan.new_variables
-                .iter()
-                .find(|variable| variable.name == moved.variable)
-                .map(|variable| (variable.name.as_str(), variable.value.as_str()))
-        })
-        .collect();
-    if secrets.is_empty() {
-        return Vec::new();
-    }
-    let mut files: Vec<&PathBuf> = plan
-        .moves
-        .iter()
-        .filter(|moved| moved.scope == Scope::Project)
-        .map(|moved| &moved.file)
-        .collect();
-    files.dedup();
-    files
-        .into_iter()
-        .flat_map(|file| {
-            envfiles::committed_secrets(git_root, file, &secrets)
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |exposure| Committed {
-                    file: file.clone(),
-                    variable: exposure.variable,
-                    commits: exposure.commits,
-                })
-        })
-        .collect()
-}
-
-fn scope_names(scopes: &[Scope]) -> String {
-    match scopes {
-        [one] => format!("{one} scope"),
-        _ => "any scope".to_string(),
+            .any(|moved| moved.env_file == user_store),
+        report,
     }
 }

@@ -7,71 +7,40 @@
 //! status is ours.
 
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
 use std::process::Command;
 
-use crate::check::EnvSources;
 use crate::cli::args::RunArgs;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
 use crate::cli::render::warning;
 use crate::cli::resolve::Ctx;
-use crate::dotenv;
+use crate::ops::run_environment::{RunEnvError, RunEnvRequest, RunEnvironment, run_environment};
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
-    let files: Vec<PathBuf> = if args.env_files.is_empty() {
-        EnvSources::dotenv_paths(&ctx.locations, &ctx.user_env_file())
-    } else {
-        args.env_files
-            .iter()
-            .map(|file| ctx.locations.working_dir.join(file))
-            .collect()
+    let request = RunEnvRequest {
+        env_files: args.env_files.clone(),
     };
+    let environment = match run_environment(ctx, &request) {
+        Ok(environment) => environment,
+        Err(RunEnvError { loaded, error }) => {
+            write_warnings(ctx, &loaded);
+            return error;
+        }
+    };
+    write_warnings(ctx, &environment);
     let mut command = Command::new(&args.command[0]);
     command.args(&args.command[1..]);
     if ctx.project_dir.is_some() {
         // `-C DIR` acts as if started in DIR, for the command too.
         command.current_dir(&ctx.locations.working_dir);
     }
-    let mut set: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for file in &files {
-        let loaded = match dotenv::read(file) {
-            Ok(loaded) => loaded,
-            Err(error) => {
-                return CliError::failure_from(format!("cannot read `{}`", file.display()), error)
-                    .with_hint("check the file's permissions");
-            }
-        };
-        if loaded.text.is_none() && !args.env_files.is_empty() {
-            return CliError::failure(format!("no such env file: `{}`", file.display()))
-                .with_hint("check the path given to `--env-file`");
-        }
-        if !ctx.quiet {
-            let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
-                for problem in &loaded.problems {
-                    warning(
-                        err,
-                        &format!(
-                            "`{}` line {}: {}; skipped",
-                            file.display(),
-                            problem.line,
-                            problem.message
-                        ),
-                    )?;
-                }
-                Ok(())
-            });
-        }
-        for (name, value) in &loaded.entries {
-            // The environment wins, and so does an earlier file.
-            if ctx.process_env.contains_key(name) || set.contains(name) {
-                continue;
-            }
-            command.env(name, value);
-            set.insert(name.clone());
-        }
-    }
+    command.envs(
+        environment
+            .variables
+            .iter()
+            .map(|(name, value)| (name, value)),
+    );
     // Only returns on failure.
     let error = command.exec();
     let program = &args.command[0];
@@ -80,10 +49,23 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     } else if error.kind() == std::io::ErrorKind::ArgumentListTooLong {
         format!(
             "the environment is larger than the system allows for a new program ({} variables come from the env files); keep only what the servers need in them",
-            set.len()
+            environment.variables.len()
         )
     } else {
         format!("check that `{program}` is executable")
     };
     CliError::failure_from(format!("cannot run `{program}`"), error).with_hint(hint)
+}
+
+/// The skipped lines of the env files, unless `-q`.
+fn write_warnings(ctx: &Ctx, environment: &RunEnvironment) {
+    if ctx.quiet {
+        return;
+    }
+    let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
+        environment
+            .warnings
+            .iter()
+            .try_for_each(|message| warning(err, message))
+    });
 }

@@ -1,0 +1,286 @@
+//! Moving literal secrets into dotenv files, leaving `${VAR}` placeholders
+//! behind: those of project and local servers into the project's `.env`,
+//! those of user servers (used in every project) into the user's store,
+//! `~/.config/mcpenv/.env`. The dotenv files are written first and the
+//! configs last, so no placeholder ever points at a lost value. What
+//! `mcpenv extract` does.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::envfiles::{self, EnvFiles};
+use crate::extract::{self, Candidate, ExtractionPlan, Move};
+use crate::model::ServerEntry;
+use crate::ops::extraction::{env_error, known_values, plan_error, target_of};
+use crate::ops::writes::{begin_writes, save_plan_env_with, tidy};
+use crate::ops::{Context, Error};
+use crate::scope::Scope;
+use crate::store::{self, Target};
+
+/// Which secrets to move.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractRequest {
+    /// The scope to extract from; `None` is the project scope.
+    pub scope: Option<Scope>,
+    /// Every scope (wins over `scope`).
+    pub all: bool,
+    /// Only these servers (every server when empty).
+    pub servers: Vec<String>,
+    /// Write into a `.env` that other users can read.
+    pub force: bool,
+}
+
+/// What an extraction would move, decided before anything is written.
+#[derive(Debug)]
+pub struct ExtractPlan {
+    /// The scopes looked at.
+    pub scopes: Vec<Scope>,
+    /// Every secret, its variable, and the changes to the configs.
+    pub extraction: ExtractionPlan,
+    /// The project's servers as they will be, which `.env.example`
+    /// documents (a local or user server's variables are the user's own
+    /// business).
+    documented: Vec<(String, ServerEntry)>,
+    force: bool,
+}
+
+/// What an extraction moved, or (as a dry run) would move.
+#[derive(Debug, Serialize)]
+pub struct ExtractReport {
+    /// Every secret and its variable.
+    pub moves: Vec<Move>,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// The files written, in order.
+    pub written: Vec<PathBuf>,
+    /// Secrets found in git history, which extraction cannot remove.
+    pub committed: Vec<Committed>,
+    /// The scopes looked at.
+    #[serde(skip)]
+    pub scopes: Vec<Scope>,
+}
+
+/// A secret that was committed before.
+#[derive(Debug, Serialize)]
+pub struct Committed {
+    /// The file.
+    pub file: PathBuf,
+    /// The variable now holding the secret.
+    pub variable: String,
+    /// The commits that added it.
+    pub commits: Vec<String>,
+}
+
+/// Decides what to move; writes nothing. Fails for a server asked for that
+/// the scopes do not define, and for a value that cannot be moved.
+pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPlan, Error> {
+    let scopes: Vec<Scope> = if request.all {
+        Scope::ALL.to_vec()
+    } else {
+        vec![request.scope.unwrap_or(Scope::Project)]
+    };
+    let inventory = ctx.inventory()?;
+    let repository = ctx
+        .locations
+        .git_root
+        .clone()
+        .unwrap_or_else(|| ctx.locations.working_dir.clone());
+    for name in &request.servers {
+        if !inventory
+            .entries
+            .iter()
+            .any(|entry| &entry.name == name && scopes.contains(&entry.scope))
+        {
+            return Err(Error::failure(format!(
+                "no MCP server named `{name}` in {}",
+                scope_names(&scopes)
+            ))
+            .with_hint(format!(
+                "see what is configured with `{}`",
+                ctx.command(&["list"])
+            )));
+        }
+    }
+    let candidates: Vec<Candidate> = inventory
+        .entries
+        .iter()
+        .filter(|entry| scopes.contains(&entry.scope))
+        // Project files outside this repository are not ours to edit.
+        .filter(|entry| entry.scope != Scope::Project || entry.file.starts_with(&repository))
+        .filter(|entry| request.servers.is_empty() || request.servers.contains(&entry.name))
+        .map(|entry| Candidate {
+            target: target_of(ctx, entry.scope, &entry.file),
+            server: entry.name.clone(),
+            entry: entry.entry.clone(),
+            env_file: ctx.env_file_for(entry.scope),
+        })
+        .collect();
+    let extraction = extract::plan(&candidates, &known_values(ctx)?).map_err(plan_error)?;
+    let documented = inventory
+        .entries
+        .iter()
+        .filter(|entry| entry.scope == Scope::Project)
+        .map(|entry| {
+            let changes: Vec<_> = extraction
+                .changes
+                .iter()
+                .filter(|(target, _)| target.path == entry.file && target.scope == entry.scope)
+                .flat_map(|(_, changes)| changes.iter().cloned())
+                .collect();
+            (
+                entry.name.clone(),
+                extract::apply_changes(&entry.name, &entry.entry, &changes),
+            )
+        })
+        .collect();
+    Ok(ExtractPlan {
+        scopes,
+        extraction,
+        documented,
+        force: request.force,
+    })
+}
+
+/// The report of `plan` as a dry run; refuses what the real run would
+/// refuse (a dotenv file others can read, without `force`).
+pub fn preview_extract(plan: ExtractPlan) -> Result<ExtractReport, Error> {
+    check_env_files(&plan)?;
+    Ok(plan.into_report(true))
+}
+
+/// Writes `plan`: the dotenv files, then each config once. With nothing to
+/// move, only clears what an interrupted earlier run may have left.
+pub fn apply_extract(ctx: &Context, plan: ExtractPlan) -> Result<ExtractReport, Error> {
+    if plan.extraction.is_empty() {
+        let files = EnvFiles::at(&ctx.locations.project_root());
+        let configs = plan
+            .scopes
+            .iter()
+            .map(|scope| Target::for_scope(&ctx.locations, *scope).path);
+        let paths: Vec<PathBuf> = [
+            files.gitignore,
+            files.env,
+            files.example,
+            ctx.user_env_file(),
+        ]
+        .into_iter()
+        .chain(configs)
+        .collect();
+        tidy(ctx, &paths);
+        check_env_files(&plan)?;
+        return Ok(plan.into_report(false));
+    }
+    let written = write_extraction(ctx, &plan)?;
+    let committed = committed(ctx, &plan.extraction);
+    let mut report = plan.into_report(false);
+    report.written = written;
+    report.committed = committed;
+    Ok(report)
+}
+
+impl ExtractPlan {
+    fn into_report(self, dry_run: bool) -> ExtractReport {
+        ExtractReport {
+            moves: self.extraction.moves,
+            dry_run,
+            written: Vec::new(),
+            committed: Vec::new(),
+            scopes: self.scopes,
+        }
+    }
+}
+
+/// Refuses a dotenv file of the plan that others can read, unless forced.
+fn check_env_files(plan: &ExtractPlan) -> Result<(), Error> {
+    for file in plan.extraction.env_files() {
+        envfiles::check_private(file, plan.force).map_err(env_error)?;
+    }
+    Ok(())
+}
+
+/// Writes `.gitignore`, `.env` and `.env.example`, then each config file
+/// once (local and user scope share `~/.claude.json`).
+fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, Error> {
+    let extraction = &plan.extraction;
+    let example = extract::example_variables(
+        plan.documented
+            .iter()
+            .map(|(name, entry)| (name.as_str(), entry)),
+        &crate::templates::all(&ctx.template_dirs).0,
+    );
+    let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
+    for (target, changes) in &extraction.changes {
+        match by_file
+            .iter_mut()
+            .find(|group| group[0].0.path == target.path)
+        {
+            Some(group) => group.push((target.clone(), changes.clone())),
+            None => by_file.push(vec![(target.clone(), changes.clone())]),
+        }
+    }
+    for group in &by_file {
+        store::preflight(&group[0].0)?;
+    }
+    let configs: Vec<&Path> = by_file
+        .iter()
+        .map(|group| group[0].0.path.as_path())
+        .collect();
+    let mut progress = begin_writes(ctx, Some((extraction, &example)), &configs);
+    save_plan_env_with(ctx, extraction, &example, plan.force, &mut progress)?;
+    for group in &by_file {
+        let done = store::replace_fields(&ctx.locations, group)
+            .map_err(|error| Error::from(error).interrupted(&progress))?;
+        progress.record(&group[0].0.path, done.changed);
+    }
+    Ok(progress.into_written())
+}
+
+/// The secrets of `plan` that git history of the project files holds.
+fn committed(ctx: &Context, plan: &ExtractionPlan) -> Vec<Committed> {
+    let Some(git_root) = &ctx.locations.git_root else {
+        return Vec::new();
+    };
+    let secrets: Vec<(&str, &str)> = plan
+        .moves
+        .iter()
+        .filter(|moved| moved.scope == Scope::Project)
+        .filter_map(|moved| {
+            plan.new_variables
+                .iter()
+                .find(|variable| variable.name == moved.variable)
+                .map(|variable| (variable.name.as_str(), variable.value.as_str()))
+        })
+        .collect();
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    let mut files: Vec<&PathBuf> = plan
+        .moves
+        .iter()
+        .filter(|moved| moved.scope == Scope::Project)
+        .map(|moved| &moved.file)
+        .collect();
+    files.dedup();
+    files
+        .into_iter()
+        .flat_map(|file| {
+            envfiles::committed_secrets(git_root, file, &secrets)
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |exposure| Committed {
+                    file: file.clone(),
+                    variable: exposure.variable,
+                    commits: exposure.commits,
+                })
+        })
+        .collect()
+}
+
+/// `project scope`, or `any scope` for several.
+pub fn scope_names(scopes: &[Scope]) -> String {
+    match scopes {
+        [one] => format!("{one} scope"),
+        _ => "any scope".to_string(),
+    }
+}

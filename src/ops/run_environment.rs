@@ -1,0 +1,96 @@
+//! The environment `mcpenv run` gives a command: the `.env.local` and
+//! `.env` of the project and of every directory above it whose `.mcp.json`
+//! is in effect (a monorepo's root), nearer first, then the user's store
+//! (`~/.config/mcpenv/.env`), in that precedence; variables already in the
+//! environment win, as with dotenvy. Starting the command is the
+//! front-end's job.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::check::EnvSources;
+use crate::dotenv;
+use crate::ops::{Context, Error};
+
+/// Which dotenv files to load.
+#[derive(Debug, Clone, Default)]
+pub struct RunEnvRequest {
+    /// Files to load instead of the usual ones, relative to the working
+    /// directory (earlier files win); each must exist.
+    pub env_files: Vec<PathBuf>,
+}
+
+/// The variables to add to the command's environment.
+#[derive(Debug, Default, Serialize)]
+pub struct RunEnvironment {
+    /// Name and value, in the order the files give them; none the
+    /// environment already has.
+    pub variables: Vec<(String, String)>,
+    /// Lines of the files that were skipped, one sentence each.
+    pub warnings: Vec<String>,
+}
+
+/// A file that stopped the loading, with what the files before it gave
+/// (whose warnings a front-end still shows).
+#[derive(Debug)]
+pub struct RunEnvError {
+    /// What the files read before it gave.
+    pub loaded: RunEnvironment,
+    /// Why it stopped.
+    pub error: Error,
+}
+
+/// Loads the dotenv files the command gets, in precedence order.
+pub fn run_environment(
+    ctx: &Context,
+    request: &RunEnvRequest,
+) -> Result<RunEnvironment, RunEnvError> {
+    let files: Vec<PathBuf> = if request.env_files.is_empty() {
+        EnvSources::dotenv_paths(&ctx.locations, &ctx.user_env_file())
+    } else {
+        request
+            .env_files
+            .iter()
+            .map(|file| ctx.locations.working_dir.join(file))
+            .collect()
+    };
+    let mut environment = RunEnvironment::default();
+    let mut set: HashSet<String> = HashSet::new();
+    for file in &files {
+        let stop = |loaded, error| Err(RunEnvError { loaded, error });
+        let loaded = match dotenv::read(file) {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                let error = Error::failure_from(format!("cannot read `{}`", file.display()), error)
+                    .with_hint("check the file's permissions");
+                return stop(environment, error);
+            }
+        };
+        if loaded.text.is_none() && !request.env_files.is_empty() {
+            let error = Error::failure(format!("no such env file: `{}`", file.display()))
+                .with_hint("check the path given to `--env-file`");
+            return stop(environment, error);
+        }
+        environment
+            .warnings
+            .extend(loaded.problems.iter().map(|problem| {
+                format!(
+                    "`{}` line {}: {}; skipped",
+                    file.display(),
+                    problem.line,
+                    problem.message
+                )
+            }));
+        for (name, value) in &loaded.entries {
+            // The environment wins, and so does an earlier file.
+            if ctx.process_env.contains_key(name) || set.contains(name) {
+                continue;
+            }
+            environment.variables.push((name.clone(), value.clone()));
+            set.insert(name.clone());
+        }
+    }
+    Ok(environment)
+}
