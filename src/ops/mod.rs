@@ -9,6 +9,7 @@ pub mod extraction;
 pub mod hints;
 pub mod list_servers;
 pub mod names;
+pub mod onboard;
 pub mod writes;
 
 pub use error::{Error, Kind};
