@@ -10,6 +10,7 @@ pub mod hints;
 pub mod list_servers;
 pub mod names;
 pub mod onboard;
+pub mod project_choices;
 pub mod writes;
 
 pub use error::{Error, Kind};
