@@ -11,6 +11,7 @@ pub mod list_servers;
 pub mod names;
 pub mod onboard;
 pub mod project_choices;
+pub mod scan_secrets;
 pub mod writes;
 
 pub use error::{Error, Kind};
