@@ -8,10 +8,12 @@ pub mod error;
 pub mod extraction;
 pub mod hints;
 pub mod list_servers;
+pub mod list_templates;
 pub mod names;
 pub mod onboard;
 pub mod project_choices;
 pub mod scan_secrets;
+pub mod show_template;
 pub mod writes;
 
 pub use error::{Error, Kind};

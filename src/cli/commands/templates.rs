@@ -4,7 +4,6 @@
 use std::io::{self, Write};
 
 use indexmap::IndexMap;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
@@ -13,60 +12,14 @@ use crate::cli::error::{CliError, Kind};
 use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::model::ServerEntry;
+use crate::ops::list_templates::{TemplateList, list_templates};
+use crate::ops::show_template::{TemplateDetails, show_template};
 use crate::ops::writes::save_project_env;
 use crate::scope::Scope;
 use crate::store::{self, IfExists, Target};
-use crate::templates::{self, Choice, Origin, Template, TemplateError, TemplateVariable};
+use crate::templates::{self, Choice, Origin, TemplateError, TemplateVariable};
 
-/// Every template.
-#[derive(Debug, Serialize)]
-pub struct ListReport {
-    /// The templates, by name.
-    pub templates: Vec<TemplateSummary>,
-    /// Templates that could not be read.
-    pub warnings: Vec<String>,
-}
-
-/// One template in a list.
-#[derive(Debug, Serialize)]
-pub struct TemplateSummary {
-    /// The name to use with `--template`.
-    pub name: String,
-    /// Where it comes from.
-    pub origin: Origin,
-    /// Its display name.
-    pub title: Option<String>,
-    /// One line about it.
-    pub description: String,
-    /// Its version.
-    pub version: String,
-    /// How it can be installed: `npm @x/y`, `oci image`, `remote https://…`.
-    pub install: Vec<String>,
-}
-
-impl TemplateSummary {
-    fn new(template: &Template) -> Self {
-        let spec = &template.server;
-        let install = spec
-            .packages
-            .iter()
-            .map(|package| format!("{} {}", package.registry_type, package.identifier))
-            .chain(
-                spec.remotes
-                    .iter()
-                    .map(|remote| format!("remote {}", remote.url)),
-            )
-            .collect();
-        Self {
-            name: template.name.clone(),
-            origin: template.origin.clone(),
-            title: spec.title.clone(),
-            description: spec.description.clone(),
-            version: spec.version.clone(),
-            install,
-        }
-    }
-}
+pub use crate::ops::show_template::{similar_template, template_error};
 
 fn origin_word(origin: &Origin) -> &'static str {
     match origin {
@@ -77,7 +30,7 @@ fn origin_word(origin: &Origin) -> &'static str {
     }
 }
 
-impl Report for ListReport {
+impl Report for TemplateList {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         let rows: Vec<Vec<Cell>> = self
             .templates
@@ -103,38 +56,11 @@ impl Report for ListReport {
 }
 
 /// Runs `mcpenv templates list`.
-pub fn list(ctx: &Ctx, _args: &TemplatesListArgs) -> Result<ListReport, CliError> {
-    let (found, errors) = templates::all(&ctx.template_dirs);
-    Ok(ListReport {
-        templates: found.iter().map(TemplateSummary::new).collect(),
-        warnings: errors.iter().map(ToString::to_string).collect(),
-    })
+pub fn list(ctx: &Ctx, _args: &TemplatesListArgs) -> Result<TemplateList, CliError> {
+    Ok(list_templates(ctx))
 }
 
-/// One template in detail.
-#[derive(Debug, Serialize)]
-pub struct ShowReport {
-    /// The summary.
-    #[serde(flatten)]
-    pub summary: TemplateSummary,
-    /// The entry each choice renders to, as `--package N` / `--remote N`.
-    pub renders: Vec<Rendering>,
-    /// Every variable, with what the template says about it.
-    pub variables: Vec<TemplateVariable>,
-}
-
-/// One rendering of a template.
-#[derive(Debug, Serialize)]
-pub struct Rendering {
-    /// `--package 1`, `--remote 1`…
-    pub choice: String,
-    /// The entry, or why it cannot be rendered.
-    pub entry: Option<Value>,
-    /// Why it cannot be rendered.
-    pub error: Option<String>,
-}
-
-impl Report for ShowReport {
+impl Report for TemplateDetails {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         let summary = &self.summary;
         let title = summary.title.as_deref().unwrap_or(&summary.name);
@@ -203,76 +129,8 @@ impl Report for ShowReport {
 }
 
 /// Runs `mcpenv templates show`.
-pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError> {
-    let template = templates::find(&ctx.template_dirs, &args.name)
-        .map_err(|error| template_error(ctx, error))?;
-    let choices = (1..=template.server.packages.len())
-        .map(|index| (Choice::Package(index), format!("--package {index}")))
-        .chain(
-            (1..=template.server.remotes.len())
-                .map(|index| (Choice::Remote(index), format!("--remote {index}"))),
-        );
-    let renders = choices
-        .map(
-            |(choice, label)| match templates::render(&template, choice, &template.name) {
-                Ok(rendered) => Rendering {
-                    choice: label,
-                    entry: Some(rendered.entry),
-                    error: None,
-                },
-                Err(error) => Rendering {
-                    choice: label,
-                    entry: None,
-                    error: Some(error.to_string()),
-                },
-            },
-        )
-        .collect();
-    Ok(ShowReport {
-        summary: TemplateSummary::new(&template),
-        renders,
-        variables: templates::declared_variables(&template, &template.name),
-    })
-}
-
-/// The CLI error for a template problem.
-/// The template whose name is nearest `name`, when one is close.
-fn similar_template(ctx: &Ctx, name: &str) -> Option<String> {
-    let names: Vec<String> = templates::all(&ctx.template_dirs)
-        .0
-        .into_iter()
-        .map(|template| template.name)
-        .collect();
-    crate::ops::names::closest(&names, name).map(str::to_string)
-}
-
-pub fn template_error(ctx: &Ctx, error: TemplateError) -> CliError {
-    let hint = match &error {
-        TemplateError::NotFound(name) => match similar_template(ctx, name) {
-            Some(close) => format!(
-                "did you mean `{close}`? `{}` lists them all",
-                ctx.command(&["templates", "list"])
-            ),
-            None => format!(
-                "see the templates with `{}`, or pass a `server.json` file",
-                ctx.command(&["templates", "list"])
-            ),
-        },
-        TemplateError::Malformed { .. } => {
-            "fix that field; the format is the MCP Registry's server.json".to_string()
-        }
-        TemplateError::Read { .. } => "check the path".to_string(),
-        TemplateError::NoSuchChoice { name, .. } => format!(
-            "see what it offers with `{}`",
-            ctx.command(&["templates", "show", name])
-        ),
-        TemplateError::Unsupported { name, .. } => format!(
-            "see what it offers with `{}`",
-            ctx.command(&["templates", "show", name])
-        ),
-    };
-    // Even `--remote 2` depends on the template's file, not on the arguments alone.
-    CliError::new(Kind::Failure, Box::new(error)).with_hint(hint)
+pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<TemplateDetails, CliError> {
+    show_template(ctx, &args.name)
 }
 
 /// `mcpenv add NAME --template T`: renders the template, writes `--var`
