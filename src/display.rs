@@ -48,6 +48,16 @@ fn push_escaped(out: &mut String, c: char) {
     }
 }
 
+/// Names as status lines list them: each in backticks, escaped, joined
+/// with `, `.
+pub fn quoted_names<S: AsRef<str>>(names: &[S]) -> String {
+    names
+        .iter()
+        .map(|name| format!("`{}`", escape(name.as_ref())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The last line of defence before bytes reach a terminal: escapes every
 /// unsafe character that is still raw in rendered output, except line
 /// breaks and tabs (the layout's own) and SGR colour sequences (`ESC [ … m`,

@@ -127,15 +127,7 @@ pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     crate::display::escape(text)
 }
 
-/// Names as status lines list them: each in backticks, escaped, joined
-/// with `, `.
-pub fn quoted_names<S: AsRef<str>>(names: &[S]) -> String {
-    names
-        .iter()
-        .map(|name| format!("`{}`", shown(name.as_ref())))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
+pub use crate::display::quoted_names;
 
 /// A table cell: text and how to style it.
 pub struct Cell {

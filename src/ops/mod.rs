@@ -13,12 +13,17 @@ pub mod get_server;
 pub mod hints;
 pub mod import_servers;
 pub mod list_servers;
+pub mod list_templates;
 pub mod names;
+pub mod onboard;
 pub mod probe;
+pub mod project_choices;
 pub mod remove_server;
 pub mod run_environment;
+pub mod scan_secrets;
 pub mod server_env;
 pub mod share;
+pub mod show_template;
 pub mod shown;
 pub mod writes;
 

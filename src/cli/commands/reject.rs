@@ -4,12 +4,17 @@
 
 use crate::claude_settings::Choice;
 use crate::cli::args::RejectArgs;
-use crate::cli::commands::approve::{ChoiceReport, record};
+use crate::cli::commands::approve::ChoiceReport;
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
+use crate::ops::project_choices::{ChoiceRequest, apply_choice, plan_choice};
 
 /// Runs `mcpenv reject`.
 pub fn run(ctx: &Ctx, args: &RejectArgs) -> Result<ChoiceReport, CliError> {
-    let inventory = ctx.inventory()?;
-    record(ctx, &inventory, Choice::Reject, &args.names)
+    let request = ChoiceRequest {
+        choice: Choice::Reject,
+        names: args.names.clone(),
+        all: false,
+    };
+    apply_choice(ctx, plan_choice(ctx, &request)?)
 }

@@ -4,67 +4,18 @@
 use std::io::{self, Write};
 
 use indexmap::IndexMap;
-use serde::Serialize;
-use serde_json::Value;
 
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
 use crate::cli::error::{CliError, Kind};
 use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::ops::add::{self, AddReport, AddRequest, Source};
-use crate::ops::hints::{similar_template, template_error};
+use crate::ops::list_templates::{TemplateList, list_templates};
+use crate::ops::show_template::{TemplateDetails, show_template};
 use crate::scope::Scope;
-use crate::templates::{self, Choice, Origin, Template, TemplateError, TemplateVariable};
+use crate::templates::{self, Choice, Origin, TemplateError};
 
-/// Every template.
-#[derive(Debug, Serialize)]
-pub struct ListReport {
-    /// The templates, by name.
-    pub templates: Vec<TemplateSummary>,
-    /// Templates that could not be read.
-    pub warnings: Vec<String>,
-}
-
-/// One template in a list.
-#[derive(Debug, Serialize)]
-pub struct TemplateSummary {
-    /// The name to use with `--template`.
-    pub name: String,
-    /// Where it comes from.
-    pub origin: Origin,
-    /// Its display name.
-    pub title: Option<String>,
-    /// One line about it.
-    pub description: String,
-    /// Its version.
-    pub version: String,
-    /// How it can be installed: `npm @x/y`, `oci image`, `remote https://…`.
-    pub install: Vec<String>,
-}
-
-impl TemplateSummary {
-    fn new(template: &Template) -> Self {
-        let spec = &template.server;
-        let install = spec
-            .packages
-            .iter()
-            .map(|package| format!("{} {}", package.registry_type, package.identifier))
-            .chain(
-                spec.remotes
-                    .iter()
-                    .map(|remote| format!("remote {}", remote.url)),
-            )
-            .collect();
-        Self {
-            name: template.name.clone(),
-            origin: template.origin.clone(),
-            title: spec.title.clone(),
-            description: spec.description.clone(),
-            version: spec.version.clone(),
-            install,
-        }
-    }
-}
+use crate::ops::hints::{similar_template, template_error};
 
 fn origin_word(origin: &Origin) -> &'static str {
     match origin {
@@ -75,7 +26,7 @@ fn origin_word(origin: &Origin) -> &'static str {
     }
 }
 
-impl Report for ListReport {
+impl Report for TemplateList {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         let rows: Vec<Vec<Cell>> = self
             .templates
@@ -101,38 +52,11 @@ impl Report for ListReport {
 }
 
 /// Runs `mcpenv templates list`.
-pub fn list(ctx: &Ctx, _args: &TemplatesListArgs) -> Result<ListReport, CliError> {
-    let (found, errors) = templates::all(&ctx.template_dirs);
-    Ok(ListReport {
-        templates: found.iter().map(TemplateSummary::new).collect(),
-        warnings: errors.iter().map(ToString::to_string).collect(),
-    })
+pub fn list(ctx: &Ctx, _args: &TemplatesListArgs) -> Result<TemplateList, CliError> {
+    Ok(list_templates(ctx))
 }
 
-/// One template in detail.
-#[derive(Debug, Serialize)]
-pub struct ShowReport {
-    /// The summary.
-    #[serde(flatten)]
-    pub summary: TemplateSummary,
-    /// The entry each choice renders to, as `--package N` / `--remote N`.
-    pub renders: Vec<Rendering>,
-    /// Every variable, with what the template says about it.
-    pub variables: Vec<TemplateVariable>,
-}
-
-/// One rendering of a template.
-#[derive(Debug, Serialize)]
-pub struct Rendering {
-    /// `--package 1`, `--remote 1`…
-    pub choice: String,
-    /// The entry, or why it cannot be rendered.
-    pub entry: Option<Value>,
-    /// Why it cannot be rendered.
-    pub error: Option<String>,
-}
-
-impl Report for ShowReport {
+impl Report for TemplateDetails {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         let summary = &self.summary;
         let title = summary.title.as_deref().unwrap_or(&summary.name);
@@ -201,36 +125,8 @@ impl Report for ShowReport {
 }
 
 /// Runs `mcpenv templates show`.
-pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<ShowReport, CliError> {
-    let template = templates::find(&ctx.template_dirs, &args.name)
-        .map_err(|error| template_error(ctx, error))?;
-    let choices = (1..=template.server.packages.len())
-        .map(|index| (Choice::Package(index), format!("--package {index}")))
-        .chain(
-            (1..=template.server.remotes.len())
-                .map(|index| (Choice::Remote(index), format!("--remote {index}"))),
-        );
-    let renders = choices
-        .map(
-            |(choice, label)| match templates::render(&template, choice, &template.name) {
-                Ok(rendered) => Rendering {
-                    choice: label,
-                    entry: Some(rendered.entry),
-                    error: None,
-                },
-                Err(error) => Rendering {
-                    choice: label,
-                    entry: None,
-                    error: Some(error.to_string()),
-                },
-            },
-        )
-        .collect();
-    Ok(ShowReport {
-        summary: TemplateSummary::new(&template),
-        renders,
-        variables: templates::declared_variables(&template, &template.name),
-    })
+pub fn show(ctx: &Ctx, args: &TemplatesShowArgs) -> Result<TemplateDetails, CliError> {
+    show_template(ctx, &args.name)
 }
 
 /// `mcpenv add NAME --template T`: renders the template, writes `--var`

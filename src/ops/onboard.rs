@@ -1,0 +1,614 @@
+//! Onboarding: the variables the servers need and nobody has set (or set to
+//! the empty string, as `cp .env.example .env` leaves them), where each
+//! value goes, the questions an answer that will not work where its
+//! `${VAR}` sits raises, and the writes once every value is known.
+//!
+//! [`plan_onboard`] decides everything and writes nothing; a front-end asks
+//! for the values the plan leaves open (and the [`FitQuestion`]s about
+//! each answer), then [`apply_onboard`] saves them all at once, so a user
+//! who gives up half-way leaves every file as it was.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::check::{self, CheckReport, EnvSources, State, Variable};
+use crate::claude_settings::{self, SettingsError};
+use crate::display::{escape, quoted_names};
+use crate::dotenv;
+use crate::envfiles::{self, EnvFiles};
+use crate::ops::extraction::env_error;
+use crate::ops::writes::settings_ignored;
+use crate::ops::{Context, Error, Kind};
+use crate::scope::Scope;
+use crate::store::Progress;
+use crate::value_fit::{self, Misfit, UrlPart};
+
+/// Where onboarding saves the values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SaveTo {
+    /// The `.env` next to the `.mcp.json` whose servers need each value
+    /// (a user server's in the user's store).
+    Dotenv,
+    /// The `env` map of `.claude/settings.local.json`, which Claude Code
+    /// applies itself in interactive sessions.
+    ClaudeSettings,
+}
+
+/// What to onboard.
+#[derive(Debug, Clone)]
+pub struct OnboardRequest {
+    /// Where the values go.
+    pub to: SaveTo,
+    /// Only these variables (asked even when they have a value).
+    pub only: Vec<String>,
+    /// These variables are asked again even when they have a value.
+    pub reset: Vec<String>,
+    /// Copy values from the process environment instead of asking.
+    pub from_env: bool,
+    /// Save into a `.env` others can read all the same.
+    pub force: bool,
+}
+
+/// Where a step's value comes from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum StepValue {
+    /// The front-end asks the user for it.
+    Ask,
+    /// Copied, without asking, from where it is already set.
+    Copy {
+        /// The value (never serialised).
+        #[serde(skip)]
+        value: String,
+        /// Where it was found.
+        from: CopiedFrom,
+    },
+}
+
+/// Where a copied value was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CopiedFrom {
+    /// The process environment (`--from-env`).
+    Environment,
+    /// A `.env` file Claude Code started without `mcpenv run` does not see.
+    DotEnv,
+}
+
+/// One variable to save, where its value comes from and the file it goes to.
+#[derive(Debug, Clone, Serialize)]
+pub struct OnboardStep {
+    /// The variable, as `check` sees it.
+    pub variable: Variable,
+    /// Asked or copied.
+    pub value: StepValue,
+    /// The dotenv file (for [`SaveTo::Dotenv`]) or the settings file.
+    pub file: PathBuf,
+}
+
+/// Everything onboarding will do, decided before anything is asked or
+/// written.
+#[derive(Debug, Clone, Serialize)]
+pub struct OnboardPlan {
+    /// Where the values go.
+    pub to: SaveTo,
+    /// Whether values are copied from the environment rather than asked.
+    pub from_env: bool,
+    /// Save into a `.env` others can read all the same.
+    pub force: bool,
+    /// One step per variable, in order of first use.
+    pub steps: Vec<OnboardStep>,
+    /// Variables that need a value but are set empty in the environment,
+    /// which wins over every file: no file can give them one.
+    pub shadowed: Vec<String>,
+}
+
+impl OnboardPlan {
+    /// The names of the variables the front-end asks for.
+    pub fn asked(&self) -> Vec<&str> {
+        self.steps
+            .iter()
+            .filter(|step| matches!(step.value, StepValue::Ask))
+            .map(|step| step.variable.name.as_str())
+            .collect()
+    }
+
+    /// The files values go to, each once, in order.
+    fn files(&self) -> Vec<&Path> {
+        let mut files: Vec<&Path> = self.steps.iter().map(|step| step.file.as_path()).collect();
+        files.dedup();
+        files
+    }
+}
+
+/// Decides what onboarding does: which variables, where each value comes
+/// from and goes to. Reads the configs and `.env` files; writes nothing.
+pub fn plan_onboard(ctx: &Context, request: &OnboardRequest) -> Result<OnboardPlan, Error> {
+    let inventory = ctx.inventory()?;
+    let sources = ctx.env_sources()?;
+    let found = check::check(
+        &ctx.locations,
+        &inventory,
+        &sources,
+        &crate::templates::all(&ctx.template_dirs).0,
+    );
+    check_names(&request.only, "--only", &found)?;
+    check_names(&request.reset, "--reset", &found)?;
+    if request.to == SaveTo::ClaudeSettings
+        && let Some(gate) = claude_settings::gate(&ctx.locations)
+    {
+        return Err(with_dotenv_hint(ctx, settings_ignored(ctx, gate)));
+    }
+    let saved_here = saved_values(ctx, request.to, &sources);
+    let (steps, shadowed) = steps(ctx, request, &found, &sources, &saved_here);
+    Ok(OnboardPlan {
+        to: request.to,
+        from_env: request.from_env,
+        force: request.force,
+        steps,
+        shadowed,
+    })
+}
+
+/// A `.env` made private before secrets were typed for it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MadePrivate {
+    /// The file.
+    pub file: PathBuf,
+    /// Its mode before.
+    pub mode: u32,
+}
+
+/// Makes each dotenv file of `plan` private (mode 600) before anything is
+/// asked, not after the last answer: a `.env` copied from `.env.example`
+/// is as readable as the umask made it. Refuses one others can still read,
+/// unless forced.
+pub fn secure_destinations(plan: &OnboardPlan) -> Result<Vec<MadePrivate>, Error> {
+    let mut made = Vec::new();
+    if plan.to != SaveTo::Dotenv {
+        return Ok(made);
+    }
+    for file in plan.files() {
+        if let Some(mode) = envfiles::make_private(file, plan.force).map_err(env_error)? {
+            made.push(MadePrivate {
+                file: file.to_path_buf(),
+                mode,
+            });
+        }
+        envfiles::check_private(file, plan.force).map_err(env_error)?;
+    }
+    Ok(made)
+}
+
+/// Whether `value` can be saved where `to` keeps values: refused at the
+/// prompt, not after the last answer.
+pub fn storable(to: SaveTo, value: &str) -> Result<(), String> {
+    match to {
+        SaveTo::Dotenv => dotenv::quote(value)
+            .map(|_| ())
+            .map_err(|error| format!("this value cannot be saved in `.env`: {error}")),
+        SaveTo::ClaudeSettings => Ok(()),
+    }
+}
+
+/// The kinds of question an answer can raise, in the order they are asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FitKind {
+    /// The value repeats a prefix (`Bearer `) its field writes already.
+    RepeatsPrefix,
+    /// The value holds characters that break the URL it is put into.
+    BreaksUrl,
+    /// The value does not match the format its template expects.
+    UnexpectedFormat,
+}
+
+/// A yes/no question about an answer that will not work where its
+/// placeholders sit. The value itself is never in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FitQuestion {
+    /// What is wrong.
+    pub kind: FitKind,
+    /// The question, for a person.
+    pub question: String,
+    /// The answer an empty reply means.
+    pub default: bool,
+    #[serde(skip)]
+    fix: Fix,
+}
+
+/// What a yes does to the answer.
+#[derive(Debug, Clone)]
+enum Fix {
+    DropPrefix(String),
+    Encode(UrlPart),
+    Keep,
+}
+
+impl FitQuestion {
+    /// The answer after the reply `yes`: `Some` with the value to go on
+    /// with (fixed as agreed), `None` to ask for the value again.
+    pub fn resolve(&self, answer: String, yes: bool) -> Option<String> {
+        match (&self.fix, yes) {
+            (Fix::DropPrefix(prefix), true) => Some(value_fit::without_prefix(&answer, prefix)),
+            (Fix::Encode(part), true) => Some(value_fit::encoded(&answer, *part)),
+            (Fix::Keep, false) => None,
+            (_, _) => Some(answer),
+        }
+    }
+}
+
+/// The next question about `answer` for `variable`, of a kind after
+/// `asked` (the kind of the question answered last): one question per
+/// kind, each about the answer as it is by then, since dropping a repeated
+/// `Bearer ` changes what a URL would get. `None` once the answer is kept.
+pub fn next_fit_question(
+    variable: &Variable,
+    answer: &str,
+    asked: Option<FitKind>,
+) -> Option<FitQuestion> {
+    let after = |kind: FitKind| asked.is_none_or(|asked| kind > asked);
+    if after(FitKind::RepeatsPrefix)
+        && let Some((field, prefix)) = value_fit::misfits(answer, &variable.placements)
+            .into_iter()
+            .find_map(|misfit| match misfit {
+                Misfit::RepeatsPrefix { field, prefix } => Some((field, prefix)),
+                Misfit::BreaksUrl { .. } => None,
+            })
+    {
+        return Some(FitQuestion {
+            kind: FitKind::RepeatsPrefix,
+            question: format!(
+                "The value starts with `{}`, which `{}` already writes before it. Drop it from the value?",
+                prefix.trim_end(),
+                escape(&field)
+            ),
+            default: true,
+            fix: Fix::DropPrefix(prefix),
+        });
+    }
+    if after(FitKind::BreaksUrl)
+        && let Some((field, part, characters)) = value_fit::misfits(answer, &variable.placements)
+            .into_iter()
+            .find_map(|misfit| match misfit {
+                Misfit::BreaksUrl {
+                    field,
+                    part,
+                    characters,
+                } => Some((field, part, characters)),
+                Misfit::RepeatsPrefix { .. } => None,
+            })
+    {
+        let listed: Vec<String> = characters.iter().map(|c| format!("`{c}`")).collect();
+        return Some(FitQuestion {
+            kind: FitKind::BreaksUrl,
+            question: format!(
+                "The value holds {}, which break{} {} in `{}`. Percent-encode it?",
+                listed.join(", "),
+                if characters.len() == 1 { "s" } else { "" },
+                part.describe(),
+                escape(&field)
+            ),
+            default: true,
+            fix: Fix::Encode(part),
+        });
+    }
+    if after(FitKind::UnexpectedFormat)
+        && let Some(expected) = &variable.expected
+        && !expected.accepts(answer)
+    {
+        let mut question = format!(
+            "It does not look like a {} value (expected `{}`). Keep it anyway?",
+            escape(&expected.what),
+            escape(&expected.pattern)
+        );
+        if let Some(how) = &expected.how_to_get {
+            question.push_str(&format!(" (get one at {})", escape(how)));
+        }
+        return Some(FitQuestion {
+            kind: FitKind::UnexpectedFormat,
+            question,
+            default: false,
+            fix: Fix::Keep,
+        });
+    }
+    None
+}
+
+/// The values saved in one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SavedFile {
+    /// The file.
+    pub file: PathBuf,
+    /// The variables saved in it, in order.
+    pub names: Vec<String>,
+}
+
+/// What onboarding saved.
+#[derive(Debug, Clone, Serialize)]
+pub struct OnboardReport {
+    /// Where the values went.
+    pub to: SaveTo,
+    /// Each file's saved variables, in the order written.
+    pub saved: Vec<SavedFile>,
+    /// Variables asked for and left without an answer.
+    pub skipped: Vec<String>,
+    /// Files written, in order.
+    pub written: Vec<PathBuf>,
+    /// No git directory was found to keep `.claude/settings.local.json`
+    /// out of git.
+    pub not_excluded: bool,
+}
+
+/// Saves every value of `plan`: each copied value, and each answer in
+/// `answers` (by variable name; an asked variable without one is
+/// skipped). Writes nothing when there is nothing to save.
+pub fn apply_onboard(
+    ctx: &Context,
+    plan: &OnboardPlan,
+    answers: &BTreeMap<String, String>,
+) -> Result<OnboardReport, Error> {
+    let mut by_file: Vec<(&Path, Vec<(String, String)>)> = Vec::new();
+    let mut skipped = Vec::new();
+    for step in &plan.steps {
+        let name = &step.variable.name;
+        let value = match &step.value {
+            StepValue::Copy { value, .. } => value.clone(),
+            StepValue::Ask => match answers.get(name) {
+                Some(value) => value.clone(),
+                None => {
+                    skipped.push(name.clone());
+                    continue;
+                }
+            },
+        };
+        match by_file.iter_mut().find(|(known, _)| *known == step.file) {
+            Some((_, list)) => list.push((name.clone(), value)),
+            None => by_file.push((&step.file, vec![(name.clone(), value)])),
+        }
+    }
+    let mut progress = Progress::default();
+    for (file, _) in &by_file {
+        progress.plan(*file);
+    }
+    let mut saved = Vec::new();
+    let mut not_excluded = false;
+    for (file, values) in &by_file {
+        not_excluded |= save(ctx, plan, file, values, &mut progress)?;
+        saved.push(SavedFile {
+            file: file.to_path_buf(),
+            names: values.iter().map(|(name, _)| name.clone()).collect(),
+        });
+    }
+    Ok(OnboardReport {
+        to: plan.to,
+        saved,
+        skipped,
+        written: progress.into_written(),
+        not_excluded,
+    })
+}
+
+/// Saves `values` into `file`: a project `.env` with its `.gitignore`
+/// rule first, any other dotenv file (the user's store, `.env.local`) as
+/// it is, or Claude Code's local settings. Whether no git directory keeps
+/// the settings file out of git.
+fn save(
+    ctx: &Context,
+    plan: &OnboardPlan,
+    file: &Path,
+    values: &[(String, String)],
+    progress: &mut Progress,
+) -> Result<bool, Error> {
+    let state_dir = &ctx.locations.state_dir;
+    let result = match plan.to {
+        SaveTo::ClaudeSettings => {
+            let saved = claude_settings::save_env(&ctx.locations, values)
+                .map_err(|error| settings_error(ctx, error))?;
+            for written in &saved.written {
+                progress.record(written, true);
+            }
+            progress.record(file, false);
+            return Ok(saved.not_excluded);
+        }
+        SaveTo::Dotenv if file == ctx.user_env_file() => {
+            envfiles::save_user_with(file, state_dir, values, plan.force, progress)
+        }
+        SaveTo::Dotenv if file.file_name().is_some_and(|name| name == ".env") => {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            envfiles::save_with(
+                &EnvFiles::at(dir),
+                state_dir,
+                values,
+                &[],
+                plan.force,
+                progress,
+            )
+        }
+        SaveTo::Dotenv => envfiles::save_values_with(file, state_dir, values, plan.force, progress),
+    };
+    result
+        .map(|()| false)
+        .map_err(|error| env_error(error).interrupted(progress))
+}
+
+/// `--only` and `--reset` names must be variables the servers use: a typo
+/// would otherwise pass silently.
+fn check_names(asked: &[String], flag: &str, found: &CheckReport) -> Result<(), Error> {
+    let unknown: Vec<&String> = asked
+        .iter()
+        .filter(|name| {
+            !found
+                .variables
+                .iter()
+                .any(|variable| &variable.name == *name)
+        })
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let known: Vec<&str> = found
+        .variables
+        .iter()
+        .map(|variable| variable.name.as_str())
+        .collect();
+    let mut error = Error::usage(format!(
+        "`{flag}`: no MCP server in effect here uses {}",
+        quoted_names(&unknown)
+    ));
+    if let Some(close) = unknown
+        .iter()
+        .find_map(|name| crate::ops::names::closest(&known, name))
+    {
+        error = error.with_hint(format!("did you mean `{close}`?"));
+    }
+    Err(error.with_hint(if known.is_empty() {
+        "no MCP server in effect here uses a `${VAR}` placeholder".to_string()
+    } else {
+        format!("the servers here use: {}", quoted_names(&known))
+    }))
+}
+
+/// The values the target already holds, so `--from-env` copies only what
+/// would change.
+fn saved_values(ctx: &Context, to: SaveTo, sources: &EnvSources) -> BTreeMap<String, String> {
+    match to {
+        SaveTo::Dotenv => sources.file_values(),
+        SaveTo::ClaudeSettings => claude_settings::read_env(&ctx.locations.local_settings())
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// What to do for each variable, in order of first use, and the variables
+/// that need a value but are set empty in the environment, which no file
+/// can override.
+fn steps(
+    ctx: &Context,
+    request: &OnboardRequest,
+    found: &CheckReport,
+    sources: &EnvSources,
+    saved_here: &BTreeMap<String, String>,
+) -> (Vec<OnboardStep>, Vec<String>) {
+    let in_files = sources.file_values();
+    let mut shadowed = Vec::new();
+    let mut steps = Vec::new();
+    let mut step = |variable: &Variable, value: StepValue, file: PathBuf| {
+        steps.push(OnboardStep {
+            variable: variable.clone(),
+            value,
+            file,
+        });
+    };
+    for variable in &found.variables {
+        let name = &variable.name;
+        if !request.only.is_empty() && !request.only.contains(name) {
+            continue;
+        }
+        let file = destination(ctx, request.to, found, sources, variable);
+        if request.from_env
+            && let Some(value) = sources.process.get(name)
+        {
+            if saved_here.get(name) != Some(value) && !value.is_empty() {
+                let value = StepValue::Copy {
+                    value: value.clone(),
+                    from: CopiedFrom::Environment,
+                };
+                step(variable, value, file);
+            }
+            continue;
+        }
+        // Set in `.env` only: Claude Code started without `mcpenv run`
+        // does not see it, so its settings need the value too.
+        if request.to == SaveTo::ClaudeSettings
+            && !variable.seen_by_claude
+            && let Some(value) = in_files.get(name).filter(|value| !value.is_empty())
+        {
+            let value = StepValue::Copy {
+                value: value.clone(),
+                from: CopiedFrom::DotEnv,
+            };
+            step(variable, value, file);
+            continue;
+        }
+        // Named on the command line: asked even when it has a value.
+        let named = request.only.contains(name) || request.reset.contains(name);
+        let wanted = named || variable.needs_value();
+        if !wanted || request.from_env {
+            continue;
+        }
+        if variable.state == State::Empty && variable.source.as_deref() == Some("environment") {
+            shadowed.push(name.clone());
+            continue;
+        }
+        step(variable, StepValue::Ask, file);
+    }
+    (steps, shadowed)
+}
+
+/// The file a value for `variable` goes to. A dotenv file that holds the
+/// name already (empty, or a value being re-entered) gets it, since it
+/// would still win; otherwise the `.env` next to the outermost `.mcp.json`
+/// whose servers need it (seen from every package below), the project's
+/// `.env` for a local server, and the user's store for a variable only
+/// user servers use.
+fn destination(
+    ctx: &Context,
+    to: SaveTo,
+    found: &CheckReport,
+    sources: &EnvSources,
+    variable: &Variable,
+) -> PathBuf {
+    if to == SaveTo::ClaudeSettings {
+        return ctx.locations.local_settings();
+    }
+    if let Some(source) = variable.source.as_deref().map(Path::new)
+        && sources
+            .dotenv_files()
+            .iter()
+            .any(|file| file.path == source)
+    {
+        return source.to_path_buf();
+    }
+    let needing: Vec<&check::ServerCheck> = found
+        .servers
+        .iter()
+        .filter(|server| variable.servers.contains(&server.name))
+        .collect();
+    let project_dir = needing
+        .iter()
+        .filter(|server| server.scope == Scope::Project)
+        .filter_map(|server| server.file.parent())
+        .filter(|dir| sources.projects.iter().any(|project| project.dir == *dir))
+        .min_by_key(|dir| dir.components().count());
+    if let Some(dir) = project_dir {
+        return dir.join(".env");
+    }
+    if !needing.is_empty() && needing.iter().all(|server| server.scope == Scope::User) {
+        return ctx.user_env_file();
+    }
+    sources.project().dir.join(".env")
+}
+
+/// `error` with the other way to get the values to Claude Code: `.env`
+/// and `mcpenv run`.
+fn with_dotenv_hint(ctx: &Context, error: Error) -> Error {
+    error.with_hint(format!(
+        "or save the values to `.env` with `{}`, then start Claude Code with `{}`",
+        ctx.command(&["onboard", "--to", "dotenv"]),
+        ctx.command(&["run", "--", "claude"])
+    ))
+}
+
+/// The error for a settings problem.
+fn settings_error(ctx: &Context, error: SettingsError) -> Error {
+    match error {
+        SettingsError::Config(error) => error.into(),
+        ignored @ SettingsError::Ignored { .. } => {
+            with_dotenv_hint(ctx, Error::new(Kind::Failure, Box::new(ignored)))
+        }
+    }
+}
