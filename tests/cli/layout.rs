@@ -47,7 +47,7 @@ fn core_modules_do_not_print_exit_or_read_the_environment() {
         "env::var(",
         "env::var_os(",
         "home_dir(",
-        "current_dir(",
+        "env::current_dir(",
         "clap::",
     ];
     for file in rust_files(&src) {

@@ -40,6 +40,7 @@ mod scan_sarif;
 mod secrets_corpus;
 mod serve;
 mod serve_crosscheck;
+mod serve_gate;
 mod teammate;
 mod templates;
 mod templates_schema;
