@@ -161,6 +161,30 @@ pub struct StoredSecret {
     pub key: String,
 }
 
+/// Files the OAuth client `secret` of the server `report` wrote, under
+/// the key Claude Code reads it by, in its credentials file (private
+/// before the secret goes in).
+pub fn save_client_secret(
+    ctx: &Context,
+    report: &AddReport,
+    secret: &str,
+) -> Result<StoredSecret, Error> {
+    let file = ctx
+        .locations
+        .claude_data_dir
+        .join(crate::claude_code::credentials::FILE_NAME);
+    let key = crate::claude_code::credentials::client_config_key(&report.name, &report.stored);
+    crate::claude_code::credentials::save_client_secret(&ctx.locations.state_dir, &file, &key, secret).map_err(
+        |error| {
+            Error::from(error).with_hint(format!(
+                "the server `{}` was written without its secret; run the same command with `--replace` once that is fixed",
+                report.name
+            ))
+        },
+    )?;
+    Ok(StoredSecret { file, key })
+}
+
 /// A usage error for names Claude Code would refuse.
 pub fn check_name(name: &str) -> Result<(), Error> {
     model::validate_name(name).map_err(|error| {

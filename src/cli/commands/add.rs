@@ -180,7 +180,7 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
     let mut report = add::apply(ctx, plan)?;
     report.notes = notes;
     if let Some(secret) = client_secret {
-        report.client_secret = Some(oauth::save_client_secret(ctx, &report, &secret)?);
+        report.client_secret = Some(add::save_client_secret(ctx, &report, &secret)?);
     }
     Ok(report)
 }

@@ -5,12 +5,10 @@
 
 use std::io::{self, IsTerminal};
 
-use crate::claude_code::credentials;
 use crate::cli::args::{AddArgs, TransportArg};
 use crate::cli::commands::add_words::{Words, flag_words};
 use crate::cli::error::CliError;
 use crate::cli::resolve::{Ctx, shell_words, vars};
-use crate::ops::add::{AddReport, StoredSecret};
 
 /// The client secret: `MCP_CLIENT_SECRET`, else asked for at a terminal.
 /// Refused without `--client-id` (Claude Code ignores it then) and on
@@ -59,25 +57,6 @@ pub fn read_client_secret(
     };
     ctx.shield.learn(|redactor| redactor.learn(&secret));
     Ok(secret)
-}
-
-/// Files `secret` for the server `report` wrote.
-pub fn save_client_secret(
-    ctx: &Ctx,
-    report: &AddReport,
-    secret: &str,
-) -> Result<StoredSecret, CliError> {
-    let file = ctx.locations.claude_data_dir.join(credentials::FILE_NAME);
-    let key = credentials::client_config_key(&report.name, &report.stored);
-    credentials::save_client_secret(&ctx.locations.state_dir, &file, &key, secret).map_err(
-        |error| {
-            CliError::from(error).with_hint(format!(
-                "the server `{}` was written without its secret; run the same command with `--replace` once that is fixed",
-                report.name
-            ))
-        },
-    )?;
-    Ok(StoredSecret { file, key })
 }
 
 /// The `claude mcp add` line that does what `args` asks: NAME and URL

@@ -8,7 +8,7 @@ use crate::cli::args::ListArgs;
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, DIM, RED, Report, YELLOW, shown, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::layered::{Inventory, Status};
+use crate::layered::Status;
 use crate::ops::list_servers::{ServerList, list_servers};
 use crate::scope::Scope;
 
@@ -50,15 +50,6 @@ pub fn write_file_error(error: &FileError, err: &mut dyn Write) -> io::Result<()
         writeln!(err, "hint: {}", shown(hint))?;
     }
     Ok(())
-}
-
-/// Every scope as Claude Code loads it, a file that does not load listed in
-/// [`Inventory::unloaded`] rather than stopping the command; the shield
-/// learns the secrets of what was read.
-pub fn load_inventory(ctx: &Ctx) -> Inventory {
-    let inventory = Inventory::load_all(&ctx.locations);
-    ctx.shield.learn_inventory(&inventory);
-    inventory
 }
 
 impl Report for ListReport {
