@@ -27,6 +27,8 @@ const SENT_SECRET: &str = "ghp_Zq8Rk2VbN4mXw7Ty1Lp9Hs3Dj6Fc0Ga5Ue2Q";
 struct Person {
     action: Option<ElicitationAction>,
     shown: Arc<Mutex<Vec<String>>>,
+    /// A file someone else edits while the person reads (path, text).
+    meanwhile: Option<(std::path::PathBuf, String)>,
 }
 
 impl ClientHandler for Person {
@@ -48,6 +50,9 @@ impl ClientHandler for Person {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
             self.shown.lock().unwrap().push(message);
         }
+        if let Some((path, text)) = &self.meanwhile {
+            std::fs::write(path, text).unwrap();
+        }
         let action = self.action.clone().unwrap_or(ElicitationAction::Decline);
         let mut result = ElicitResult::new(action.clone());
         if action == ElicitationAction::Accept {
@@ -62,6 +67,15 @@ type Session = RunningService<RoleClient, Person>;
 /// A session with `mcpenv serve` in the project; `action` is how the
 /// person answers elicitations, `None` for a client without elicitation.
 async fn connect(env: &TestEnv, action: Option<ElicitationAction>) -> (Session, Person) {
+    connect_with(env, action, None).await
+}
+
+/// [`connect`], with a file edited while the person reads.
+async fn connect_with(
+    env: &TestEnv,
+    action: Option<ElicitationAction>,
+    meanwhile: Option<(std::path::PathBuf, String)>,
+) -> (Session, Person) {
     let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
     command
         .stdin(std::process::Stdio::piped())
@@ -74,6 +88,7 @@ async fn connect(env: &TestEnv, action: Option<ElicitationAction>) -> (Session, 
     let person = Person {
         action,
         shown: Arc::default(),
+        meanwhile,
     };
     let session = person.clone().serve((stdout, stdin)).await.unwrap();
     (session, person)
@@ -199,6 +214,70 @@ async fn a_declined_or_cancelled_change_writes_nothing_and_is_not_an_error() {
         assert_eq!(snapshot(&env), before, "{status}: a file changed");
         session.cancel().await.unwrap();
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_edited_while_the_person_reads_voids_their_consent() {
+    let env = world();
+    let edited = format!("OTHER_KEY={DOTENV_SECRET}\nEDITED=1\n");
+    let (session, person) = connect_with(
+        &env,
+        Some(ElicitationAction::Accept),
+        Some((env.project.join(".env"), edited.clone())),
+    )
+    .await;
+    let result = call(&session, "share_server", json!({"name": "mine"})).await;
+    assert_eq!(result.is_error, Some(true), "{}", text(&result));
+    assert!(
+        text(&result).contains("changed while the person was asked"),
+        "{}",
+        text(&result)
+    );
+    assert_eq!(person.shown.lock().unwrap().len(), 1);
+    assert!(!env.root.join("project/.mcp.json").exists());
+    assert_eq!(env.read("project/.env"), edited);
+    assert!(env.read("home/.claude.json").contains(LOCAL_SECRET));
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn add_server_from_a_template_takes_no_secret_value() {
+    let env = world();
+    let before = snapshot(&env);
+    let (session, _) = connect(&env, Some(ElicitationAction::Accept)).await;
+    let refused = call(
+        &session,
+        "add_server",
+        json!({"name": "github", "template": "github",
+               "vars": {"GITHUB_PERSONAL_ACCESS_TOKEN": SENT_SECRET}}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("is secret"), "{}", text(&refused));
+    assert_eq!(snapshot(&env), before);
+    let added = call(
+        &session,
+        "add_server",
+        json!({"name": "github", "template": "github", "vars": {"GITHUB_TOOLSETS": "repos"}}),
+    )
+    .await;
+    assert_eq!(structured(&added)["status"], "written", "{}", text(&added));
+    let written: Value = serde_json::from_str(&env.read("project/.mcp.json")).unwrap();
+    let entry = &written["mcpServers"]["github"];
+    assert_eq!(entry["env"]["GITHUB_TOOLSETS"], "${GITHUB_TOOLSETS:-repos}");
+    assert_eq!(
+        entry["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
+        "${GITHUB_PERSONAL_ACCESS_TOKEN}"
+    );
+    assert!(
+        env.read("project/.env.example")
+            .contains("GITHUB_PERSONAL_ACCESS_TOKEN=")
+    );
+    assert_eq!(
+        structured(&added)["report"]["still_missing"],
+        json!(["GITHUB_PERSONAL_ACCESS_TOKEN"])
+    );
+    session.cancel().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
