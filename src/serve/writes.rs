@@ -137,11 +137,15 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
     )?;
     let changes = add::preview(ctx, &plan)?;
     let needs_consent = scope == Scope::Project;
-    let summary = format!(
+    let mut summary = format!(
         "Add the {} MCP server `{name}` to {scope} scope ({}).",
         plan.transport,
         crate::ops::shown::scope_file(ctx, scope, &plan.target.path)
     );
+    // What the CLI warns about, the person reads before agreeing.
+    for warning in &plan.warnings {
+        summary.push_str(&format!("\nwarning: {warning}"));
+    }
     Ok(Decided {
         summary,
         needs_consent,
