@@ -369,6 +369,10 @@ pub struct Finding {
     pub severity: Severity,
     /// The server concerned, if one.
     pub server: Option<String>,
+    /// The variable concerned, if one (a missing or empty value): which
+    /// servers it matters to is in [`CheckReport::variables`].
+    #[serde(skip)]
+    pub variable: Option<String>,
     /// The file concerned, if one.
     pub file: Option<PathBuf>,
     /// What is wrong.
@@ -443,6 +447,7 @@ pub fn check(
                 },
                 severity: Severity::Error,
                 server: Some(name.to_string()),
+                variable: None,
                 file: Some(winner.file.clone()),
                 message: format!("Claude Code does not load `{name}`: {reason}"),
                 hint: Some(if status == Status::Reserved {
@@ -501,6 +506,7 @@ pub fn check(
                 code: "command-not-found",
                 severity: Severity::Error,
                 server: Some(name.to_string()),
+                variable: None,
                 file: Some(winner.file.clone()),
                 message: if target.contains('/') {
                     format!("`{name}` runs {shown}, which does not exist or is not executable")
@@ -538,6 +544,7 @@ pub fn check(
             code: "file-not-loaded",
             severity: Severity::Error,
             server: None,
+            variable: None,
             file: Some(unloaded.path.clone()),
             message: error_chain(&unloaded.problem),
             hint: Some(match unloaded.problem.claude_says() {
@@ -562,6 +569,7 @@ pub fn check(
             code: "config",
             severity: Severity::Warning,
             server: None,
+            variable: None,
             file: Some(note.path.clone()),
             message: note.message.clone(),
             hint: None,
@@ -679,6 +687,7 @@ fn record(
             code: "unexpected-format",
             severity: Severity::Warning,
             server: Some(server.to_string()),
+            variable: None,
             file: None,
             message: format!(
                 "`{}` is set but does not look like a {} value (expected `{}`)",
@@ -809,6 +818,7 @@ fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Fin
             code,
             severity,
             server: None,
+            variable: Some(variable.name.clone()),
             file: None,
             message,
             hint: Some(hint),
@@ -928,6 +938,7 @@ fn blanked_findings(
             },
             severity,
             server: Some(server.to_string()),
+            variable: None,
             file: Some(file.to_path_buf()),
             message,
             hint: Some(hint),
@@ -946,6 +957,7 @@ fn permission_finding(path: &Path, findings: &mut Vec<Finding>) {
             code: "dotenv-permissions",
             severity: Severity::Warning,
             server: None,
+            variable: None,
             file: Some(path.to_path_buf()),
             message: format!("can be read by other users (mode {mode:o})"),
             hint: Some(format!("make it private: `chmod 600 {}`", path.display())),
@@ -967,6 +979,7 @@ fn file_findings(
                 code: "dotenv-syntax",
                 severity: Severity::Warning,
                 server: None,
+                variable: None,
                 file: Some(file.path.clone()),
                 message: format!("line {}: {}", problem.line, problem.message),
                 hint: Some("fix that line: its variable is not read".to_string()),
@@ -1002,6 +1015,7 @@ fn file_findings(
                     code: "dotenv-not-ignored",
                     severity: Severity::Warning,
                     server: None,
+                    variable: None,
                     file: Some(env_path.clone()),
                     message: "not ignored by git; its secrets could be committed".to_string(),
                     hint: Some("add `.env` to `.gitignore`".to_string()),
@@ -1046,6 +1060,7 @@ fn example_findings(
                 code: "example-missing",
                 severity: Severity::Warning,
                 server: None,
+                variable: None,
                 file: Some(example.path.clone()),
                 message: "does not exist, so teammates cannot see which variables the servers need"
                     .to_string(),
@@ -1060,6 +1075,7 @@ fn example_findings(
                 code: "example-drift",
                 severity: Severity::Warning,
                 server: None,
+                variable: None,
                 file: Some(example.path.clone()),
                 message: format!(
                     "does not list `{}`, used by {}",
@@ -1076,6 +1092,7 @@ fn example_findings(
                 code: "example-drift",
                 severity: Severity::Warning,
                 server: None,
+                variable: None,
                 file: Some(example.path.clone()),
                 message: format!("lists `{name}`, which no server uses"),
                 hint: Some(format!(

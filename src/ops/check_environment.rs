@@ -101,11 +101,20 @@ fn only(report: &mut CheckReport, name: &str) -> Result<(), CheckError> {
     report
         .variables
         .retain(|variable| variable.servers.iter().any(|server| server == name));
+    let kept: Vec<String> = report
+        .variables
+        .iter()
+        .map(|variable| variable.name.clone())
+        .collect();
     report.findings.retain(|finding| {
         finding
             .server
             .as_deref()
             .is_none_or(|server| server == name)
+            && finding
+                .variable
+                .as_ref()
+                .is_none_or(|variable| kept.contains(variable))
     });
     Ok(())
 }

@@ -47,8 +47,11 @@ pub struct Selection {
 pub struct Skipped {
     /// The server.
     pub name: String,
-    /// Why it is not started, and how to start it anyway.
+    /// Why it is not started.
     pub reason: String,
+    /// For a project server the person has not approved: pending or
+    /// rejected, the one case a front-end may offer a way around.
+    pub unapproved: Option<Approval>,
 }
 
 /// The servers to probe, and those skipped with the reason.
@@ -85,7 +88,15 @@ pub fn select(
             continue;
         }
         if let Some(reason) = skip_reason(winner, request.trust_project, named) {
-            skipped.push(Skipped { name, reason });
+            let unapproved = winner
+                .approval
+                .filter(|approval| *approval != Approval::Approved)
+                .filter(|_| winner.reason().is_none() && !winner.disabled);
+            skipped.push(Skipped {
+                name,
+                reason,
+                unapproved,
+            });
             continue;
         }
         targets.push(target(ctx, winner, &env, Blanking::new(ctx, request)));
@@ -109,12 +120,12 @@ fn skip_reason(server: &Sourced, trust_project: bool, named: bool) -> Option<Str
     }
     match server.approval {
         // A cloned `.mcp.json` is code someone else chose to run.
-        Some(Approval::Pending) if !trust_project => Some(
-            "project server not approved in Claude Code's settings; pass `--trust-project` to start it anyway".to_string(),
-        ),
-        Some(Approval::Rejected) if !(trust_project && named) => Some(
-            "project server rejected in Claude Code's settings; name it with `--trust-project` to start it anyway".to_string(),
-        ),
+        Some(Approval::Pending) if !trust_project => {
+            Some("project server not approved in Claude Code's settings".to_string())
+        }
+        Some(Approval::Rejected) if !(trust_project && named) => {
+            Some("project server rejected in Claude Code's settings".to_string())
+        }
         _ => match server.entry.transport() {
             Transport::Stdio | Transport::Http | Transport::Sse => None,
             transport if transport.is_remote() => Some(format!(

@@ -60,11 +60,21 @@ pub async fn probe(ctx: &Context, names: Vec<String>, audit: bool) -> Result<Vec
     outcomes.sort_by_key(|done| order.iter().position(|name| *name == done.outcome.name));
     let mut servers: Vec<Value> = outcomes.iter().map(probed).collect();
     servers.extend(skipped.into_iter().map(|skipped| {
+        // An agent has no `--trust-project`: the person approves instead.
+        let approve = format!(
+            "the person approves it first: `{}`",
+            ctx.command(&["approve", &skipped.name])
+        );
+        let reason = if skipped.unapproved.is_some() {
+            format!("{}; {approve}", skipped.reason)
+        } else {
+            skipped.reason
+        };
         json!({
             "name": skipped.name,
             "started": false,
             "ok": false,
-            "skipped_because": skipped.reason,
+            "skipped_because": reason,
         })
     }));
     Ok(servers)

@@ -471,8 +471,10 @@ async fn explain_server_says_what_is_missing_and_probe_servers_keeps_the_consent
     let env = world();
     env.write(
         "project/.mcp.json",
-        &json!({"mcpServers": {"team": {"command": "sh", "args": ["-c", "exit 0"],
-            "env": {"TEAM_TOKEN": "${TEAM_TOKEN}"}}}})
+        &json!({"mcpServers": {
+            "team": {"command": "sh", "args": ["-c", "exit 0"], "env": {"TEAM_TOKEN": "${TEAM_TOKEN}"}},
+            "other": {"command": "sh", "env": {"OTHER_ONLY": "${OTHER_ONLY}"}}
+        }})
         .to_string(),
     );
     let (session, _) = connect(&env, None).await;
@@ -488,6 +490,13 @@ async fn explain_server_says_what_is_missing_and_probe_servers_keeps_the_consent
     let steps = answer["next_steps"].to_string();
     assert!(steps.contains("TEAM_TOKEN"), "{steps}");
     assert!(steps.contains("mcpenv approve team"), "{steps}");
+    // Only this server's business, and no flag an agent cannot pass.
+    assert!(!steps.contains("OTHER_ONLY"), "{steps}");
+    assert!(!steps.contains("--trust-project"), "{steps}");
+    assert!(
+        !answer["problems"].to_string().contains("OTHER_ONLY"),
+        "{answer}"
+    );
     // Not approved: never started, with the reason.
     assert_eq!(answer["probe"]["started"], false, "{answer}");
     assert!(

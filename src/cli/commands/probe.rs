@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::approval::Approval;
 use crate::cli::args::ProbeArgs;
 use crate::cli::commands::reap::Reaper;
 use crate::cli::error::CliError;
@@ -61,9 +62,21 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     };
     let Selection { targets, skipped } = select(ctx, &request, &inventory, &sources)?;
     if !ctx.quiet {
-        for Skipped { name, reason } in &skipped {
+        for Skipped {
+            name,
+            reason,
+            unapproved,
+        } in &skipped
+        {
+            let how = match unapproved {
+                None => String::new(),
+                Some(Approval::Rejected) => {
+                    "; name it with `--trust-project` to start it anyway".to_string()
+                }
+                Some(_) => "; pass `--trust-project` to start it anyway".to_string(),
+            };
             let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
-                warning(err, &format!("skipped `{name}`: {reason}"))
+                warning(err, &format!("skipped `{name}`: {reason}{how}"))
             });
         }
     }
