@@ -67,17 +67,7 @@ impl Server {
             }
             tools::EXPLAIN_SERVER => explain(ctx, &arguments).await,
             tools::PROBE_SERVERS => {
-                let names: Vec<String> = arguments
-                    .get("servers")
-                    .and_then(Value::as_array)
-                    .map(|names| {
-                        names
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let names = crate::approval::string_list(arguments.get("servers"));
                 let audit = arguments.get("audit").and_then(Value::as_bool) == Some(true);
                 match probing::probe(ctx, names, audit).await {
                     Ok(servers) => {

@@ -15,8 +15,9 @@ const LOCAL_SECRET: &str = "ghp_LocalServerSecret0123456789abcdefAB";
 
 pub type Session = RunningService<RoleClient, ClientConfig>;
 
-/// A session with `mcpenv serve` started in the project, at `version`.
-pub async fn connect(env: &TestEnv, version: ProtocolVersion) -> Session {
+/// `mcpenv serve` started in the project: its stdout and stdin, for a
+/// client. The child lives as long as the test's runtime.
+pub fn spawn_serve(env: &TestEnv) -> (tokio::process::ChildStdout, tokio::process::ChildStdin) {
     let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
     command
         .stdin(std::process::Stdio::piped())
@@ -25,8 +26,13 @@ pub async fn connect(env: &TestEnv, version: ProtocolVersion) -> Session {
     let mut child = command.spawn().unwrap();
     let stdout = child.stdout.take().unwrap();
     let stdin = child.stdin.take().unwrap();
-    // The child lives as long as the test's runtime.
     tokio::spawn(async move { child.wait().await });
+    (stdout, stdin)
+}
+
+/// A session with `mcpenv serve` started in the project, at `version`.
+pub async fn connect(env: &TestEnv, version: ProtocolVersion) -> Session {
+    let (stdout, stdin) = spawn_serve(env);
     ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("mcpenv-test", "1"),

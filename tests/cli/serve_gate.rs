@@ -76,15 +76,7 @@ async fn connect_with(
     action: Option<ElicitationAction>,
     meanwhile: Option<(std::path::PathBuf, String)>,
 ) -> (Session, Person) {
-    let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
-    command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let stdin = child.stdin.take().unwrap();
-    tokio::spawn(async move { child.wait().await });
+    let (stdout, stdin) = crate::serve::spawn_serve(env);
     let person = Person {
         action,
         shown: Arc::default(),

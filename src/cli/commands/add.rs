@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use indexmap::IndexMap;
 
-use crate::cli::args::{AddArgs, TransportArg};
+use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
 use crate::cli::commands::add_oauth as oauth;
 use crate::cli::commands::add_words::place_words;
 use crate::cli::error::CliError;
@@ -162,27 +162,58 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
             (transport, entry)
         }
     };
-    let plan = add::plan(
-        ctx,
-        AddRequest {
-            name: words.name.clone(),
-            scope: Scope::from(args.scope),
-            source: Source::Entry {
-                entry,
-                transport,
-                warnings,
-            },
-            replace: args.replace,
-            allow_literal: args.allow_literal,
-            force: args.force,
-        },
-    )?;
-    let mut report = add::apply(ctx, plan)?;
+    let flags = EntryFlags {
+        scope: args.scope,
+        replace: args.replace,
+        allow_literal: args.allow_literal,
+        force: args.force,
+    };
+    let mut report = add_entry(ctx, &words.name, flags, entry, transport, warnings)?;
     report.notes = notes;
     if let Some(secret) = client_secret {
         report.client_secret = Some(add::save_client_secret(ctx, &report, &secret)?);
     }
     Ok(report)
+}
+
+/// The flags `add` and `add-json` share.
+pub struct EntryFlags {
+    /// `-s`.
+    pub scope: ScopeArg,
+    /// `--replace`.
+    pub replace: bool,
+    /// `--allow-literal`: keep secrets in a project entry.
+    pub allow_literal: bool,
+    /// `--force`: write into a `.env` others can read.
+    pub force: bool,
+}
+
+/// Plans and writes `entry` as server `name`: what `add` and `add-json`
+/// end with.
+pub fn add_entry(
+    ctx: &Ctx,
+    name: &str,
+    flags: EntryFlags,
+    entry: Value,
+    transport: Transport,
+    warnings: Vec<String>,
+) -> Result<AddReport, CliError> {
+    let plan = add::plan(
+        ctx,
+        AddRequest {
+            name: name.to_string(),
+            scope: Scope::from(flags.scope),
+            source: Source::Entry {
+                entry,
+                transport,
+                warnings,
+            },
+            replace: flags.replace,
+            allow_literal: flags.allow_literal,
+            force: flags.force,
+        },
+    )?;
+    add::apply(ctx, plan)
 }
 
 /// Claude Code's `oauth` member: `clientId`, then `callbackPort`, each

@@ -8,11 +8,11 @@ use std::io::{self, IsTerminal, Read};
 use serde_json::Value;
 
 use crate::cli::args::AddJsonArgs;
+use crate::cli::commands::add::{EntryFlags, add_entry};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
 use crate::model::{self, ServerEntry};
-use crate::ops::add::{self, AddReport, AddRequest, Source, check_name};
-use crate::scope::Scope;
+use crate::ops::add::{AddReport, check_name};
 
 /// The most JSON read from stdin, as Claude Code reads (1 MiB).
 const STDIN_LIMIT: usize = 1 << 20;
@@ -57,22 +57,13 @@ pub fn run(ctx: &Ctx, args: &AddJsonArgs) -> Result<AddReport, CliError> {
         ));
     }
     let transport = ServerEntry::from_value(entry.clone()).transport();
-    let plan = add::plan(
-        ctx,
-        AddRequest {
-            name: args.name.clone(),
-            scope: Scope::from(args.scope),
-            source: Source::Entry {
-                entry,
-                transport,
-                warnings,
-            },
-            replace: args.replace,
-            allow_literal: args.allow_literal,
-            force: args.force,
-        },
-    )?;
-    add::apply(ctx, plan)
+    let flags = EntryFlags {
+        scope: args.scope,
+        replace: args.replace,
+        allow_literal: args.allow_literal,
+        force: args.force,
+    };
+    add_entry(ctx, &args.name, flags, entry, transport, warnings)
 }
 
 /// The entry: the argument, or for `-` what is piped to stdin. Like Claude
