@@ -42,19 +42,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
         "user" => Scope::User,
         _ => Scope::Project,
     };
-    let strings = |name: &str| -> Vec<String> {
-        arguments
-            .get(name)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let strings = |name: &str| crate::approval::string_list(arguments.get(name));
     let pairs = |name: &str| -> IndexMap<String, String> {
         arguments
             .get(name)
