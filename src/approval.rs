@@ -165,24 +165,9 @@ pub fn project_trusted(locations: &Locations) -> bool {
         .is_some_and(|member| document.value_at(&member.value_span) == Value::Bool(true))
 }
 
-/// The strings of a JSON array of names (`enabledMcpjsonServers`,
-/// `disabledMcpServers`), as written; anything else is no names.
-pub fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 impl Decisions {
     fn from_value(source: Source, value: &Value) -> Self {
-        let names = |key: &str| string_list(value.get(key));
+        let names = |key: &str| crate::model::string_list(value.get(key));
         Self {
             source,
             enabled: names("enabledMcpjsonServers"),

@@ -631,7 +631,7 @@ fn approval_keys(
 /// The names in the project entry's `disabledMcpServers`, which Claude Code
 /// compares as written (no normalisation, case-sensitive).
 fn disabled_servers(project_entry: Option<&Value>) -> Vec<String> {
-    crate::approval::string_list(project_entry.and_then(|entry| entry.get("disabledMcpServers")))
+    crate::model::string_list(project_entry.and_then(|entry| entry.get("disabledMcpServers")))
 }
 
 /// Reads one project file as Claude Code does: a file that is not regular

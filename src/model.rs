@@ -862,6 +862,21 @@ pub fn json_kind(value: &Value) -> &'static str {
     }
 }
 
+/// The strings of a JSON array (`enabledMcpjsonServers`, a tool's list of
+/// names), as written; anything else is an empty list.
+pub fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,7 +67,7 @@ impl Server {
             }
             tools::EXPLAIN_SERVER => explain(ctx, &arguments).await,
             tools::PROBE_SERVERS => {
-                let names = crate::approval::string_list(arguments.get("servers"));
+                let names = crate::model::string_list(arguments.get("servers"));
                 let audit = arguments.get("audit").and_then(Value::as_bool) == Some(true);
                 match probing::probe(ctx, names, audit).await {
                     Ok(servers) => {

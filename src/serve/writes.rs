@@ -42,7 +42,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
         "user" => Scope::User,
         _ => Scope::Project,
     };
-    let strings = |name: &str| crate::approval::string_list(arguments.get(name));
+    let strings = |name: &str| crate::model::string_list(arguments.get(name));
     let pairs = |name: &str| -> IndexMap<String, String> {
         arguments
             .get(name)
