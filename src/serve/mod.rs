@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, ErrorData, Implementation, InitializeResult, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ElicitRequestParams, ElicitationAction, ElicitationSchema, ErrorData,
+    Implementation, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{ElicitationMode, Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -479,6 +479,54 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(tools::all()))
+    }
+
+    /// A request rmcp could not read as any it knows: a `tools/call` (or
+    /// `tools/list`) whose params do not fit its schema is malformed, an
+    /// invalid-params error (-32602) as the spec files envelope violations;
+    /// anything else is a method mcpenv does not serve (-32601).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let params = request.params.unwrap_or(Value::Null);
+        let problem = match request.method.as_str() {
+            // Said in mcpenv's words: serde's would quote the value sent.
+            "tools/call" => Some(match &params {
+                Value::Object(params) => match (params.get("name"), params.get("arguments")) {
+                    (None, _) => "missing `name`, the tool to call".to_string(),
+                    (Some(name), _) if !name.is_string() => format!(
+                        "`name` must be a string, got {}",
+                        crate::model::json_kind(name)
+                    ),
+                    (_, Some(arguments)) if !arguments.is_object() && !arguments.is_null() => {
+                        format!(
+                            "`arguments` must be an object, got {}",
+                            crate::model::json_kind(arguments)
+                        )
+                    }
+                    _ => "it does not fit the `tools/call` schema".to_string(),
+                },
+                other => format!(
+                    "`params` must be an object, got {}",
+                    crate::model::json_kind(other)
+                ),
+            }),
+            "tools/list" => Some("`params` does not fit the `tools/list` schema".to_string()),
+            _ => None,
+        };
+        Err(match problem {
+            Some(problem) => ErrorData::invalid_params(
+                format!("invalid `{}` request: {problem}", request.method),
+                None,
+            ),
+            None => ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {}", request.method),
+                None,
+            ),
+        })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

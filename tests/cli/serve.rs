@@ -367,3 +367,67 @@ fn probe_audit_passes_against_serve() {
         "read-only tools called with invalid arguments: {report}"
     );
 }
+
+/// Requests that do not fit `tools/call` are invalid-params errors, an
+/// unknown method is method-not-found, and neither echoes what was sent;
+/// the session goes on. Raw JSON-RPC lines: a client library would not
+/// send these.
+#[test]
+fn malformed_requests_are_protocol_errors_that_quote_nothing_sent() {
+    use std::io::{BufRead, BufReader, Write};
+    let env = world();
+    let mut child = env
+        .command(&env.project, &["serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}),
+    );
+    let initialized: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(initialized["id"], 1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let cases = [
+        (json!({"arguments": {}}), -32602, "missing `name`"),
+        (json!({"name": 5}), -32602, "`name` must be a string"),
+        (
+            json!({"name": "list_servers", "arguments": LOCAL_SECRET}),
+            -32602,
+            "`arguments` must be an object",
+        ),
+    ];
+    for (index, (params, _, _)) in cases.iter().enumerate() {
+        send(json!({"jsonrpc": "2.0", "id": 10 + index, "method": "tools/call", "params": params}));
+    }
+    send(json!({"jsonrpc": "2.0", "id": 20, "method": "nope/x", "params": {}}));
+    send(json!({"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+        "params": {"name": "list_servers"}}));
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < cases.len() + 2 {
+        let line = lines.next().unwrap().unwrap();
+        assert!(!line.contains(LOCAL_SECRET), "{line}");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        answers.insert(answer["id"].as_u64().unwrap(), answer);
+    }
+    for (index, (_, code, says)) in cases.iter().enumerate() {
+        let answer = &answers[&(10 + index as u64)];
+        assert_eq!(answer["error"]["code"], *code, "{answer}");
+        assert!(
+            answer["error"]["message"].as_str().unwrap().contains(says),
+            "{answer}"
+        );
+    }
+    assert_eq!(answers[&20]["error"]["code"], -32601);
+    assert_eq!(
+        answers[&21]["result"]["isError"], false,
+        "the session went on"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
