@@ -12,8 +12,9 @@
 //! file's text before and after, so a changed argument or a file edited
 //! in between makes it stale, and a token is spent by its first use.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
+
+use indexmap::IndexMap;
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -63,11 +64,15 @@ pub fn fingerprint(
 pub const CONFIRMATION: &str = "confirmation";
 
 /// The tokens handed out and not yet spent, each with the change it
-/// stands for.
+/// stands for, oldest first.
 #[derive(Debug, Default)]
 pub struct Confirmations {
-    issued: Mutex<HashMap<String, Fingerprint>>,
+    issued: Mutex<IndexMap<String, Fingerprint>>,
 }
+
+/// The most tokens kept: an agent that previews again and again makes the
+/// oldest ones lapse instead of growing the list.
+const KEPT: usize = 64;
 
 /// Why a token does not let a call write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +89,11 @@ impl Confirmations {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes)?;
         let token: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        self.lock().insert(token.clone(), fingerprint);
+        let mut issued = self.lock();
+        if issued.len() >= KEPT {
+            issued.shift_remove_index(0);
+        }
+        issued.insert(token.clone(), fingerprint);
         Ok(token)
     }
 
@@ -92,14 +101,14 @@ impl Confirmations {
     /// any use, also a refused one: a stale token cannot be tried again
     /// once the files are put back.
     pub fn redeem(&self, token: &str, fingerprint: Fingerprint) -> Result<(), Refusal> {
-        match self.lock().remove(token) {
+        match self.lock().shift_remove(token) {
             None => Err(Refusal::Unknown),
             Some(bound) if bound != fingerprint => Err(Refusal::Stale),
             Some(_) => Ok(()),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Fingerprint>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, IndexMap<String, Fingerprint>> {
         // Inserting or removing a token cannot leave the map half-changed.
         self.issued
             .lock()
@@ -260,6 +269,17 @@ mod tests {
         let token = confirmations.issue(first).unwrap();
         assert_eq!(confirmations.redeem(&token, other), Err(Refusal::Stale));
         assert_eq!(confirmations.redeem(&token, first), Err(Refusal::Unknown));
+    }
+
+    #[test]
+    fn the_oldest_tokens_lapse_past_the_limit() {
+        let confirmations = Confirmations::default();
+        let first = confirmations.issue([0; 32]).unwrap();
+        let later: Vec<String> = (0..KEPT)
+            .map(|_| confirmations.issue([1; 32]).unwrap())
+            .collect();
+        assert_eq!(confirmations.redeem(&first, [0; 32]), Err(Refusal::Unknown));
+        assert_eq!(confirmations.redeem(&later[0], [1; 32]), Ok(()));
     }
 
     #[test]
