@@ -233,6 +233,10 @@ pub struct Variable {
     /// Whether some reference has no `:-` default: empty or unset, the
     /// server gets nothing it can use.
     pub required: bool,
+    /// Whether its value is dotenvx ciphertext (`encrypted:…`), which only
+    /// `dotenvx run` turns into the value.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ciphertext: bool,
     /// The default of its references, when they have one.
     #[serde(skip)]
     pub default: Option<String>,
@@ -679,8 +683,12 @@ fn record(
             how_to_get: variable.how_to_get.clone(),
         })
     });
+    let ciphertext = found
+        .as_ref()
+        .is_some_and(|((value, _), _)| crate::dotenv::is_dotenvx_ciphertext(value));
     if let (Some(((value, _), _)), Some(expected)) = (&found, &expected)
         && !value.is_empty()
+        && !ciphertext
         && !expected.accepts(value)
     {
         findings.push(Finding {
@@ -719,6 +727,7 @@ fn record(
         secret: from_template.is_some_and(|(_, variable)| variable.secret)
             || crate::secrets::is_secret_name(&reference.name),
         required: reference.default.is_none(),
+        ciphertext,
         default: reference.default.clone(),
         placements: vec![placement],
         expected,
@@ -762,6 +771,24 @@ fn source_name(root: &Path, source: Option<&str>) -> String {
 fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Finding>) {
     for variable in variables {
         let servers = variable.servers.join(", ");
+        if variable.ciphertext {
+            findings.push(Finding {
+                code: "dotenvx-ciphertext",
+                severity: Severity::Warning,
+                server: None,
+                variable: Some(variable.name.clone()),
+                file: None,
+                message: format!(
+                    "`{}` in {} is encrypted by dotenvx (used by {servers}): mcpenv does not decrypt it, and a server given it gets ciphertext",
+                    variable.name,
+                    source_name(root, variable.source.as_deref())
+                ),
+                hint: Some(
+                    "start the client through dotenvx, which decrypts it into the environment: `dotenvx run -- mcpenv run -- claude`".to_string(),
+                ),
+            });
+            continue;
+        }
         let (code, severity, message, hint) = match (variable.state, variable.seen_by_claude) {
             (State::Missing, _) if variable.name == CLAUDE_PROJECT_DIR => (
                 "missing-variable",

@@ -88,6 +88,17 @@ pub fn run_environment(
             if ctx.process_env.contains_key(name) || set.contains(name) {
                 continue;
             }
+            // Ciphertext is never handed on as if it were the value.
+            if dotenv::is_dotenvx_ciphertext(value) {
+                let error = Error::failure(format!(
+                    "`{name}` in `{}` is encrypted by dotenvx; mcpenv does not decrypt it",
+                    file.display()
+                ))
+                .with_hint(
+                    "start through dotenvx, which decrypts it into the environment that mcpenv passes on: `dotenvx run -- mcpenv run -- …`",
+                );
+                return stop(environment, error);
+            }
             environment.variables.push((name.clone(), value.clone()));
             set.insert(name.clone());
         }

@@ -11,6 +11,7 @@ mod claude_launch;
 mod claude_race;
 mod clients;
 mod conformance;
+mod dotenvx;
 mod exit_codes;
 mod extract;
 mod files;

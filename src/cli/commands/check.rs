@@ -89,6 +89,13 @@ impl Report for CheckOutput {
                         YELLOW,
                         "sent empty by Claude Code in scrub mode".to_string(),
                     ),
+                    _ if variable.ciphertext => (
+                        YELLOW,
+                        format!(
+                            "encrypted by dotenvx in {} (only `dotenvx run` decrypts it)",
+                            source(shown)
+                        ),
+                    ),
                     (State::Set, true) if variable.interactive_only => (
                         YELLOW,
                         format!(
