@@ -19,7 +19,9 @@ use crate::extract::{self, Candidate, ExtractionPlan, Move};
 use crate::model::{self, ServerEntry, Transport};
 use crate::ops::extraction::{env_error, known_values, plan_error};
 use crate::ops::hints::template_error;
-use crate::ops::writes::{begin_writes, preview_plan_env, save_plan_env_with, save_project_env};
+use crate::ops::writes::{
+    begin_writes, preview_plan_env, save_plan_env_with, save_project_env_with,
+};
 use crate::ops::{Context, Error};
 use crate::scope::Scope;
 use crate::store::{self, IfExists, NewServer, Progress, Target, Written};
@@ -36,11 +38,24 @@ pub struct AddRequest {
     pub source: Source,
     /// Replace a server of the same name in that scope.
     pub replace: bool,
-    /// Keep literal secrets in a project entry (they are moved to `.env`
-    /// otherwise).
-    pub allow_literal: bool,
+    /// What a literal secret in the entry (or a template's secret
+    /// variable given a value) becomes.
+    pub literal: Literal,
     /// Write into a `.env` other users can read.
     pub force: bool,
+}
+
+/// What becomes of a literal secret in what is added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Literal {
+    /// A project entry's go to `.env`, a placeholder in their place; a
+    /// template's secret values go to a dotenv file (the CLI's default).
+    Move,
+    /// Kept in the entry, with a warning (`--allow-literal`).
+    Keep,
+    /// Refused, naming the placeholder to use: the caller must never send
+    /// a secret value (`serve`'s agent).
+    Refuse,
 }
 
 /// Where an entry comes from.
@@ -215,12 +230,15 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
             warnings,
         } => {
             let mut warnings = warnings;
+            if request.literal == Literal::Refuse {
+                refuse_literal_secrets(ctx, &name, scope, &entry)?;
+            }
             let (entry, env) = plan_entry(
                 ctx,
                 &target,
                 &name,
                 entry,
-                request.allow_literal,
+                request.literal == Literal::Keep,
                 request.replace,
                 &mut warnings,
             )?;
@@ -232,7 +250,8 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
             vars,
         } => {
             refuse_duplicate(ctx, &target, &name, request.replace)?;
-            let (entry, env) = plan_template(ctx, &template, choice, &name, scope, vars)?;
+            let (entry, env) =
+                plan_template(ctx, &template, choice, &name, scope, vars, request.literal)?;
             let transport = ServerEntry::from_value(entry.clone()).transport();
             (entry, transport, Some(template.name), Vec::new(), env)
         }
@@ -315,9 +334,26 @@ fn plan_template(
     name: &str,
     scope: Scope,
     vars: IndexMap<String, String>,
+    literal: Literal,
 ) -> Result<(Value, EnvWrites), Error> {
     let rendered =
         templates::render(template, choice, name).map_err(|error| template_error(ctx, error))?;
+    if literal == Literal::Refuse {
+        let secret: Vec<String> = rendered
+            .variables
+            .iter()
+            .filter(|variable| variable.secret && vars.contains_key(&variable.name))
+            .map(|variable| format!("`{}`", variable.name))
+            .collect();
+        if !secret.is_empty() {
+            return Err(Error::usage(format!(
+                "{} {} secret: this tool never takes a secret value",
+                secret.join(", "),
+                if secret.len() == 1 { "is" } else { "are" }
+            ))
+            .with_hint("leave it out; the person sets it with `mcpenv onboard` (or in `.env`), never through the agent"));
+        }
+    }
     let mut entry = rendered.entry;
     let mut secrets = Vec::new();
     for (key, value) in vars {
@@ -447,9 +483,7 @@ pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
                 )
                 .map_err(env_error)?;
             } else {
-                for path in save_project_env(ctx, secrets, example, plan.force)? {
-                    progress.record(&path, true);
-                }
+                save_project_env_with(ctx, secrets, example, plan.force, &mut progress)?;
             }
         }
     }
@@ -548,6 +582,40 @@ fn blanked_warnings(name: &str, entry: &Value) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// Refuses an entry holding a literal secret, naming the placeholder that
+/// takes its place (as `extract` would name it), in any scope.
+fn refuse_literal_secrets(
+    ctx: &Context,
+    name: &str,
+    scope: Scope,
+    entry: &Value,
+) -> Result<(), Error> {
+    let candidate = Candidate {
+        target: Target::for_scope(&ctx.locations, scope),
+        server: name.to_string(),
+        entry: ServerEntry::from_value(entry.clone()),
+        env_file: ctx.env_file_for(scope),
+    };
+    let plan =
+        extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?).map_err(plan_error)?;
+    let Some(first) = plan.moves.first() else {
+        return Ok(());
+    };
+    let fields: Vec<String> = plan
+        .moves
+        .iter()
+        .map(|moved| format!("`{}` (use `${{{}}}`)", moved.field, moved.variable))
+        .collect();
+    Err(Error::usage(format!(
+        "a literal secret in {}: this tool never takes a secret value",
+        fields.join(", ")
+    ))
+    .with_hint(format!(
+        "put the placeholder in its place, e.g. `${{{}}}`, and let the person set the value with `mcpenv onboard` (or in `.env`)",
+        first.variable
+    )))
 }
 
 /// Fails before anything is written when `name` exists and may not be replaced.

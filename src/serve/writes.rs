@@ -9,13 +9,11 @@ use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
 use crate::diff::FileChange;
-use crate::extract::{self, Candidate};
-use crate::model::{self, ServerEntry, Transport};
-use crate::ops::add::{self, AddRequest, Source};
+use crate::model::{self, Transport};
+use crate::ops::add::{self, AddRequest, Literal, Source};
 use crate::ops::share::{self, ShareRequest};
 use crate::ops::{self, Context, Error};
 use crate::scope::Scope;
-use crate::store::Target;
 use crate::templates::{self, Choice};
 
 /// Carries out a decided write and says what was done.
@@ -108,9 +106,6 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
             warnings: Vec::new(),
         }
     };
-    if let Source::Entry { entry, .. } = &source {
-        refuse_literal_secrets(ctx, &name, scope, entry)?;
-    }
     let plan = add::plan(
         ctx,
         AddRequest {
@@ -118,8 +113,8 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
             scope,
             source,
             replace: false,
-            // Nothing to move: a literal secret was refused above.
-            allow_literal: false,
+            // The agent never sends a secret value.
+            literal: Literal::Refuse,
             force: false,
         },
     )?;
@@ -155,8 +150,8 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
 }
 
 /// The template `name` (a name, never a path: the tool reads no file it
-/// is pointed at), its non-secret `vars` as defaults. Values of secret
-/// variables are refused: the person sets those.
+/// is pointed at), with `vars` (values of its secret variables are refused
+/// by the use case: the person sets those).
 fn template_source(
     ctx: &Context,
     name: &str,
@@ -181,64 +176,11 @@ fn template_source(
         (None, Some(remote)) => Choice::Remote(remote),
         (None, None) => Choice::Default,
     };
-    let rendered = templates::render(&template, choice, "server")
-        .map_err(|error| ops::hints::template_error(ctx, error))?;
-    let secret: Vec<String> = rendered
-        .variables
-        .iter()
-        .filter(|variable| variable.secret && vars.contains_key(&variable.name))
-        .map(|variable| format!("`{}`", variable.name))
-        .collect();
-    if !secret.is_empty() {
-        return Err(Error::usage(format!(
-            "{} {} secret: this tool never takes a secret value",
-            secret.join(", "),
-            if secret.len() == 1 { "is" } else { "are" }
-        ))
-        .with_hint("leave it out; the person sets it with `mcpenv onboard` (or in `.env`), never through the agent"));
-    }
     Ok(Source::Template {
         template: Box::new(template),
         choice,
         vars: vars.clone(),
     })
-}
-
-/// Refuses an entry holding a literal secret, naming the placeholder that
-/// takes its place (as `extract` would name it).
-fn refuse_literal_secrets(
-    ctx: &Context,
-    name: &str,
-    scope: Scope,
-    entry: &Value,
-) -> Result<(), Error> {
-    let candidate = Candidate {
-        target: Target::for_scope(&ctx.locations, scope),
-        server: name.to_string(),
-        entry: ServerEntry::from_value(entry.clone()),
-        env_file: ctx.env_file_for(scope),
-    };
-    let plan = extract::plan(
-        std::slice::from_ref(&candidate),
-        &ops::extraction::known_values(ctx)?,
-    )
-    .map_err(ops::extraction::plan_error)?;
-    let Some(first) = plan.moves.first() else {
-        return Ok(());
-    };
-    let fields: Vec<String> = plan
-        .moves
-        .iter()
-        .map(|moved| format!("`{}` (use `${{{}}}`)", moved.field, moved.variable))
-        .collect();
-    Err(Error::usage(format!(
-        "a literal secret in {}: this tool never takes a secret value",
-        fields.join(", ")
-    ))
-    .with_hint(format!(
-        "put the placeholder in its place, e.g. `${{{}}}`, and let the person set the value with `mcpenv onboard` (or in `.env`)",
-        first.variable
-    )))
 }
 
 /// Decides `share_server` for `arguments` (already valid for its schema).

@@ -11,7 +11,7 @@ use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::model::{self, Transport};
-use crate::ops::add::{self, AddReport, AddRequest, Source, check_name};
+use crate::ops::add::{self, AddReport, AddRequest, Literal, Source, check_name};
 use crate::scope::Scope;
 use serde_json::Value;
 
@@ -209,7 +209,11 @@ pub fn add_entry(
                 warnings,
             },
             replace: flags.replace,
-            allow_literal: flags.allow_literal,
+            literal: if flags.allow_literal {
+                Literal::Keep
+            } else {
+                Literal::Move
+            },
             force: flags.force,
         },
     )?;

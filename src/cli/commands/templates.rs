@@ -9,7 +9,7 @@ use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
 use crate::cli::error::{CliError, Kind};
 use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::ops::add::{self, AddReport, AddRequest, Source};
+use crate::ops::add::{self, AddReport, AddRequest, Literal, Source};
 use crate::ops::list_templates::{TemplateList, list_templates};
 use crate::ops::show_template::{TemplateDetails, show_template};
 use crate::scope::Scope;
@@ -170,7 +170,11 @@ pub fn add_from_template(
                 vars: parse_vars(&args.vars)?,
             },
             replace: args.replace,
-            allow_literal: args.allow_literal,
+            literal: if args.allow_literal {
+                Literal::Keep
+            } else {
+                Literal::Move
+            },
             force: args.force,
         },
     )?;
