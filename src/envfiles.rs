@@ -193,29 +193,24 @@ pub fn save_with(
     if !values.is_empty() {
         check_private(&files.env, force)?;
     }
-    // Git knows best (global excludes, `.git/info/exclude`); the root
-    // `.gitignore` is read when git cannot say.
-    let ignored_by_git = files
-        .env
-        .parent()
-        .and_then(|root| git_ignores(root, &files.env));
-    let changed = ignored_by_git != Some(true)
+    let changed = !git_ignores_dotenv(files)
         && edit_text(
             state_dir,
             &files.gitignore,
             NewMode::Umasked(0o644),
-            |old| Ok(dotenv::gitignore_with_dotenv(old)),
+            gitignore_change,
         )?;
     progress.record(&files.gitignore, changed);
     if !values.is_empty() {
         add_values(state_dir, &files.env, values, progress)?;
     }
     if !example.is_empty() {
-        let changed = edit_text(state_dir, &files.example, NewMode::Umasked(0o644), |old| {
-            let old = old.unwrap_or_default();
-            let new = dotenv::example_with(old, example);
-            Ok((new != old).then_some(new))
-        })?;
+        let changed = edit_text(
+            state_dir,
+            &files.example,
+            NewMode::Umasked(0o644),
+            example_change(example),
+        )?;
         progress.record(&files.example, changed);
     }
     Ok(())
@@ -230,25 +225,15 @@ pub fn preview(
     values: &[(String, String)],
     example: &[dotenv::ExampleLine],
 ) -> Result<Vec<FileChange>, EnvFilesError> {
-    let ignored_by_git = files
-        .env
-        .parent()
-        .and_then(|root| git_ignores(root, &files.env));
     let mut changes = Vec::new();
-    if ignored_by_git != Some(true) {
-        changes.push(preview_text(&files.gitignore, |old| {
-            Ok(dotenv::gitignore_with_dotenv(old))
-        })?);
+    if !git_ignores_dotenv(files) {
+        changes.push(preview_text(&files.gitignore, gitignore_change)?);
     }
     if !values.is_empty() {
         changes.push(preview_values(&files.env, values)?);
     }
     if !example.is_empty() {
-        changes.push(preview_text(&files.example, |old| {
-            let old = old.unwrap_or_default();
-            let new = dotenv::example_with(old, example);
-            Ok((new != old).then_some(new))
-        })?);
+        changes.push(preview_text(&files.example, example_change(example))?);
     }
     changes.retain(FileChange::changes);
     Ok(changes)
@@ -259,11 +244,7 @@ pub fn preview_values(
     path: &Path,
     values: &[(String, String)],
 ) -> Result<FileChange, EnvFilesError> {
-    preview_text(path, |old| {
-        dotenv::with_values(old.unwrap_or_default(), values)
-            .map(Some)
-            .map_err(|source| quote_error(path, values, source))
-    })
+    preview_text(path, values_change(path, values))
 }
 
 /// The change `change` makes to the text at `path` (`None`: no change).
@@ -331,13 +312,53 @@ fn add_values(
     values: &[(String, String)],
     progress: &mut Progress,
 ) -> Result<(), EnvFilesError> {
-    let changed = edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
+    let changed = edit_text(
+        state_dir,
+        path,
+        NewMode::Exact(0o600),
+        values_change(path, values),
+    )?;
+    progress.record(path, changed);
+    Ok(())
+}
+
+/// Whether git already ignores the project's `.env`. Git knows best
+/// (global excludes, `.git/info/exclude`); the root `.gitignore` is read
+/// when git cannot say.
+fn git_ignores_dotenv(files: &EnvFiles) -> bool {
+    files
+        .env
+        .parent()
+        .and_then(|root| git_ignores(root, &files.env))
+        == Some(true)
+}
+
+/// `.gitignore` with a line for `.env` (`None`: it has one).
+fn gitignore_change(old: Option<&str>) -> Result<Option<String>, EnvFilesError> {
+    Ok(dotenv::gitignore_with_dotenv(old))
+}
+
+/// `.env.example` documenting `example` (`None`: it does already).
+fn example_change(
+    example: &[dotenv::ExampleLine],
+) -> impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError> + '_ {
+    move |old| {
+        let old = old.unwrap_or_default();
+        let new = dotenv::example_with(old, example);
+        Ok((new != old).then_some(new))
+    }
+}
+
+/// The dotenv file at `path` with `values` added.
+fn values_change<'a>(
+    path: &'a Path,
+    values: &'a [(String, String)],
+) -> impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError> + 'a {
+    move |old| {
         dotenv::with_values(old.unwrap_or_default(), values)
             .map(Some)
             .map_err(|source| quote_error(path, values, source))
-    })?;
-    progress.record(path, changed);
-    Ok(())
+    }
 }
 
 fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> EnvFilesError {

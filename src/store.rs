@@ -870,6 +870,26 @@ fn edit<E: From<ConfigError>>(
     edit_with(locations, target, plan, || ())
 }
 
+/// The file's new text after `change`, in pieces (the splices around the
+/// text as read); `None` when nothing changes. What [`edit`] writes and
+/// [`preview`] shows.
+fn new_text<'a>(
+    document: &'a JsonDocument,
+    change: &'a Change,
+    path: &Path,
+) -> Result<Option<Vec<&'a str>>, ConfigError> {
+    Ok(match change {
+        Change::Nothing => None,
+        Change::Splices(splices) => {
+            document
+                .check(splices)
+                .map_err(|error| document_error(path, error))?;
+            Some(document.spliced(splices))
+        }
+        Change::Whole(edited) => Some(vec![edited.text()]),
+    })
+}
+
 /// What [`edit`] would write with `plan`: the file's text as read and as
 /// it would be, from the same reading and planning, with no lock taken and
 /// nothing written (a preview shown before a person agrees to the edit).
@@ -892,15 +912,9 @@ fn preview<E: From<ConfigError>>(
     let before = original.clone();
     let document = parse_for_edit(path, original, expand)?;
     let Plan { change, .. } = plan(&document)?;
-    let after = match &change {
-        Change::Nothing => before.clone(),
-        Change::Splices(splices) => {
-            document
-                .check(splices)
-                .map_err(|error| document_error(path, error))?;
-            Some(document.spliced(splices).concat())
-        }
-        Change::Whole(edited) => Some(edited.text().to_string()),
+    let after = match new_text(&document, &change, path)? {
+        Some(pieces) => Some(pieces.concat()),
+        None => before.clone(),
     };
     Ok(FileChange {
         path: path.clone(),
@@ -961,27 +975,15 @@ fn edit_with<E: From<ConfigError>>(
         let existed = original.is_some();
         let document = parse_for_edit(path, original, expand)?;
         let Plan { change, expect } = plan(&document)?;
-        let pieces: Vec<&[u8]> = match &change {
-            Change::Nothing => {
-                return Ok(Written {
-                    path: path.clone(),
-                    created: false,
-                    replaced: false,
-                    changed: false,
-                });
-            }
-            Change::Splices(splices) => {
-                document
-                    .check(splices)
-                    .map_err(|error| document_error(path, error))?;
-                document
-                    .spliced(splices)
-                    .into_iter()
-                    .map(str::as_bytes)
-                    .collect()
-            }
-            Change::Whole(edited) => vec![edited.text().as_bytes()],
+        let Some(pieces) = new_text(&document, &change, path)? else {
+            return Ok(Written {
+                path: path.clone(),
+                created: false,
+                replaced: false,
+                changed: false,
+            });
         };
+        let pieces: Vec<&[u8]> = pieces.into_iter().map(str::as_bytes).collect();
         if !target.is_claude_json() {
             let size: usize = pieces.iter().map(|piece| piece.len()).sum();
             check_project_file_size(path, size as u64)?;

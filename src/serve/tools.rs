@@ -386,7 +386,8 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
             property.as_str().unwrap_or_default()
         ),
         Kind::Type { .. } => {
-            let wanted = schema_at(schema, &error.schema_path().to_string())
+            let wanted = schema
+                .pointer(&error.schema_path().to_string())
                 .and_then(|rule| rule.as_str().map(str::to_string))
                 .unwrap_or_else(|| "another type".to_string());
             format!(
@@ -405,11 +406,6 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
             error.kind().keyword()
         ),
     }
-}
-
-/// The value at the JSON pointer `pointer` of `schema`.
-fn schema_at<'a>(schema: &'a Value, pointer: &str) -> Option<&'a Value> {
-    schema.pointer(pointer)
 }
 
 /// The text for files that do not load, when there are any: the listing
