@@ -237,6 +237,10 @@ pub struct Variable {
     /// `dotenvx run` turns into the value.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ciphertext: bool,
+    /// Where its value is kept when a dotenv file holds a reference
+    /// (`op://…`, `keychain:…`) rather than the value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<StoredReference>,
     /// The default of its references, when they have one.
     #[serde(skip)]
     pub default: Option<String>,
@@ -248,6 +252,19 @@ pub struct Variable {
     /// the template is called.
     #[serde(skip)]
     pub expected: Option<ExpectedFormat>,
+}
+
+/// A variable whose dotenv file names where its value is kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoredReference {
+    /// The password manager or keychain.
+    pub manager: crate::references::Manager,
+    /// Whether it gave a value when asked; `None` until it is asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolves: Option<bool>,
+    /// The reference itself (never secret), for messages.
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// The format a template expects of a variable.
@@ -686,9 +703,22 @@ fn record(
     let ciphertext = found
         .as_ref()
         .is_some_and(|((value, _), _)| crate::dotenv::is_dotenvx_ciphertext(value));
+    // A reference in a dotenv file; in the environment or Claude Code's
+    // settings it is passed on as it is written.
+    let stored_reference = match &found {
+        Some(((value, _), false)) => crate::references::manager_of(value)
+            .filter(|manager| *manager != crate::references::Manager::Dotenvx)
+            .map(|manager| StoredReference {
+                manager,
+                resolves: None,
+                text: value.clone(),
+            }),
+        _ => None,
+    };
     if let (Some(((value, _), _)), Some(expected)) = (&found, &expected)
         && !value.is_empty()
         && !ciphertext
+        && stored_reference.is_none()
         && !expected.accepts(value)
     {
         findings.push(Finding {
@@ -728,6 +758,7 @@ fn record(
             || crate::secrets::is_secret_name(&reference.name),
         required: reference.default.is_none(),
         ciphertext,
+        reference: stored_reference,
         default: reference.default.clone(),
         placements: vec![placement],
         expected,
@@ -761,7 +792,7 @@ fn dotenv_file_name(root: &Path, source: Option<&str>) -> String {
 }
 
 /// Where a value was found, as messages name it.
-fn source_name(root: &Path, source: Option<&str>) -> String {
+pub fn source_name(root: &Path, source: Option<&str>) -> String {
     match source {
         Some("environment") => "the environment".to_string(),
         other => format!("`{}`", dotenv_file_name(root, other)),

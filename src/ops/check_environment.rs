@@ -5,10 +5,11 @@
 
 use serde::Serialize;
 
-use crate::check::{self, CheckReport, EnvSources, Status};
+use crate::check::{self, CheckReport, EnvSources, Finding, Severity, Status};
 use crate::dotenv::DotEnvError;
 use crate::layered::Inventory;
 use crate::ops::{Context, Read};
+use crate::references::Resolver;
 
 /// The outcome of a check.
 #[derive(Debug, Serialize)]
@@ -65,6 +66,7 @@ pub fn check_environment(
     if let Some(name) = server {
         only(&mut report, name)?;
     }
+    resolve_references(context, &mut report);
     let pending: Vec<&str> = report
         .servers
         .iter()
@@ -83,6 +85,47 @@ pub fn check_environment(
         sources: Some(sources),
     };
     Ok((check, read))
+}
+
+/// Asks each password manager and the keychain for the values the dotenv
+/// files name (each reference once), so a reference that would fail under
+/// `mcpenv run` fails the check now; the values are only learnt, to be
+/// masked.
+fn resolve_references(context: &Context, report: &mut CheckReport) {
+    let root = context.locations.project_root();
+    let mut resolver = Resolver::new(context.shield.clone());
+    for variable in &mut report.variables {
+        let Some(reference) = &mut variable.reference else {
+            continue;
+        };
+        let Some(result) = resolver.resolve(&reference.text) else {
+            continue;
+        };
+        reference.resolves = Some(result.is_ok());
+        if let Err(error) = result {
+            // Its servers would start without it.
+            for server in &mut report.servers {
+                if variable.servers.contains(&server.name) {
+                    server.ok = false;
+                }
+            }
+            report.findings.push(Finding {
+                code: "reference-unresolved",
+                severity: Severity::Error,
+                server: None,
+                variable: Some(variable.name.clone()),
+                file: None,
+                message: format!(
+                    "`{}` in {} {} (used by {})",
+                    variable.name,
+                    check::source_name(&root, variable.source.as_deref()),
+                    error.message,
+                    variable.servers.join(", ")
+                ),
+                hint: Some(error.hint),
+            });
+        }
+    }
 }
 
 /// Keeps what concerns the server `name` in `report`.

@@ -20,6 +20,7 @@ use crate::ops::{Context, Error};
 use crate::placeholder;
 use crate::probe::{self, BlankedValue, Endpoint, ProbeOutcome, ProbeTarget};
 use crate::redact::Shield;
+use crate::references::{ResolveError, Resolver};
 
 /// Which servers to probe.
 #[derive(Debug, Clone, Default)]
@@ -67,10 +68,7 @@ pub fn select(
     } else {
         inventory.names().into_iter().map(str::to_string).collect()
     };
-    let files = sources.file_values();
-    // The environment wins over the files, as with `mcpenv run`.
-    let mut env = files.clone();
-    env.extend(ctx.process_env.clone());
+    let (env, unresolved) = environment(ctx, sources);
     let mut targets = Vec::new();
     let mut skipped = Vec::new();
     for name in names {
@@ -87,7 +85,9 @@ pub fn select(
         {
             continue;
         }
-        if let Some(reason) = skip_reason(winner, request.trust_project, named) {
+        if let Some(reason) = skip_reason(winner, request.trust_project, named)
+            .or_else(|| unresolved_reason(winner, &unresolved))
+        {
             let unapproved = winner
                 .approval
                 .filter(|approval| *approval != Approval::Approved)
@@ -102,6 +102,54 @@ pub fn select(
         targets.push(target(ctx, winner, &env, Blanking::new(ctx, request)));
     }
     Ok(Selection { targets, skipped })
+}
+
+/// What a server is started with, as under `mcpenv run`: the values of
+/// the dotenv files, references resolved, with the environment winning;
+/// and the variables whose reference gave no value, which are not handed
+/// on at all (never as the reference's text).
+fn environment(
+    ctx: &Context,
+    sources: &EnvSources,
+) -> (BTreeMap<String, String>, BTreeMap<String, ResolveError>) {
+    let mut resolver = Resolver::new(ctx.shield.clone());
+    let mut env = BTreeMap::new();
+    let mut unresolved = BTreeMap::new();
+    for (name, value) in sources.file_values() {
+        if ctx.process_env.contains_key(&name) {
+            continue;
+        }
+        match resolver.value_of(&value) {
+            Ok(value) => {
+                env.insert(name, value);
+            }
+            Err(error) => {
+                unresolved.insert(name, error);
+            }
+        }
+    }
+    env.extend(ctx.process_env.clone());
+    (env, unresolved)
+}
+
+/// Why a server whose placeholders name a variable without a value from
+/// its reference is not started: it would fail for a reason known now.
+fn unresolved_reason(
+    server: &Sourced,
+    unresolved: &BTreeMap<String, ResolveError>,
+) -> Option<String> {
+    server
+        .entry
+        .expandable_fields()
+        .into_iter()
+        .flat_map(|(_, text)| placeholder::references(text))
+        .find_map(|reference| {
+            let error = unresolved.get(&reference.name)?;
+            Some(format!(
+                "`{}` {}; not started ({})",
+                reference.name, error.message, error.hint
+            ))
+        })
 }
 
 /// Why a server is not probed, if it is not.

@@ -2,8 +2,9 @@
 //! `.env` of the project and of every directory above it whose `.mcp.json`
 //! is in effect (a monorepo's root), nearer first, then the user's store
 //! (`~/.config/mcpenv/.env`), in that precedence; variables already in the
-//! environment win, as with dotenvy. Starting the command is the
-//! front-end's job.
+//! environment win, as with dotenvy. A value that is a reference
+//! (`op://…`, `keychain:…`) is replaced by what it names. Starting the
+//! command is the front-end's job.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use serde::Serialize;
 use crate::check::EnvSources;
 use crate::dotenv;
 use crate::ops::{Context, Error};
+use crate::references::Resolver;
 
 /// Which dotenv files to load.
 #[derive(Debug, Clone, Default)]
@@ -58,6 +60,7 @@ pub fn run_environment(
     };
     let mut environment = RunEnvironment::default();
     let mut set: HashSet<String> = HashSet::new();
+    let mut resolver = Resolver::new(ctx.shield.clone());
     for file in &files {
         let stop = |loaded, error| Err(RunEnvError { loaded, error });
         let loaded = match dotenv::read(file) {
@@ -88,18 +91,21 @@ pub fn run_environment(
             if ctx.process_env.contains_key(name) || set.contains(name) {
                 continue;
             }
-            // Ciphertext is never handed on as if it were the value.
-            if dotenv::is_dotenvx_ciphertext(value) {
-                let error = Error::failure(format!(
-                    "`{name}` in `{}` is encrypted by dotenvx; mcpenv does not decrypt it",
-                    file.display()
-                ))
-                .with_hint(
-                    "start through dotenvx, which decrypts it into the environment that mcpenv passes on: `dotenvx run -- mcpenv run -- …`",
-                );
-                return stop(environment, error);
-            }
-            environment.variables.push((name.clone(), value.clone()));
+            // A reference is handed on as the value it names, never as
+            // itself; ciphertext is not handed on at all.
+            let value = match resolver.value_of(value) {
+                Ok(value) => value,
+                Err(error) => {
+                    let stopped = Error::failure(format!(
+                        "`{name}` in `{}` {}",
+                        file.display(),
+                        error.message
+                    ))
+                    .with_hint(error.hint);
+                    return stop(environment, stopped);
+                }
+            };
+            environment.variables.push((name.clone(), value));
             set.insert(name.clone());
         }
     }

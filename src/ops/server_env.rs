@@ -1,6 +1,7 @@
 //! The variables the servers in effect reference that the project's
 //! dotenv files provide (and the environment does not): what a shell needs
-//! to set for Claude Code to start them. What `mcpenv env` prints. Values
+//! to set for Claude Code to start them, references (`op://…`,
+//! `keychain:…`) resolved. What `mcpenv env` prints. Values
 //! are the point here: a front-end decides whether to show them.
 
 use std::collections::BTreeMap;
@@ -9,6 +10,7 @@ use serde::Serialize;
 
 use crate::check;
 use crate::ops::{Context, Error};
+use crate::references::Resolver;
 
 /// The variables to export.
 #[derive(Debug, Serialize)]
@@ -28,15 +30,29 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         &crate::templates::all(&ctx.template_dirs).0,
     );
     let values = sources.file_values();
-    let variables = report
-        .variables
-        .iter()
-        .filter(|variable| !ctx.process_env.contains_key(&variable.name))
-        .filter_map(|variable| {
-            values
-                .get(&variable.name)
-                .map(|value| (variable.name.clone(), value.clone()))
-        })
-        .collect();
+    let mut resolver = Resolver::new(ctx.shield.clone());
+    let mut variables = BTreeMap::new();
+    for variable in &report.variables {
+        if ctx.process_env.contains_key(&variable.name) {
+            continue;
+        }
+        let Some(value) = values.get(&variable.name) else {
+            continue;
+        };
+        // A reference is exported as the value it names.
+        let value = resolver.value_of(value).map_err(|error| {
+            Error::failure(format!(
+                "`{}` in {} {}",
+                variable.name,
+                variable
+                    .source
+                    .as_deref()
+                    .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`")),
+                error.message
+            ))
+            .with_hint(error.hint)
+        })?;
+        variables.insert(variable.name.clone(), value);
+    }
     Ok(ServerEnv { variables })
 }

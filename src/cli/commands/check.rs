@@ -96,6 +96,17 @@ impl Report for CheckOutput {
                             source(shown)
                         ),
                     ),
+                    _ if let Some(reference) = &variable.reference => {
+                        let named =
+                            format!("named in {}, seen through `mcpenv run`", source(shown));
+                        let place = reference.manager.source();
+                        match reference.resolves {
+                            Some(false) => {
+                                (RED, format!("{place}, but it gives no value ({named})"))
+                            }
+                            _ => (YELLOW, format!("{place} ({named})")),
+                        }
+                    }
                     (State::Set, true) if variable.interactive_only => (
                         YELLOW,
                         format!(

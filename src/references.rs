@@ -1,0 +1,311 @@
+//! Values in a dotenv file that say where a secret is kept instead of
+//! holding it: `op://Engineering/GitHub/token` (1Password),
+//! `keychain:github.com/acme/widgets/GITHUB_TOKEN` (the OS keychain), and
+//! dotenvx's `encrypted:…`, which only dotenvx can turn into the value.
+//!
+//! Each kind is one row of [`SCHEMES`]: how to recognise it and how to
+//! resolve it. Commands never look at the text of a reference; adding a
+//! password manager is one more row.
+
+use std::collections::HashMap;
+use std::io::ErrorKind;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::keychain;
+use crate::redact::Shield;
+
+/// Where a reference says the value is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Manager {
+    /// 1Password, read through its CLI (`op read`).
+    #[serde(rename = "1password")]
+    OnePassword,
+    /// The OS keychain.
+    Keychain,
+    /// dotenvx's ciphertext, which `dotenvx run` decrypts.
+    Dotenvx,
+}
+
+impl Manager {
+    /// Where a value it holds is said to be: "from 1Password", "set in
+    /// the keychain".
+    pub fn source(self) -> &'static str {
+        match self {
+            Self::OnePassword => "from 1Password",
+            Self::Keychain => "set in the keychain",
+            Self::Dotenvx => "encrypted by dotenvx",
+        }
+    }
+
+    /// Whether a team can commit such a reference in `.env.example`: it
+    /// names the same secret for everyone with access (a keychain entry is
+    /// one person's, ciphertext needs one key).
+    pub fn shared(self) -> bool {
+        matches!(self, Self::OnePassword)
+    }
+}
+
+/// One kind of reference.
+struct Scheme {
+    manager: Manager,
+    matches: fn(&str) -> bool,
+    resolve: fn(&str) -> Result<String, ResolveError>,
+}
+
+/// Every kind of reference mcpenv resolves.
+const SCHEMES: &[Scheme] = &[
+    Scheme {
+        manager: Manager::OnePassword,
+        matches: is_op_reference,
+        resolve: op_read,
+    },
+    Scheme {
+        manager: Manager::Keychain,
+        matches: |value| keychain::account_of(value).is_some(),
+        resolve: keychain_read,
+    },
+    Scheme {
+        manager: Manager::Dotenvx,
+        matches: crate::dotenv::is_dotenvx_ciphertext,
+        resolve: |_| {
+            Err(ResolveError {
+            message: "is encrypted by dotenvx; mcpenv does not decrypt it".to_string(),
+            hint: "start through dotenvx, which decrypts it into the environment that mcpenv passes on: `dotenvx run -- mcpenv run -- …`".to_string(),
+        })
+        },
+    },
+];
+
+/// The manager a value refers to, when it is a reference.
+pub fn manager_of(value: &str) -> Option<Manager> {
+    scheme_of(value).map(|scheme| scheme.manager)
+}
+
+fn scheme_of(value: &str) -> Option<&'static Scheme> {
+    SCHEMES.iter().find(|scheme| (scheme.matches)(value))
+}
+
+/// Why a reference gave no value: a sentence that follows the variable's
+/// name ("`X` in `.env` …"), and the next step.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ResolveError {
+    /// What went wrong, never holding a value.
+    pub message: String,
+    /// The next step.
+    pub hint: String,
+}
+
+/// Resolves references, each once per run however many variables name
+/// it; every value it reads is taught to the shield before anyone can
+/// show it.
+pub struct Resolver {
+    shield: Arc<Shield>,
+    known: HashMap<String, Result<String, ResolveError>>,
+}
+
+impl Resolver {
+    /// A resolver teaching `shield`.
+    pub fn new(shield: Arc<Shield>) -> Self {
+        Self {
+            shield,
+            known: HashMap::new(),
+        }
+    }
+
+    /// The value `value` stands for: `None` when it is no reference (it
+    /// is the value itself).
+    pub fn resolve(&mut self, value: &str) -> Option<Result<String, ResolveError>> {
+        let scheme = scheme_of(value)?;
+        if let Some(known) = self.known.get(value) {
+            return Some(known.clone());
+        }
+        let resolved = (scheme.resolve)(value);
+        if let Ok(secret) = &resolved {
+            self.shield.learn(|redactor| redactor.learn(secret));
+        }
+        self.known.insert(value.to_string(), resolved.clone());
+        Some(resolved)
+    }
+
+    /// `value`, or what it refers to.
+    pub fn value_of(&mut self, value: &str) -> Result<String, ResolveError> {
+        self.resolve(value).unwrap_or_else(|| Ok(value.to_string()))
+    }
+}
+
+/// `op://vault/item/field` (or `…/section/field`, with `?attribute=…`):
+/// 1Password's secret reference syntax.
+fn is_op_reference(value: &str) -> bool {
+    value.strip_prefix("op://").is_some_and(|rest| {
+        let path = rest.split('?').next().unwrap_or(rest);
+        let parts: Vec<&str> = path.split('/').collect();
+        (3..=4).contains(&parts.len())
+            && parts.iter().all(|part| !part.is_empty())
+            && !rest.contains(char::is_whitespace)
+    })
+}
+
+/// Reads a 1Password reference with `op read`, which prints the value
+/// (without the newline, given `--no-newline`) and exits 0, or prints an
+/// `[ERROR] <date> <time> <message>` line on stderr and exits 1. Its stdin
+/// is never the terminal's or a protocol's: the desktop app asks for
+/// approval itself.
+fn op_read(reference: &str) -> Result<String, ResolveError> {
+    let output = Command::new("op")
+        .args(["read", "--no-newline", reference])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(error) if error.kind() == ErrorKind::NotFound => {
+            return Err(ResolveError {
+                message: "is a 1Password reference, and the 1Password CLI (`op`) is not on PATH"
+                    .to_string(),
+                hint: "install the 1Password CLI (https://developer.1password.com/docs/cli/get-started/) and sign in (`op signin`), then run the command again".to_string(),
+            });
+        }
+        Err(error) => {
+            return Err(ResolveError {
+                message: format!(
+                    "is a 1Password reference, and `op` could not be started: {error}"
+                ),
+                hint: "check the 1Password CLI's installation (`op --version`)".to_string(),
+            });
+        }
+    };
+    if output.status.success() {
+        return String::from_utf8(output.stdout).map_err(|_| ResolveError {
+            message: "is a 1Password reference whose value is not UTF-8 text".to_string(),
+            hint: "keep text values in 1Password, or set the value itself".to_string(),
+        });
+    }
+    let said = op_message(&String::from_utf8_lossy(&output.stderr));
+    let signed_out = [
+        "not currently signed in",
+        "not signed in",
+        "no accounts configured",
+        "session expired",
+        "authorization prompt dismissed",
+        "account is not signed in",
+    ]
+    .iter()
+    .any(|sign| said.to_ascii_lowercase().contains(sign));
+    let hint = if signed_out {
+        "sign in to 1Password (`eval $(op signin)`, or unlock the 1Password app with its CLI integration turned on; a service account needs `OP_SERVICE_ACCOUNT_TOKEN`), then run the command again".to_string()
+    } else {
+        format!("check the reference with `op read '{reference}'`, or ask whoever shared it")
+    };
+    Err(ResolveError {
+        message: format!("is a 1Password reference that `op read` could not read: {said}"),
+        hint,
+    })
+}
+
+/// The message of `op`'s error output, without its `[ERROR] date time`
+/// prefix, on one line and safe for a terminal.
+fn op_message(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("no message");
+    let message = line
+        .strip_prefix("[ERROR]")
+        .map(str::trim_start)
+        .map(|rest| {
+            // `2024/01/02 15:04:05 message`
+            let mut words = rest.splitn(3, ' ');
+            match (words.next(), words.next(), words.next()) {
+                (Some(date), Some(time), Some(message))
+                    if date.contains('/') && time.contains(':') =>
+                {
+                    message
+                }
+                _ => rest,
+            }
+        })
+        .unwrap_or(line);
+    let mut message = crate::display::escape(message).into_owned();
+    if message.chars().count() > 300 {
+        message = message.chars().take(300).collect::<String>() + "…";
+    }
+    message
+}
+
+fn keychain_read(reference: &str) -> Result<String, ResolveError> {
+    let account = keychain::account_of(reference).unwrap_or_default();
+    keychain::get(account).map_err(|error| ResolveError {
+        message: format!("is kept in the keychain, which could not give it: {error}"),
+        hint: error.hint(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_is_recognised() {
+        assert_eq!(
+            manager_of("op://Engineering/GitHub/token"),
+            Some(Manager::OnePassword)
+        );
+        assert_eq!(
+            manager_of("op://Private/Server/admin/password"),
+            Some(Manager::OnePassword)
+        );
+        assert_eq!(
+            manager_of("op://Private/Login/one-time password?attribute=otp"),
+            None,
+            "a space makes it no reference op reads as one argument we would write"
+        );
+        assert_eq!(
+            manager_of("op://Private/Login/totp?attribute=otp"),
+            Some(Manager::OnePassword)
+        );
+        assert_eq!(
+            manager_of("keychain:github.com/acme/widgets/TOKEN"),
+            Some(Manager::Keychain)
+        );
+        assert_eq!(manager_of("encrypted:BDx9"), Some(Manager::Dotenvx));
+        for plain in [
+            "ghp_abc",
+            "op://only/two",
+            "op:///a/b",
+            "https://op/x/y",
+            "",
+        ] {
+            assert_eq!(manager_of(plain), None, "{plain}");
+        }
+    }
+
+    #[test]
+    fn op_errors_lose_their_date() {
+        assert_eq!(
+            op_message("[ERROR] 2024/01/02 15:04:05 could not read secret 'op://a/b/c': x\n"),
+            "could not read secret 'op://a/b/c': x"
+        );
+        assert_eq!(op_message("\n  something else\n"), "something else");
+        assert_eq!(op_message(""), "no message");
+        assert_eq!(op_message("[ERROR] \u{1b}[2J boom"), "\\u{1b}[2J boom");
+    }
+
+    #[test]
+    fn a_reference_is_resolved_once() {
+        let mut resolver = Resolver::new(Arc::new(Shield::default()));
+        assert_eq!(resolver.resolve("plain"), None);
+        assert_eq!(resolver.value_of("plain"), Ok("plain".to_string()));
+        let first = resolver.resolve("encrypted:abc");
+        assert!(matches!(first, Some(Err(_))));
+        assert_eq!(resolver.known.len(), 1);
+        assert_eq!(resolver.resolve("encrypted:abc"), first);
+        assert_eq!(resolver.known.len(), 1);
+    }
+}
