@@ -14,6 +14,7 @@ mod conformance;
 mod dotenvx;
 mod exit_codes;
 mod extract;
+mod fake_op;
 mod files;
 mod get;
 mod habits;
