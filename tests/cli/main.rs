@@ -35,6 +35,7 @@ mod probe_everything;
 mod probe_lifecycle;
 mod realworld;
 mod realworld_clients;
+mod references;
 mod remove;
 mod run;
 mod scan;

@@ -1,0 +1,258 @@
+//! 1Password references in `.env` (`op://vault/item/field`), against the
+//! stand-in `op` (`tests/support/fake_op.rs`, which follows 1Password's
+//! documented `op read`): `run`, `env` and `probe` hand on the value, each
+//! reference read once per run; `check` says where the value lives and,
+//! when `op` is missing or signed out, fails with the next step.
+
+use serde_json::{Value, json};
+
+use crate::fake_op::FakeOp;
+use crate::harness::TestEnv;
+use crate::probe::fake_bin;
+
+const GITHUB: &str = "ghp_Op1Pass5ordR3fTok3nValue0123456789ab";
+const LINEAR: &str = "lin_api_9fQ2xR7mZ4kT1vW8bN3cY6hJ0pL5sD2gA";
+
+/// A project whose two servers need `GITHUB_TOKEN` (one of them twice,
+/// under another name too) and `LINEAR_API_KEY`, all named in `.env` by
+/// 1Password references, and an `op` signed in to an account holding them.
+fn world() -> (TestEnv, FakeOp) {
+    let mut env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {
+            "github": {"command": "sh", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}},
+            "linear": {"type": "http", "url": "https://mcp.linear.app/mcp",
+                "headers": {"Authorization": "Bearer ${LINEAR_API_KEY}"}}
+        }})
+        .to_string(),
+    );
+    env.write(
+        "project/.env",
+        "GITHUB_TOKEN=op://Engineering/GitHub/token\n\
+         GH_TOKEN=op://Engineering/GitHub/token\n\
+         LINEAR_API_KEY=op://Engineering/Linear/credential\n\
+         PLAIN=as-written\n",
+    );
+    std::fs::set_permissions(
+        env.project.join(".env"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let op = FakeOp::new(
+        &env.root,
+        json!({"Engineering": {
+            "GitHub": {"token": GITHUB},
+            "Linear": {"credential": LINEAR}
+        }}),
+    );
+    op.install(&mut env);
+    (env, op)
+}
+
+fn reads(op: &FakeOp) -> Vec<String> {
+    op.calls()
+        .into_iter()
+        .filter(|call| call.first().is_some_and(|verb| verb == "read"))
+        .map(|call| call.last().cloned().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn run_hands_on_the_values_reading_each_reference_once() {
+    let (env, op) = world();
+    let out = env
+        .run(&[
+            "run",
+            "--",
+            "sh",
+            "-c",
+            "printf '%s|%s|%s|%s' \"$GITHUB_TOKEN\" \"$GH_TOKEN\" \"$LINEAR_API_KEY\" \"$PLAIN\"",
+        ])
+        .expect_code(0);
+    assert_eq!(out.stdout, format!("{GITHUB}|{GITHUB}|{LINEAR}|as-written"));
+    assert_eq!(
+        reads(&op),
+        [
+            "op://Engineering/GitHub/token",
+            "op://Engineering/Linear/credential"
+        ],
+        "one `op read` per reference, however many variables name it"
+    );
+    // Values never reach a disk: the `.env` still holds the references.
+    let dotenv = env.read("project/.env");
+    assert!(!dotenv.contains(GITHUB) && !dotenv.contains(LINEAR));
+}
+
+#[test]
+fn check_says_the_value_comes_from_1password_and_never_shows_it() {
+    let (env, op) = world();
+    let out = env.run(&["check"]);
+    out.assert_no_secret(&[GITHUB, LINEAR]);
+    assert!(
+        out.stdout
+            .contains("GITHUB_TOKEN    from 1Password (named in .env, seen through `mcpenv run`)"),
+        "{out}"
+    );
+    assert!(!out.stdout.contains("reference-unresolved"), "{out}");
+    let json = env.run(&["check", "--json"]);
+    json.assert_no_secret(&[GITHUB, LINEAR]);
+    let json = json.json();
+    let github = json["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|variable| variable["name"] == "GITHUB_TOKEN")
+        .unwrap();
+    assert_eq!(
+        github["reference"],
+        json!({"manager": "1password", "resolves": true}),
+        "{json}"
+    );
+    assert_eq!(reads(&op).len(), 4, "two references, two checks");
+}
+
+#[test]
+fn signed_out_check_and_run_fail_with_the_next_step() {
+    let (mut env, mut op) = world();
+    op.sign_out();
+    op.install(&mut env);
+    let out = env.run(&["check"]).expect_code(1);
+    assert!(
+        out.stdout.contains(
+            "error: `GITHUB_TOKEN` in `.env` is a 1Password reference that `op read` could not read"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("You are not currently signed in"),
+        "op's own reason is shown: {out}"
+    );
+    assert!(out.stdout.contains("eval $(op signin)"), "{out}");
+    assert!(
+        out.stdout
+            .contains("GITHUB_TOKEN    from 1Password, but it gives no value"),
+        "{out}"
+    );
+    let json = env.run(&["check", "--json"]).expect_code(1).json();
+    assert_eq!(json["ok"], false);
+    assert!(
+        json["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|finding| finding["code"] == "reference-unresolved"
+                && finding["message"]
+                    .as_str()
+                    .is_some_and(|message| message.starts_with("`LINEAR_API_KEY`"))),
+        "{json}"
+    );
+    let out = env
+        .run(&["run", "--", "sh", "-c", "echo started"])
+        .expect_code(1);
+    assert!(out.stdout.is_empty(), "the command must not start: {out}");
+    assert!(out.stderr.contains("op signin"), "{out}");
+}
+
+#[test]
+fn without_op_on_path_check_says_how_to_install_it() {
+    let (mut env, _op) = world();
+    env.set_env("PATH", "/usr/bin:/bin");
+    let out = env.run(&["check"]).expect_code(1);
+    assert!(
+        out.stdout
+            .contains("is a 1Password reference, and the 1Password CLI (`op`) is not on PATH"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("https://developer.1password.com/docs/cli/get-started/"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_reference_to_nothing_names_ops_reason() {
+    let (env, _op) = world();
+    env.write(
+        "project/.env",
+        "GITHUB_TOKEN=op://Engineering/GitHub/no-such-field\nLINEAR_API_KEY=x\n",
+    );
+    let out = env.run(&["check"]).expect_code(1);
+    assert!(
+        out.stdout
+            .contains("item 'Engineering/GitHub' does not have a field 'no-such-field'"),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("check the reference with `op read 'op://Engineering/GitHub/no-such-field'`"),
+        "{out}"
+    );
+}
+
+#[test]
+fn env_exports_the_values() {
+    let (env, op) = world();
+    let out = env.run(&["env"]).expect_code(0);
+    assert!(
+        out.stdout
+            .contains(&format!("export GITHUB_TOKEN='{GITHUB}'")),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains(&format!("export LINEAR_API_KEY='{LINEAR}'")),
+        "{out}"
+    );
+    assert_eq!(reads(&op).len(), 2);
+}
+
+#[test]
+fn probe_hands_the_value_to_the_server_and_skips_one_whose_reference_fails() {
+    let (env, _op) = world();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {
+            "needs-token": {"command": fake_bin(), "args": ["needs-env:TOKEN"],
+                "env": {"TOKEN": "${GITHUB_TOKEN}"}},
+            "broken": {"command": fake_bin(), "env": {"TOKEN": "${MISSING_REF}"}}
+        }})
+        .to_string(),
+    );
+    env.write(
+        "project/.env",
+        "GITHUB_TOKEN=op://Engineering/GitHub/token\nMISSING_REF=op://Engineering/Gone/token\n",
+    );
+    env.write(
+        "project/.claude/settings.local.json",
+        &json!({"enabledMcpjsonServers": ["needs-token", "broken"]}).to_string(),
+    );
+    env.trust_project();
+    let out = env.run(&["probe", "--jsonl", "--timeout", "10"]);
+    out.assert_no_secret(&[GITHUB]);
+    let lines: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let started: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line.get("name").is_some())
+        .collect();
+    assert_eq!(
+        started.len(),
+        1,
+        "only the server with a value starts: {out}"
+    );
+    assert_eq!(started[0]["name"], "needs-token", "{out}");
+    assert_eq!(started[0]["ok"], true, "it got the value: {out}");
+    assert!(
+        out.stderr.contains(
+            "skipped `broken`: `MISSING_REF` is a 1Password reference that `op read` could not read"
+        ) && out
+            .stderr
+            .contains("\"Gone\" isn't an item in the \"Engineering\" vault"),
+        "{out}"
+    );
+}
