@@ -19,6 +19,8 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// The service of every entry mcpenv makes.
 pub const SERVICE: &str = "mcpenv";
@@ -93,27 +95,55 @@ pub fn account(project: &str, name: &str) -> String {
     format!("{project}/{name}")
 }
 
+/// How long the keychain may take to answer. zbus sets no deadline of its
+/// own, so a Secret Service that hangs would hang mcpenv; a desktop's
+/// unlock dialog gets this long to be answered.
+const DEADLINE: Duration = Duration::from_secs(60);
+
 /// The value kept for `account`.
 pub fn get(account: &str) -> Result<String, KeychainError> {
-    entry(account)?
-        .get_password()
-        .map_err(|error| classify(account, error))
+    let account = account.to_string();
+    with_deadline(move || {
+        entry(&account)?
+            .get_password()
+            .map_err(|error| classify(&account, error))
+    })
 }
 
 /// Keeps `value` for `account`, replacing what it held.
 pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
-    entry(account)?
-        .set_password(value)
-        .map_err(|error| classify(account, error))
+    let (account, value) = (account.to_string(), value.to_string());
+    with_deadline(move || {
+        entry(&account)?
+            .set_password(&value)
+            .map_err(|error| classify(&account, error))
+    })
 }
 
 /// Deletes the entry for `account`; whether there was one.
 pub fn delete(account: &str) -> Result<bool, KeychainError> {
-    match entry(account)?.delete_credential() {
+    let account = account.to_string();
+    with_deadline(move || match entry(&account)?.delete_credential() {
         Ok(()) => Ok(true),
         Err(keyring::Error::NoEntry) => Ok(false),
-        Err(error) => Err(classify(account, error)),
-    }
+        Err(error) => Err(classify(&account, error)),
+    })
+}
+
+/// Runs `call` on a thread of its own and gives up after [`DEADLINE`]
+/// (the thread is left to the end of the process).
+fn with_deadline<T: Send + 'static>(
+    call: impl FnOnce() -> Result<T, KeychainError> + Send + 'static,
+) -> Result<T, KeychainError> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(call());
+    });
+    receiver.recv_timeout(DEADLINE).unwrap_or_else(|_| {
+        Err(KeychainError::Unavailable {
+            detail: format!("it did not answer within {} s", DEADLINE.as_secs()),
+        })
+    })
 }
 
 fn entry(account: &str) -> Result<keyring::Entry, KeychainError> {

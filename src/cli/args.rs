@@ -573,9 +573,31 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// Where the secrets go: `.env`, or the OS keychain with `.env` naming the entry.
+    #[arg(long, value_enum, default_value_t = StoreArg::Dotenv)]
+    pub to: StoreArg,
+
     /// Print the plan as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where `extract` and `share` keep the secrets they move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StoreArg {
+    /// The project's `.env` (mode 0600; a user server's: `~/.config/mcpenv/.env`).
+    Dotenv,
+    /// The OS keychain; `.env` holds only `keychain:…`, the entry's name.
+    Keychain,
+}
+
+impl From<StoreArg> for crate::ops::secret_stores::SecretStore {
+    fn from(store: StoreArg) -> Self {
+        match store {
+            StoreArg::Dotenv => Self::Dotenv,
+            StoreArg::Keychain => Self::Keychain,
+        }
+    }
 }
 
 /// A private scope, for `share --from`.
@@ -605,6 +627,10 @@ pub struct ShareArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// Where its secrets go: `.env`, or the OS keychain with `.env` naming the entry.
+    #[arg(long, value_enum, default_value_t = StoreArg::Dotenv)]
+    pub to: StoreArg,
+
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
@@ -633,6 +659,8 @@ pub enum OnboardTarget {
     Dotenv,
     /// The `env` map of `.claude/settings.local.json`, which Claude Code applies itself.
     ClaudeSettings,
+    /// The OS keychain; `.env` holds only `keychain:…`, the entry's name.
+    Keychain,
 }
 
 /// `mcpenv onboard`.

@@ -13,6 +13,7 @@ use crate::envfiles::{self, EnvFiles};
 use crate::extract::{self, Candidate, ExtractionPlan, Move};
 use crate::model::ServerEntry;
 use crate::ops::extraction::{env_error, known_values, plan_error, target_of};
+use crate::ops::secret_stores::{SecretStore, store_plan};
 use crate::ops::writes::{begin_writes, save_plan_env_with, tidy};
 use crate::ops::{Context, Error};
 use crate::scope::Scope;
@@ -29,6 +30,8 @@ pub struct ExtractRequest {
     pub servers: Vec<String>,
     /// Write into a `.env` that other users can read.
     pub force: bool,
+    /// Where the secrets are kept.
+    pub store: SecretStore,
 }
 
 /// What an extraction would move, decided before anything is written.
@@ -43,6 +46,7 @@ pub struct ExtractPlan {
     /// business).
     documented: Vec<(String, ServerEntry)>,
     force: bool,
+    store: SecretStore,
 }
 
 /// What an extraction moved, or (as a dry run) would move.
@@ -139,6 +143,7 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
         extraction,
         documented,
         force: request.force,
+        store: request.store,
     })
 }
 
@@ -202,7 +207,10 @@ fn check_env_files(plan: &ExtractPlan) -> Result<(), Error> {
 /// Writes `.gitignore`, `.env` and `.env.example`, then each config file
 /// once (local and user scope share `~/.claude.json`).
 fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, Error> {
-    let extraction = &plan.extraction;
+    // Kept in the keychain first, so no file names an entry not made.
+    let mut extraction = plan.extraction.clone();
+    store_plan(ctx, &mut extraction, plan.store, true)?;
+    let extraction = &extraction;
     let example = extract::example_variables(
         plan.documented
             .iter()

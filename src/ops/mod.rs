@@ -21,6 +21,7 @@ pub mod project_choices;
 pub mod remove_server;
 pub mod run_environment;
 pub mod scan_secrets;
+pub mod secret_stores;
 pub mod server_env;
 pub mod share;
 pub mod show_template;

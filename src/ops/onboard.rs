@@ -18,9 +18,12 @@ use crate::claude_settings::{self, SettingsError};
 use crate::display::{escape, quoted_names};
 use crate::dotenv;
 use crate::envfiles::{self, EnvFiles};
+use crate::keychain;
 use crate::ops::extraction::env_error;
+use crate::ops::secret_stores::{Accounts, check_keychain, keep_in_keychain};
 use crate::ops::writes::settings_ignored;
 use crate::ops::{Context, Error, Kind};
+use crate::references::{self, Resolver};
 use crate::scope::Scope;
 use crate::store::Progress;
 use crate::value_fit::{self, Misfit, UrlPart};
@@ -35,6 +38,16 @@ pub enum SaveTo {
     /// The `env` map of `.claude/settings.local.json`, which Claude Code
     /// applies itself in interactive sessions.
     ClaudeSettings,
+    /// The OS keychain, with the `.env` [`SaveTo::Dotenv`] would write
+    /// holding each entry's name (`keychain:…`).
+    Keychain,
+}
+
+impl SaveTo {
+    /// Whether the values' names go into dotenv files.
+    fn dotenv_files(self) -> bool {
+        matches!(self, Self::Dotenv | Self::Keychain)
+    }
 }
 
 /// What to onboard.
@@ -66,6 +79,39 @@ pub enum StepValue {
         /// Where it was found.
         from: CopiedFrom,
     },
+    /// A reference that gives a value, saved as it is: the value stays
+    /// where the reference says.
+    Reference {
+        /// The reference (`op://…`, `keychain:…`), never a secret.
+        reference: String,
+        /// Where it was found.
+        from: ReferenceFrom,
+    },
+}
+
+/// Where a reference saved without asking was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReferenceFrom {
+    /// The team's `.env.example`, which names where the team keeps it.
+    Example,
+    /// An entry of this project already in the keychain (saved from
+    /// another clone of the repository).
+    Keychain,
+}
+
+/// A team reference in `.env.example` that gave no value, so its variable
+/// is asked for instead.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnresolvedReference {
+    /// The variable.
+    pub name: String,
+    /// The reference.
+    pub reference: String,
+    /// Why it gave nothing, and the next step.
+    pub message: String,
+    /// The next step.
+    pub hint: String,
 }
 
 /// Where a copied value was found.
@@ -104,6 +150,8 @@ pub struct OnboardPlan {
     /// Variables that need a value but are set empty in the environment,
     /// which wins over every file: no file can give them one.
     pub shadowed: Vec<String>,
+    /// Team references of `.env.example` that gave no value.
+    pub unresolved: Vec<UnresolvedReference>,
 }
 
 impl OnboardPlan {
@@ -143,13 +191,23 @@ pub fn plan_onboard(ctx: &Context, request: &OnboardRequest) -> Result<OnboardPl
         return Err(with_dotenv_hint(ctx, settings_ignored(ctx, gate)));
     }
     let saved_here = saved_values(ctx, request.to, &sources);
-    let (steps, shadowed) = steps(ctx, request, &found, &sources, &saved_here);
+    let mut unresolved = Vec::new();
+    let (steps, shadowed) = steps(ctx, request, &found, &sources, &saved_here, &mut unresolved);
+    // Before anyone types a secret for it.
+    if request.to == SaveTo::Keychain
+        && steps
+            .iter()
+            .any(|step| !matches!(step.value, StepValue::Reference { .. }))
+    {
+        check_keychain()?;
+    }
     Ok(OnboardPlan {
         to: request.to,
         from_env: request.from_env,
         force: request.force,
         steps,
         shadowed,
+        unresolved,
     })
 }
 
@@ -168,7 +226,7 @@ pub struct MadePrivate {
 /// unless forced.
 pub fn secure_destinations(plan: &OnboardPlan) -> Result<Vec<MadePrivate>, Error> {
     let mut made = Vec::new();
-    if plan.to != SaveTo::Dotenv {
+    if !plan.to.dotenv_files() {
         return Ok(made);
     }
     for file in plan.files() {
@@ -190,7 +248,7 @@ pub fn storable(to: SaveTo, value: &str) -> Result<(), String> {
         SaveTo::Dotenv => dotenv::quote(value)
             .map(|_| ())
             .map_err(|error| format!("this value cannot be saved in `.env`: {error}")),
-        SaveTo::ClaudeSettings => Ok(()),
+        SaveTo::ClaudeSettings | SaveTo::Keychain => Ok(()),
     }
 }
 
@@ -351,14 +409,17 @@ pub fn apply_onboard(
     plan: &OnboardPlan,
     answers: &BTreeMap<String, String>,
 ) -> Result<OnboardReport, Error> {
-    let mut by_file: Vec<(&Path, Vec<(String, String)>)> = Vec::new();
+    let mut by_file: Vec<(&Path, Vec<Saving>)> = Vec::new();
     let mut skipped = Vec::new();
     for step in &plan.steps {
         let name = &step.variable.name;
-        let value = match &step.value {
-            StepValue::Copy { value, .. } => value.clone(),
+        let saving = match &step.value {
+            StepValue::Copy { value, .. } => Saving::Value(name.clone(), value.clone()),
+            StepValue::Reference { reference, .. } => {
+                Saving::Reference(name.clone(), reference.clone())
+            }
             StepValue::Ask => match answers.get(name) {
-                Some(value) => value.clone(),
+                Some(value) => Saving::Value(name.clone(), value.clone()),
                 None => {
                     skipped.push(name.clone());
                     continue;
@@ -366,17 +427,43 @@ pub fn apply_onboard(
             },
         };
         match by_file.iter_mut().find(|(known, _)| *known == step.file) {
-            Some((_, list)) => list.push((name.clone(), value)),
-            None => by_file.push((&step.file, vec![(name.clone(), value)])),
+            Some((_, list)) => list.push(saving),
+            None => by_file.push((&step.file, vec![saving])),
         }
     }
     let mut progress = Progress::default();
     for (file, _) in &by_file {
         progress.plan(*file);
     }
+    // Kept in the keychain first, so no file names an entry not made.
+    let mut accounts = Accounts::default();
+    let mut to_write = Vec::new();
+    for (file, savings) in &by_file {
+        let mut values = Vec::new();
+        let mut kept = Vec::new();
+        for saving in savings {
+            match saving {
+                Saving::Value(name, value) if plan.to == SaveTo::Keychain => {
+                    kept.push((name.clone(), value.clone()));
+                }
+                Saving::Value(name, value) | Saving::Reference(name, value) => {
+                    values.push((name.clone(), value.clone()));
+                }
+            }
+        }
+        values.extend(keep_in_keychain(ctx, &mut accounts, file, &kept)?);
+        // In the plan's order.
+        values.sort_by_key(|(name, _)| {
+            savings
+                .iter()
+                .position(|saving| saving.name() == name)
+                .unwrap_or(usize::MAX)
+        });
+        to_write.push((*file, values));
+    }
     let mut saved = Vec::new();
     let mut not_excluded = false;
-    for (file, values) in &by_file {
+    for (file, values) in &to_write {
         not_excluded |= save(ctx, plan, file, values, &mut progress)?;
         saved.push(SavedFile {
             file: file.to_path_buf(),
@@ -390,6 +477,20 @@ pub fn apply_onboard(
         written: progress.into_written(),
         not_excluded,
     })
+}
+
+/// One variable to save: a value, or a reference saved as it is.
+enum Saving {
+    Value(String, String),
+    Reference(String, String),
+}
+
+impl Saving {
+    fn name(&self) -> &str {
+        match self {
+            Self::Value(name, _) | Self::Reference(name, _) => name,
+        }
+    }
 }
 
 /// Saves `values` into `file`: a project `.env` with its `.gitignore`
@@ -414,10 +515,12 @@ fn save(
             progress.record(file, false);
             return Ok(saved.not_excluded);
         }
-        SaveTo::Dotenv if file == ctx.user_env_file() => {
+        SaveTo::Dotenv | SaveTo::Keychain if file == ctx.user_env_file() => {
             envfiles::save_user_with(file, state_dir, values, plan.force, progress)
         }
-        SaveTo::Dotenv if file.file_name().is_some_and(|name| name == ".env") => {
+        SaveTo::Dotenv | SaveTo::Keychain
+            if file.file_name().is_some_and(|name| name == ".env") =>
+        {
             let dir = file.parent().unwrap_or(Path::new("."));
             envfiles::save_with(
                 &EnvFiles::at(dir),
@@ -428,7 +531,9 @@ fn save(
                 progress,
             )
         }
-        SaveTo::Dotenv => envfiles::save_values_with(file, state_dir, values, plan.force, progress),
+        SaveTo::Dotenv | SaveTo::Keychain => {
+            envfiles::save_values_with(file, state_dir, values, plan.force, progress)
+        }
     };
     result
         .map(|()| false)
@@ -476,7 +581,7 @@ fn check_names(asked: &[String], flag: &str, found: &CheckReport) -> Result<(), 
 /// would change.
 fn saved_values(ctx: &Context, to: SaveTo, sources: &EnvSources) -> BTreeMap<String, String> {
     match to {
-        SaveTo::Dotenv => sources.file_values(),
+        SaveTo::Dotenv | SaveTo::Keychain => sources.file_values(),
         SaveTo::ClaudeSettings => claude_settings::read_env(&ctx.locations.local_settings())
             .into_iter()
             .collect(),
@@ -492,7 +597,10 @@ fn steps(
     found: &CheckReport,
     sources: &EnvSources,
     saved_here: &BTreeMap<String, String>,
+    unresolved: &mut Vec<UnresolvedReference>,
 ) -> (Vec<OnboardStep>, Vec<String>) {
+    let mut resolver = Resolver::new(ctx.shield.clone());
+    let mut accounts = Accounts::default();
     let in_files = sources.file_values();
     let mut shadowed = Vec::new();
     let mut steps = Vec::new();
@@ -544,9 +652,58 @@ fn steps(
             shadowed.push(name.clone());
             continue;
         }
+        // What the team or another clone already keeps, unless the
+        // person asked to type it again.
+        if !named && request.to.dotenv_files() {
+            if let Some(reference) = team_reference(sources, &file, name) {
+                match resolver.resolve(&reference) {
+                    Some(Ok(_)) => {
+                        let value = StepValue::Reference {
+                            reference,
+                            from: ReferenceFrom::Example,
+                        };
+                        step(variable, value, file);
+                        continue;
+                    }
+                    Some(Err(error)) => unresolved.push(UnresolvedReference {
+                        name: name.clone(),
+                        reference,
+                        message: error.message,
+                        hint: error.hint,
+                    }),
+                    None => {}
+                }
+            }
+            if request.to == SaveTo::Keychain {
+                let account = accounts.account(ctx, &file, name);
+                if keychain::get(&account).is_ok() {
+                    let value = StepValue::Reference {
+                        reference: keychain::reference(&account),
+                        from: ReferenceFrom::Keychain,
+                    };
+                    step(variable, value, file);
+                    continue;
+                }
+            }
+        }
         step(variable, StepValue::Ask, file);
     }
     (steps, shadowed)
+}
+
+/// The reference the team's `.env.example` next to `file` gives `name`,
+/// when it gives one a team can share (`op://…`).
+fn team_reference(sources: &EnvSources, file: &Path, name: &str) -> Option<String> {
+    let dir = file.parent()?;
+    let project = sources
+        .projects
+        .iter()
+        .find(|project| project.dir == dir)
+        .unwrap_or(sources.project());
+    let value = project.example.get(name)?;
+    references::manager_of(value)
+        .filter(|manager| manager.shared())
+        .map(|_| value.to_string())
 }
 
 /// The file a value for `variable` goes to. A dotenv file that holds the

@@ -15,6 +15,7 @@ use crate::error::StoreError;
 use crate::extract::{self, Candidate, ExtractionPlan, Move};
 use crate::ops::extraction::{known_values, plan_error, target_of};
 use crate::ops::names::unknown_name_hints;
+use crate::ops::secret_stores::{SecretStore, store_plan};
 use crate::ops::writes::{begin_writes, preview_plan_env, save_plan_env_with};
 use crate::ops::{Context, Error};
 use crate::scope::Scope;
@@ -32,6 +33,8 @@ pub struct ShareRequest {
     pub keep: bool,
     /// Write into a `.env` other users can read.
     pub force: bool,
+    /// Where its secrets are kept.
+    pub store: SecretStore,
 }
 
 /// Everything [`apply`] will do, decided.
@@ -52,6 +55,7 @@ pub struct SharePlan {
     extraction: ExtractionPlan,
     example: Vec<ExampleLine>,
     force: bool,
+    store: SecretStore,
 }
 
 impl SharePlan {
@@ -185,12 +189,15 @@ pub fn plan(ctx: &Context, request: &ShareRequest) -> Result<SharePlan, Error> {
         extraction,
         example,
         force: request.force,
+        store: request.store,
     })
 }
 
 /// Each file [`apply`] would change, as it is and as it would be.
 pub fn preview(ctx: &Context, plan: &SharePlan) -> Result<Vec<FileChange>, Error> {
-    let mut changes = preview_plan_env(ctx, &plan.extraction, &plan.example)?;
+    let mut extraction = plan.extraction.clone();
+    store_plan(ctx, &mut extraction, plan.store, false)?;
+    let mut changes = preview_plan_env(ctx, &extraction, &plan.example)?;
     let added = store::preview_add_servers(
         &plan.project,
         &[NewServer {
@@ -210,7 +217,9 @@ pub fn preview(ctx: &Context, plan: &SharePlan) -> Result<Vec<FileChange>, Error
 
 /// Writes what `plan` decided: `.gitignore` and `.env` first, then the
 /// project file, then the private copy goes.
-pub fn apply(ctx: &Context, plan: SharePlan) -> Result<ShareReport, Error> {
+pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
+    // Kept in the keychain first, so no file names an entry not made.
+    store_plan(ctx, &mut plan.extraction, plan.store, true)?;
     let mut configs = vec![plan.project.path.as_path()];
     if !plan.keep {
         configs.push(&plan.private.path);

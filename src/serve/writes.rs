@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::diff::FileChange;
 use crate::model::{self, Transport};
 use crate::ops::add::{self, AddRequest, Literal, Source};
+use crate::ops::secret_stores::SecretStore;
 use crate::ops::share::{self, ShareRequest};
 use crate::ops::{self, Context, Error};
 use crate::scope::Scope;
@@ -206,6 +207,7 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
             from,
             keep,
             force: false,
+            store: SecretStore::Dotenv,
         },
     )?;
     let changes = share::preview(ctx, &plan)?;

@@ -78,6 +78,13 @@ impl TestEnv {
             .env("XDG_DATA_HOME", self.home.join(".local/share"))
             .env("XDG_CACHE_HOME", self.home.join(".cache"))
             .env("MCPENV_MANAGED_DIR", self.root.join("managed"))
+            // No session bus unless a test starts one: the keychain of
+            // the person running the tests is never reached.
+            .env(
+                "DBUS_SESSION_BUS_ADDRESS",
+                format!("unix:path={}", self.root.join("no-bus").display()),
+            )
+            .env("XDG_RUNTIME_DIR", self.root.join("runtime"))
             .env("COLUMNS", "100")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null());

@@ -22,6 +22,7 @@ mod harness;
 mod hostile_files;
 mod import_clash;
 mod interrupted;
+mod keychain;
 mod keychain_harness;
 mod layout;
 mod list;

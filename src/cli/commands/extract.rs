@@ -124,6 +124,7 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractOutput, CliError> {
         all: args.all,
         servers: args.servers.clone(),
         force: args.force,
+        store: args.to.into(),
     };
     let plan = plan_extract(ctx, &request)?;
     let report = if args.dry_run {

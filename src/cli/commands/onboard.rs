@@ -25,8 +25,8 @@ use crate::cli::output::{self, Stream};
 use crate::cli::render::{BOLD, shown};
 use crate::cli::resolve::Ctx;
 use crate::ops::onboard::{
-    CopiedFrom, OnboardPlan, OnboardReport, OnboardRequest, OnboardStep, SaveTo, StepValue,
-    apply_onboard, next_fit_question, plan_onboard, secure_destinations, storable,
+    CopiedFrom, OnboardPlan, OnboardReport, OnboardRequest, OnboardStep, ReferenceFrom, SaveTo,
+    StepValue, apply_onboard, next_fit_question, plan_onboard, secure_destinations, storable,
 };
 
 impl From<OnboardTarget> for SaveTo {
@@ -34,6 +34,7 @@ impl From<OnboardTarget> for SaveTo {
         match target {
             OnboardTarget::Dotenv => Self::Dotenv,
             OnboardTarget::ClaudeSettings => Self::ClaudeSettings,
+            OnboardTarget::Keychain => Self::Keychain,
         }
     }
 }
@@ -110,6 +111,18 @@ fn ask_all(
             ),
         );
     }
+    for unresolved in &plan.unresolved {
+        say(
+            ctx,
+            &format!(
+                "`{}`: the team's reference in `.env.example` (`{}`) {}; asking instead\n  hint: {}",
+                unresolved.name,
+                shown(&unresolved.reference),
+                unresolved.message,
+                unresolved.hint
+            ),
+        );
+    }
     let mut answers = BTreeMap::new();
     for step in &plan.steps {
         let name = &step.variable.name;
@@ -120,6 +133,19 @@ fn ask_all(
                     CopiedFrom::DotEnv => "`.env`",
                 };
                 say(ctx, &format!("Copying `{name}` from {from}"));
+            }
+            StepValue::Reference { reference, from } => {
+                let line = match from {
+                    ReferenceFrom::Example => format!(
+                        "Using the team's reference for `{name}` from `.env.example` (`{}`): it resolves",
+                        shown(reference)
+                    ),
+                    ReferenceFrom::Keychain => format!(
+                        "Using the keychain's entry for `{name}` (`{}`), saved from another clone",
+                        shown(reference)
+                    ),
+                };
+                say(ctx, &line);
             }
             StepValue::Ask => {
                 if let Some(value) = ask(ctx, step, plan.to)? {
@@ -348,6 +374,7 @@ fn target_name(to: SaveTo) -> &'static str {
     match to {
         SaveTo::Dotenv => "`.env`",
         SaveTo::ClaudeSettings => "`.claude/settings.local.json`",
+        SaveTo::Keychain => "the keychain",
     }
 }
 

@@ -73,6 +73,7 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ShareReport, CliError> {
         }),
         keep: args.keep,
         force: args.force,
+        store: args.to.into(),
     };
     let plan = share::plan(ctx, &request)?;
     share::apply(ctx, plan)

@@ -1,0 +1,106 @@
+//! Where the secrets a command saves are kept: in the dotenv file itself,
+//! or in the OS keychain with the dotenv file holding only a reference
+//! (`keychain:…`, see [`crate::keychain`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::extract::ExtractionPlan;
+use crate::keychain::{self, KeychainError};
+use crate::ops::{Context, Error};
+
+/// Where a saved secret is kept.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SecretStore {
+    /// In the dotenv file (mode 0600, never committed).
+    #[default]
+    Dotenv,
+    /// In the OS keychain; the dotenv file names its entry.
+    Keychain,
+}
+
+/// The keychain accounts of the variables saved to dotenv files, each
+/// file's project named once (naming it asks git).
+#[derive(Debug, Default)]
+pub struct Accounts {
+    projects: HashMap<PathBuf, String>,
+}
+
+impl Accounts {
+    /// The account of `name` when saved for `env_file`: the user's store
+    /// is `user`, a project's `.env` is named by its project.
+    pub fn account(&mut self, ctx: &Context, env_file: &Path, name: &str) -> String {
+        if env_file == ctx.user_env_file() {
+            return keychain::account(keychain::USER, name);
+        }
+        let dir = env_file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let project = self
+            .projects
+            .entry(dir)
+            .or_insert_with_key(|dir| keychain::project_part(dir));
+        keychain::account(project, name)
+    }
+}
+
+/// The error for a value the keychain would not take or give.
+pub fn keychain_error(name: &str, error: &KeychainError) -> Error {
+    Error::failure(format!("cannot keep `{name}` in the keychain: {error}")).with_hint(error.hint())
+}
+
+/// Fails unless the keychain takes a value, before anyone types a secret
+/// for it: an entry is written and deleted (reading alone cannot tell a
+/// locked keychain from an empty one).
+pub fn check_keychain() -> Result<(), Error> {
+    let account = keychain::account(keychain::USER, "mcpenv-write-check");
+    keychain::set(&account, "mcpenv checks that it can write here")
+        .and_then(|()| keychain::delete(&account).map(|_| ()))
+        .map_err(|error| {
+            Error::failure(format!("cannot use the keychain: {error}")).with_hint(error.hint())
+        })
+}
+
+/// Keeps each value in the keychain and gives the pairs to write into
+/// `env_file` instead: the names with their references. Nothing is
+/// written to any file.
+pub fn keep_in_keychain(
+    ctx: &Context,
+    accounts: &mut Accounts,
+    env_file: &Path,
+    values: &[(String, String)],
+) -> Result<Vec<(String, String)>, Error> {
+    values
+        .iter()
+        .map(|(name, value)| {
+            let account = accounts.account(ctx, env_file, name);
+            keychain::set(&account, value).map_err(|error| keychain_error(name, &error))?;
+            Ok((name.clone(), keychain::reference(&account)))
+        })
+        .collect()
+}
+
+/// Rewrites an extraction plan for `store`: with the keychain, each value
+/// is kept there (when `keep`; a preview only names the entries) and the
+/// plan writes its reference into the dotenv file instead.
+pub fn store_plan(
+    ctx: &Context,
+    plan: &mut ExtractionPlan,
+    store: SecretStore,
+    keep: bool,
+) -> Result<(), Error> {
+    if store == SecretStore::Dotenv {
+        return Ok(());
+    }
+    let mut accounts = Accounts::default();
+    for variable in &mut plan.new_variables {
+        let account = accounts.account(ctx, &variable.file, &variable.name);
+        if keep {
+            keychain::set(&account, &variable.value)
+                .map_err(|error| keychain_error(&variable.name, &error))?;
+        }
+        variable.value = keychain::reference(&account);
+    }
+    Ok(())
+}
