@@ -792,7 +792,22 @@ pub fn example_with(existing: &str, variables: &[ExampleLine]) -> String {
         append_line(&mut text, &format!("{name}={value}"));
         added.push(name);
     }
-    text
+    // A line left empty learns where the team keeps the value.
+    let (existing_pairs, _) = parse_text(&body);
+    let references: Vec<(String, String)> = variables
+        .iter()
+        .filter(|line| {
+            crate::references::manager_of(&line.value).is_some_and(|manager| manager.shared())
+                && existing_pairs
+                    .iter()
+                    .any(|(name, value)| *name == line.name && value.is_empty())
+        })
+        .map(|line| (line.name.clone(), line.value.clone()))
+        .collect();
+    if references.is_empty() {
+        return text;
+    }
+    with_values(&text, &references).unwrap_or(text)
 }
 
 /// Whether a project-root `.gitignore` ignores the `.env` file next to it.

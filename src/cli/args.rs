@@ -577,6 +577,10 @@ pub struct ExtractArgs {
     #[arg(long, value_enum, default_value_t = StoreArg::Dotenv)]
     pub to: StoreArg,
 
+    /// Record in `.env.example` where the team keeps VAR (`op://vault/item/field`), so `onboard` sets it up for teammates without asking (repeat for more).
+    #[arg(long = "reference", value_name = "VAR=REFERENCE")]
+    pub references: Vec<String>,
+
     /// Print the plan as JSON.
     #[arg(long)]
     pub json: bool,

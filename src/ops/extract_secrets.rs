@@ -16,6 +16,7 @@ use crate::ops::extraction::{env_error, known_values, plan_error, target_of};
 use crate::ops::secret_stores::{SecretStore, store_plan};
 use crate::ops::writes::{begin_writes, save_plan_env_with, tidy};
 use crate::ops::{Context, Error};
+use crate::references::Resolver;
 use crate::scope::Scope;
 use crate::store::{self, Target};
 
@@ -32,6 +33,9 @@ pub struct ExtractRequest {
     pub force: bool,
     /// Where the secrets are kept.
     pub store: SecretStore,
+    /// Variables whose `.env.example` line names where the team keeps
+    /// the value (`op://…`) rather than leaving it empty.
+    pub references: Vec<(String, String)>,
 }
 
 /// What an extraction would move, decided before anything is written.
@@ -47,6 +51,8 @@ pub struct ExtractPlan {
     documented: Vec<(String, ServerEntry)>,
     force: bool,
     store: SecretStore,
+    references: Vec<(String, String)>,
+    warnings: Vec<String>,
 }
 
 /// What an extraction moved, or (as a dry run) would move.
@@ -60,6 +66,10 @@ pub struct ExtractReport {
     pub written: Vec<PathBuf>,
     /// Secrets found in git history, which extraction cannot remove.
     pub committed: Vec<Committed>,
+    /// Where the secrets went.
+    pub store: SecretStore,
+    /// What a reference given with the move could not confirm.
+    pub warnings: Vec<String>,
     /// The scopes looked at.
     #[serde(skip)]
     pub scopes: Vec<Scope>,
@@ -138,12 +148,15 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
             )
         })
         .collect();
+    let warnings = check_references(ctx, &extraction, &request.references)?;
     Ok(ExtractPlan {
         scopes,
         extraction,
+        warnings,
         documented,
         force: request.force,
         store: request.store,
+        references: request.references.clone(),
     })
 }
 
@@ -191,6 +204,8 @@ impl ExtractPlan {
             dry_run,
             written: Vec::new(),
             committed: Vec::new(),
+            store: self.store,
+            warnings: self.warnings,
             scopes: self.scopes,
         }
     }
@@ -211,12 +226,17 @@ fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, E
     let mut extraction = plan.extraction.clone();
     store_plan(ctx, &mut extraction, plan.store, true)?;
     let extraction = &extraction;
-    let example = extract::example_variables(
+    let mut example = extract::example_variables(
         plan.documented
             .iter()
             .map(|(name, entry)| (name.as_str(), entry)),
         &crate::templates::all(&ctx.template_dirs).0,
     );
+    for line in &mut example {
+        if let Some((_, reference)) = plan.references.iter().find(|(name, _)| *name == line.name) {
+            line.value = reference.clone();
+        }
+    }
     let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
     for (target, changes) in &extraction.changes {
         match by_file
@@ -242,6 +262,48 @@ fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, E
         progress.record(&group[0].0.path, done.changed);
     }
     Ok(progress.into_written())
+}
+
+/// Refuses a `--reference` for a variable the extraction does not put in
+/// the project's `.env` (only that one `.env.example` documents), and
+/// reads each reference: one that gives another value than the secret it
+/// stands for, or none, is a warning (the sharer may not have access).
+fn check_references(
+    ctx: &Context,
+    extraction: &ExtractionPlan,
+    references: &[(String, String)],
+) -> Result<Vec<String>, Error> {
+    let project_env = EnvFiles::at(&ctx.locations.project_root()).env;
+    let moved = extraction.values_for(&project_env);
+    let mut resolver = Resolver::new(ctx.shield.clone());
+    let mut warnings = Vec::new();
+    for (name, reference) in references {
+        let Some((_, value)) = moved.iter().find(|(moved, _)| moved == name) else {
+            let names: Vec<&str> = moved.iter().map(|(name, _)| name.as_str()).collect();
+            let mut error = Error::usage(format!(
+                "`--reference {name}=…`: this extraction puts no `{name}` into the project's `.env`"
+            ));
+            if let Some(close) = crate::ops::names::closest(&names, name) {
+                error = error.with_hint(format!("did you mean `{close}`?"));
+            }
+            return Err(error.with_hint(if names.is_empty() {
+                "a reference documents a project server's secret that moves into `.env`".to_string()
+            } else {
+                format!("it moves: {}", crate::display::quoted_names(&names))
+            }));
+        };
+        match resolver.value_of(reference) {
+            Ok(resolved) if resolved == *value => {}
+            Ok(_) => warnings.push(format!(
+                "`{reference}` gives another value than the `{name}` being moved: teammates would get that one"
+            )),
+            Err(error) => warnings.push(format!(
+                "could not confirm `{reference}` for `{name}`: it {}",
+                error.message
+            )),
+        }
+    }
+    Ok(warnings)
 }
 
 /// The secrets of `plan` that git history of the project files holds.

@@ -256,3 +256,153 @@ fn probe_hands_the_value_to_the_server_and_skips_one_whose_reference_fails() {
         "{out}"
     );
 }
+
+/// A teammate's clone: the servers, and a `.env.example` naming where the
+/// team keeps each secret; no `.env` yet.
+fn teammate() -> (TestEnv, FakeOp) {
+    let (env, op) = world();
+    std::fs::remove_file(env.project.join(".env")).unwrap();
+    env.write(
+        "project/.env.example",
+        "# The team's GitHub token\n\
+         GITHUB_TOKEN=op://Engineering/GitHub/token\n\
+         LINEAR_API_KEY=op://Engineering/Linear/credential\n",
+    );
+    env.write("project/.gitignore", ".env\n");
+    (env, op)
+}
+
+#[test]
+fn team_references_onboard_a_teammate_without_a_prompt() {
+    let (env, op) = teammate();
+    // No terminal: onboarding would refuse if it had to ask anything.
+    let out = env.run(&["onboard"]).expect_code(0);
+    out.assert_no_secret(&[GITHUB, LINEAR]);
+    assert!(
+        out.stderr.contains(
+            "Using the team's reference for `GITHUB_TOKEN` from `.env.example` (`op://Engineering/GitHub/token`): it resolves"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("Saved 2 variables to `.env`: `GITHUB_TOKEN`, `LINEAR_API_KEY`"),
+        "{out}"
+    );
+    // References, not values, are copied.
+    assert_eq!(
+        env.read("project/.env"),
+        "GITHUB_TOKEN='op://Engineering/GitHub/token'\nLINEAR_API_KEY='op://Engineering/Linear/credential'\n"
+    );
+    assert_eq!(env.mode("project/.env"), 0o600);
+    let out = env
+        .run(&["run", "--", "sh", "-c", "printf %s \"$GITHUB_TOKEN\""])
+        .expect_code(0);
+    assert_eq!(out.stdout, GITHUB);
+    assert!(reads(&op).contains(&"op://Engineering/GitHub/token".to_string()));
+}
+
+#[test]
+fn a_team_reference_that_does_not_resolve_is_asked_for_instead_saying_why() {
+    let (mut env, mut op) = teammate();
+    op.sign_out();
+    op.install(&mut env);
+    let out = env.run(&["onboard"]).expect_code(1);
+    assert!(
+        out.stderr.contains(
+            "`GITHUB_TOKEN`: the team's reference in `.env.example` (`op://Engineering/GitHub/token`) is a 1Password reference that `op read` could not read"
+        ),
+        "{out}"
+    );
+    assert!(out.stderr.contains("asking instead"), "{out}");
+    assert!(
+        out.stderr
+            .contains("cannot ask for `GITHUB_TOKEN`, `LINEAR_API_KEY` without a terminal"),
+        "{out}"
+    );
+    assert!(!env.project.join(".env").exists());
+}
+
+#[test]
+fn extract_records_the_teams_reference_in_env_example() {
+    let (env, op) = world();
+    std::fs::remove_file(env.project.join(".env")).unwrap();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"github": {"command": "sh",
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": GITHUB}}}})
+        .to_string(),
+    );
+    let out = env
+        .run(&[
+            "extract",
+            "--reference",
+            "GITHUB_PERSONAL_ACCESS_TOKEN=op://Engineering/GitHub/token",
+        ])
+        .expect_code(0);
+    out.assert_no_secret(&[GITHUB]);
+    assert!(
+        !out.stderr.contains("warning"),
+        "the reference gives the moved value: {out}"
+    );
+    let example = env.read("project/.env.example");
+    assert!(
+        example.contains("GITHUB_PERSONAL_ACCESS_TOKEN=op://Engineering/GitHub/token\n"),
+        "{example}"
+    );
+    assert!(!example.contains(GITHUB));
+    // The sharer's own value stays in their `.env`.
+    assert!(env.read("project/.env").contains(GITHUB));
+    assert_eq!(reads(&op), ["op://Engineering/GitHub/token"]);
+}
+
+#[test]
+fn extract_warns_when_the_reference_gives_another_value_and_refuses_an_unknown_variable() {
+    let (env, _op) = world();
+    std::fs::remove_file(env.project.join(".env")).unwrap();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"github": {"command": "sh",
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_An0therT0kenThanTheVault0123456789ab"}}}})
+        .to_string(),
+    );
+    let before = env.read("project/.mcp.json");
+    let out = env
+        .run(&[
+            "extract",
+            "--reference",
+            "GITHUB_TOKN=op://Engineering/GitHub/token",
+        ])
+        .expect_code(2);
+    assert!(
+        out.stderr
+            .contains("this extraction puts no `GITHUB_TOKN` into the project's `.env`"),
+        "{out}"
+    );
+    assert_eq!(env.read("project/.mcp.json"), before, "nothing written");
+    let out = env
+        .run(&[
+            "extract",
+            "--reference",
+            "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_literal",
+        ])
+        .expect_code(2);
+    assert!(
+        out.stderr.contains("not a reference a team can share"),
+        "{out}"
+    );
+    out.assert_no_secret(&["ghp_literal"]);
+    let out = env
+        .run(&[
+            "extract",
+            "--reference",
+            "GITHUB_PERSONAL_ACCESS_TOKEN=op://Engineering/GitHub/token",
+        ])
+        .expect_code(0);
+    assert!(
+        out.stderr.contains(
+            "warning: `op://Engineering/GitHub/token` gives another value than the `GITHUB_PERSONAL_ACCESS_TOKEN` being moved"
+        ),
+        "{out}"
+    );
+}

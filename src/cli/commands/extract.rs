@@ -12,11 +12,13 @@ use serde::Serialize;
 use crate::cli::args::ExtractArgs;
 use crate::cli::commands::{shown_env_file, shown_path};
 use crate::cli::error::CliError;
-use crate::cli::render::{Cell, Report, table, warning};
+use crate::cli::render::{Cell, Report, shown, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::ops::extract_secrets::{
     ExtractReport, ExtractRequest, apply_extract, plan_extract, preview_extract, scope_names,
 };
+use crate::ops::secret_stores::SecretStore;
+use crate::references;
 use crate::scope::Scope;
 
 /// What an extraction moved, with how the text shows it.
@@ -84,13 +86,21 @@ impl Report for ExtractOutput {
             } else {
                 ""
             };
-            writeln!(err, "{verb} {count} {secrets} into `{file}`{note}")?;
+            match self.report.store {
+                SecretStore::Keychain => writeln!(
+                    err,
+                    "{verb} {count} {secrets} into the keychain, named in `{file}`{note}"
+                )?,
+                SecretStore::Dotenv => {
+                    writeln!(err, "{verb} {count} {secrets} into `{file}`{note}")?;
+                }
+            }
         }
         if !self.report.dry_run {
             for file in &self.report.written {
                 writeln!(err, "Wrote `{}`", file.display())?;
             }
-            if self.to_user_store {
+            if self.to_user_store || self.report.store == SecretStore::Keychain {
                 writeln!(
                     err,
                     "Claude Code takes `${{VAR}}` values from its environment, not from dotenv files: start it with `mcpenv run -- claude`, which loads them"
@@ -101,6 +111,9 @@ impl Report for ExtractOutput {
                     "Claude Code takes `${{VAR}}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)"
                 )?;
             }
+        }
+        for message in &self.report.warnings {
+            warning(err, message)?;
         }
         for committed in &self.report.committed {
             warning(
@@ -117,6 +130,29 @@ impl Report for ExtractOutput {
     }
 }
 
+/// `VAR=REFERENCE`, where the reference is one a team can share.
+fn parse_reference(given: &str) -> Result<(String, String), CliError> {
+    // Only the name is repeated: a value given by mistake may be a secret.
+    let name_given = given.split_once('=').map_or("…", |(name, _)| name);
+    let usage = |why: &str| {
+        CliError::usage(format!("`--reference {}=…`: {why}", shown(name_given))).with_hint(
+            "give the variable and where the team keeps it: `--reference GITHUB_TOKEN=op://Engineering/GitHub/token`",
+        )
+    };
+    let Some((name, reference)) = given.split_once('=') else {
+        return Err(usage("expected `VAR=REFERENCE`"));
+    };
+    if !crate::placeholder::is_variable_name(name) {
+        return Err(usage(&format!("`{}` is not a variable name", shown(name))));
+    }
+    match references::manager_of(reference) {
+        Some(manager) if manager.shared() => Ok((name.to_string(), reference.to_string())),
+        _ => Err(usage(
+            "not a reference a team can share (supported: 1Password's `op://vault/item/field`)",
+        )),
+    }
+}
+
 /// Runs `mcpenv extract`.
 pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractOutput, CliError> {
     let request = ExtractRequest {
@@ -125,6 +161,11 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractOutput, CliError> {
         servers: args.servers.clone(),
         force: args.force,
         store: args.to.into(),
+        references: args
+            .references
+            .iter()
+            .map(|given| parse_reference(given))
+            .collect::<Result<_, _>>()?,
     };
     let plan = plan_extract(ctx, &request)?;
     let report = if args.dry_run {

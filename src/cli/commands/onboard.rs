@@ -100,17 +100,7 @@ fn ask_all(
     args: &OnboardArgs,
     plan: &OnboardPlan,
 ) -> Result<BTreeMap<String, String>, CliError> {
-    let asked = plan.asked();
-    if !asked.is_empty() {
-        refuse_without_terminal(ctx, args, &asked)?;
-        say(
-            ctx,
-            &format!(
-                "{} to set; the answers are saved after the last one.\nAn empty answer skips a variable (or keeps its value); Ctrl-C quits and saves nothing.",
-                plural(asked.len(), "variable")
-            ),
-        );
-    }
+    // Why a team reference is not used: before anything is refused or asked.
     for unresolved in &plan.unresolved {
         say(
             ctx,
@@ -120,6 +110,17 @@ fn ask_all(
                 shown(&unresolved.reference),
                 unresolved.message,
                 unresolved.hint
+            ),
+        );
+    }
+    let asked = plan.asked();
+    if !asked.is_empty() {
+        refuse_without_terminal(ctx, args, &asked)?;
+        say(
+            ctx,
+            &format!(
+                "{} to set; the answers are saved after the last one.\nAn empty answer skips a variable (or keeps its value); Ctrl-C quits and saves nothing.",
+                plural(asked.len(), "variable")
             ),
         );
     }
