@@ -1290,6 +1290,30 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_example_line_learns_the_teams_reference_and_a_set_one_is_kept() {
+        let line = |name: &str, value: &str| ExampleLine {
+            name: name.into(),
+            comment: String::new(),
+            value: value.into(),
+        };
+        let reference = "op://Engineering/GitHub/token";
+        assert_eq!(
+            example_with("# kept\nTOKEN=\nOTHER=1\n", &[line("TOKEN", reference)]),
+            "# kept\nTOKEN='op://Engineering/GitHub/token'\nOTHER=1\n"
+        );
+        assert_eq!(
+            example_with("TOKEN=op://Other/Item/field\n", &[line("TOKEN", reference)]),
+            "TOKEN=op://Other/Item/field\n",
+            "a reference the team chose is never replaced"
+        );
+        assert_eq!(
+            example_with("TOKEN=\n", &[line("TOKEN", "a default")]),
+            "TOKEN=\n",
+            "only references fill a line in"
+        );
+    }
+
+    #[test]
     fn example_values_are_defaults_written_plain_or_quoted() {
         let line = |name: &str, value: &str| ExampleLine {
             name: name.into(),

@@ -279,6 +279,44 @@ mod tests {
     }
 
     #[test]
+    fn a_project_is_named_by_its_remote_and_the_directory_below_its_top() {
+        let temp = tempfile::tempdir().unwrap();
+        let top = temp.path().join("mono");
+        let service = top.join("services/api");
+        std::fs::create_dir_all(&service).unwrap();
+        assert_eq!(
+            project_part(&top),
+            dunce::canonicalize(&top).unwrap().display().to_string(),
+            "without git, the directory's path"
+        );
+        let git = |args: &[&str]| {
+            let status = Command::new("git")
+                .args(args)
+                .current_dir(&top)
+                .stderr(Stdio::null())
+                .status();
+            status.is_ok_and(|status| status.success())
+        };
+        if !git(&["init", "-q"]) {
+            eprintln!("skipping the git half: git is not installed");
+            return;
+        }
+        assert_eq!(
+            project_part(&top),
+            dunce::canonicalize(&top).unwrap().display().to_string(),
+            "a repository without a remote: still the path"
+        );
+        assert!(git(&[
+            "remote",
+            "add",
+            "origin",
+            "https://x-access-token:ghs_abc@github.com/Acme/Mono.git"
+        ]));
+        assert_eq!(project_part(&top), "github.com/Acme/Mono");
+        assert_eq!(project_part(&service), "github.com/Acme/Mono/services/api");
+    }
+
+    #[test]
     fn references_name_their_account() {
         let account = account("github.com/acme/widgets", "GITHUB_TOKEN");
         assert_eq!(

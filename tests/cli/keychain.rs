@@ -299,3 +299,31 @@ fn without_a_secret_service_it_says_so_and_never_falls_back_to_plaintext() {
         "{out}"
     );
 }
+
+#[test]
+fn a_user_servers_secret_is_the_users_in_every_project() {
+    let Some((env, service)) = world() else {
+        return;
+    };
+    const KEY: &str = "lin_api_Us3rSc0peK3ychainValue0123456789";
+    env.write(
+        "home/.claude.json",
+        &json!({"mcpServers": {"linear": {"type": "http", "url": "https://mcp.linear.app/mcp",
+            "headers": {"Authorization": format!("Bearer {KEY}")}}}})
+        .to_string(),
+    );
+    let out = env
+        .run(&["extract", "-s", "user", "--to", "keychain"])
+        .expect_code(0);
+    out.assert_no_secret(&[KEY]);
+    let store = env.read("home/.config/mcpenv/.env");
+    let (name, reference) = store.trim_end().split_once('=').unwrap();
+    let account = format!("user/{name}");
+    assert_eq!(reference.trim_matches('\''), format!("keychain:{account}"));
+    assert_eq!(service.lookup("mcpenv", &account).as_deref(), Some(KEY));
+    assert_eq!(files_holding(&env.root, KEY), Vec::<String>::new());
+    assert!(
+        !env.project.join(".env").exists(),
+        "the project is left alone"
+    );
+}
