@@ -849,6 +849,17 @@ fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Fin
                 format!("`{}` is set but empty (used by {servers}); an empty value beats a `:-` default", variable.name),
                 "give it a value, or unset it to use the default".to_string(),
             ),
+            (State::Set, false) if let Some(reference) = &variable.reference => (
+                "only-in-dotenv",
+                Severity::Warning,
+                format!(
+                    "`{}` is named only in `{}` ({}): Claude Code reads neither",
+                    variable.name,
+                    dotenv_file_name(root, variable.source.as_deref()),
+                    reference.manager.source()
+                ),
+                "start Claude Code with `mcpenv run -- claude`, which gets the value and hands it on".to_string(),
+            ),
             (State::Set, false) => (
                 "only-in-dotenv",
                 Severity::Warning,

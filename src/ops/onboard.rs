@@ -383,6 +383,9 @@ pub struct SavedFile {
     pub file: PathBuf,
     /// The variables saved in it, in order.
     pub names: Vec<String>,
+    /// Those among them saved as a reference found already (the team's,
+    /// or another clone's keychain entry), not as a value given now.
+    pub references: Vec<String>,
 }
 
 /// What onboarding saved.
@@ -465,9 +468,17 @@ pub fn apply_onboard(
     let mut not_excluded = false;
     for (file, values) in &to_write {
         not_excluded |= save(ctx, plan, file, values, &mut progress)?;
+        let references = by_file
+            .iter()
+            .filter(|(known, _)| known == file)
+            .flat_map(|(_, savings)| savings)
+            .filter(|saving| matches!(saving, Saving::Reference(..)))
+            .map(|saving| saving.name().to_string())
+            .collect();
         saved.push(SavedFile {
             file: file.to_path_buf(),
             names: values.iter().map(|(name, _)| name.clone()).collect(),
+            references,
         });
     }
     Ok(OnboardReport {

@@ -104,7 +104,7 @@ fn onboarding_into_the_keychain_leaves_no_plaintext_copy_and_run_delivers_it() {
     assert_eq!(exited(status), 0, "{shown}");
     assert!(!shown.contains(TOKEN), "the secret was echoed:\n{shown}");
     assert!(
-        shown.contains("Saved 1 variable to `.env`: `GITHUB_TOKEN`"),
+        shown.contains("Saved 1 variable to the keychain, named in `.env`: `GITHUB_TOKEN`"),
         "{shown}"
     );
 

@@ -285,8 +285,9 @@ fn team_references_onboard_a_teammate_without_a_prompt() {
         "{out}"
     );
     assert!(
-        out.stderr
-            .contains("Saved 2 variables to `.env`: `GITHUB_TOKEN`, `LINEAR_API_KEY`"),
+        out.stderr.contains(
+            "Saved 2 variables to `.env` as references: `GITHUB_TOKEN`, `LINEAR_API_KEY`"
+        ),
         "{out}"
     );
     // References, not values, are copied.

@@ -177,15 +177,37 @@ fn say_saved(ctx: &Ctx, saved: &OnboardReport) {
                 "No git directory found: nothing keeps `.claude/settings.local.json` out of git",
             );
         }
-        say(
-            ctx,
-            &format!(
-                "Saved {} to `{}`: {}",
-                plural(file.names.len(), "variable"),
-                shown_path(ctx, &file.file),
-                names(&file.names)
-            ),
-        );
+        let shown_file = shown_path(ctx, &file.file);
+        let (linked, values): (Vec<String>, Vec<String>) = file
+            .names
+            .iter()
+            .cloned()
+            .partition(|name| file.references.contains(name));
+        if !values.is_empty() {
+            let to = if saved.to == SaveTo::Keychain {
+                format!("the keychain, named in `{shown_file}`")
+            } else {
+                format!("`{shown_file}`")
+            };
+            say(
+                ctx,
+                &format!(
+                    "Saved {} to {to}: {}",
+                    plural(values.len(), "variable"),
+                    names(&values)
+                ),
+            );
+        }
+        if !linked.is_empty() {
+            say(
+                ctx,
+                &format!(
+                    "Saved {} to `{shown_file}` as references: {}",
+                    plural(linked.len(), "variable"),
+                    names(&linked)
+                ),
+            );
+        }
     }
     for file in &saved.written {
         say(ctx, &format!("Wrote `{}`", shown_path(ctx, file)));
