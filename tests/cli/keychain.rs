@@ -264,6 +264,38 @@ fn a_locked_keychain_is_an_error_before_anything_is_asked_or_written() {
 }
 
 #[test]
+fn a_value_kept_in_a_locked_keychain_fails_check_and_run_with_the_next_step() {
+    let Some((env, service)) = world() else {
+        return;
+    };
+    service.store("mcpenv", ACCOUNT, "mcpenv test", TOKEN);
+    env.write(
+        "project/.env",
+        &format!("GITHUB_TOKEN=keychain:{ACCOUNT}\n"),
+    );
+    run_prints_token(&env);
+    service.lock();
+    let out = env.run(&["check"]).expect_code(1);
+    out.assert_no_secret(&[TOKEN]);
+    assert!(
+        out.stdout.contains(
+            "error: `GITHUB_TOKEN` in `.env` is kept in the keychain, which could not give it: the keychain is locked or refused access"
+        ),
+        "{out}"
+    );
+    assert!(out.stdout.contains("hint: unlock the keychain"), "{out}");
+    assert!(
+        out.stdout
+            .contains("GITHUB_TOKEN  set in the keychain, but it gives no value"),
+        "{out}"
+    );
+    let out = env
+        .run(&["run", "--", "sh", "-c", "echo started"])
+        .expect_code(1);
+    assert!(out.stdout.is_empty(), "{out}");
+}
+
+#[test]
 fn without_a_secret_service_it_says_so_and_never_falls_back_to_plaintext() {
     // The harness's default: a bus address where nothing listens.
     let env = TestEnv::bare();
