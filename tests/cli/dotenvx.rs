@@ -76,6 +76,39 @@ fn ciphertext_is_flagged_by_check_and_never_handed_on_by_run() {
     assert!(out.stdout.is_empty(), "the command must not start: {out}");
     assert!(out.stderr.contains("encrypted by dotenvx"), "{out}");
     assert!(out.stderr.contains("dotenvx run -- mcpenv run"), "{out}");
+
+    let out = env.run(&["env"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stdout.is_empty(), "no ciphertext exported: {out}");
+    assert!(out.stderr.contains("is encrypted by dotenvx"), "{out}");
+}
+
+#[test]
+fn probe_does_not_start_a_server_that_would_get_ciphertext() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"github": {"command": crate::probe::fake_bin(),
+            "args": ["needs-env:TOKEN"], "env": {"TOKEN": "${GITHUB_TOKEN}"}}}})
+        .to_string(),
+    );
+    env.write(
+        "project/.claude/settings.local.json",
+        &json!({"enabledMcpjsonServers": ["github"]}).to_string(),
+    );
+    env.trust_project();
+    env.write(
+        "project/.env",
+        "GITHUB_TOKEN=encrypted:BLos2EoIzsjxHC3hdmvV0/AT+pvgWL6nUNoewJu/fsz6GcrQMlscU6Dok0BUyXuy\n",
+    );
+    let out = env.run(&["probe", "--timeout", "5"]);
+    assert!(
+        out.stderr.contains(
+            "skipped `github`: `GITHUB_TOKEN` is encrypted by dotenvx; mcpenv does not decrypt it; not started"
+        ),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("ok  "), "{out}");
 }
 
 #[test]
