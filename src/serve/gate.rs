@@ -167,7 +167,9 @@ pub fn shown(ctx: &Context, changes: &[FileChange]) -> Vec<ShownChange> {
 fn variables_changed(change: &FileChange, file: &str) -> String {
     let before = change.before.as_deref().unwrap_or_default();
     let after = change.after.as_deref().unwrap_or_default();
-    let mut text = format!("--- a/{file}\n+++ b/{file}\n(changed lines only, values masked)\n");
+    let mut text = format!(
+        "--- a/{file}\n+++ b/{file}\n(changed lines only, values masked; references shown)\n"
+    );
     for line in similar::TextDiff::from_lines(before, after).iter_all_changes() {
         let sign = match line.tag() {
             similar::ChangeTag::Insert => '+',
@@ -177,10 +179,13 @@ fn variables_changed(change: &FileChange, file: &str) -> String {
         let line = line.value().trim_end_matches('\n');
         let shown = match line.split_once('=') {
             Some((name, value)) if !name.trim_start().starts_with('#') => {
-                format!(
-                    "{name}={}",
-                    crate::redact::mask(value.trim_matches(['\'', '"']))
-                )
+                let value = value.trim_matches(['\'', '"']);
+                // A reference names where the value is; it is no secret.
+                if crate::references::manager_of(value).is_some() {
+                    format!("{name}={value}")
+                } else {
+                    format!("{name}={}", crate::redact::mask(value))
+                }
             }
             _ => line.to_string(),
         };

@@ -111,6 +111,7 @@ pub fn all() -> Vec<Tool> {
                     "name": {"type": "string", "minLength": 1, "description": "The server, as `list_servers` shows it."},
                     "from": {"enum": ["local", "user"], "description": "Where to take it from, when both scopes define it."},
                     "keep": {"type": "boolean", "description": "Keep the private copy (default false)."},
+                    "secrets_to": {"enum": ["dotenv", "keychain"], "description": "Where the moved secrets go: the project's `.env` (default), or the person's OS keychain with `.env` holding only each entry's name (`keychain:…`)."},
                     "confirmation": {"type": "string", "description": "The token a previous call returned with its preview, once the person agreed to that change."}
                 },
                 "required": ["name"],

@@ -200,6 +200,10 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
         .get("keep")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let store = match arguments.get("secrets_to").and_then(Value::as_str) {
+        Some("keychain") => SecretStore::Keychain,
+        _ => SecretStore::Dotenv,
+    };
     let plan = share::plan(
         ctx,
         &ShareRequest {
@@ -207,22 +211,24 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
             from,
             keep,
             force: false,
-            store: SecretStore::Dotenv,
+            store,
         },
     )?;
     let changes = share::preview(ctx, &plan)?;
     let moved = plan.moves().len();
+    let into = match store {
+        SecretStore::Dotenv => "`.env` (gitignored)",
+        SecretStore::Keychain => "your keychain (named in the gitignored `.env`)",
+    };
     let summary = format!(
         "Share the MCP server `{name}` from {} scope with the team: it goes into `{}`{}{}.",
         plan.from,
         crate::ops::shown::shown_path(ctx, plan.project_file()),
         match moved {
             0 => String::new(),
-            1 => ", its secret moved into `.env` (gitignored) and replaced by a placeholder"
-                .to_string(),
-            count => format!(
-                ", its {count} secrets moved into `.env` (gitignored) and replaced by placeholders"
-            ),
+            1 => format!(", its secret moved into {into} and replaced by a placeholder"),
+            count =>
+                format!(", its {count} secrets moved into {into} and replaced by placeholders"),
         },
         if keep {
             "; the private copy stays"

@@ -609,3 +609,46 @@ async fn no_tool_returns_a_secret_planted_anywhere() {
     }
     session.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn share_can_keep_the_secrets_in_the_persons_keychain() {
+    let mut env = world();
+    let Some(service) = crate::keychain_harness::SecretService::start(&env.home) else {
+        return;
+    };
+    for (key, value) in service.env() {
+        env.set_env(&key, value);
+    }
+    let (session, person) = connect(&env, Some(ElicitationAction::Accept)).await;
+    let result = call(
+        &session,
+        "share_server",
+        json!({"name": "mine", "secrets_to": "keychain"}),
+    )
+    .await;
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    assert_eq!(structured(&result)["status"], "written");
+    let message = person.shown.lock().unwrap()[0].clone();
+    assert!(
+        message.contains("+GITHUB_PERSONAL_ACCESS_TOKEN=keychain:"),
+        "the person sees that `.env` gets only the entry's name: {message}"
+    );
+    // As written (`TestEnv::read` shows the test's root as `[ROOT]`).
+    let dotenv = std::fs::read_to_string(env.project.join(".env")).unwrap();
+    assert!(!dotenv.contains(LOCAL_SECRET), "{dotenv}");
+    let line = dotenv
+        .lines()
+        .find(|line| line.starts_with("GITHUB_PERSONAL_ACCESS_TOKEN="))
+        .unwrap();
+    let account = line
+        .split_once("keychain:")
+        .map(|(_, account)| account.trim_end_matches('\''))
+        .unwrap();
+    assert_eq!(
+        service.lookup("mcpenv", account).as_deref(),
+        Some(LOCAL_SECRET),
+        "{account} in {dotenv}"
+    );
+    assert!(!env.read("home/.claude.json").contains(LOCAL_SECRET));
+    session.cancel().await.unwrap();
+}
