@@ -69,11 +69,11 @@ impl KeychainError {
             ),
             Self::Locked { .. } => "unlock the keychain (log in to the desktop session, or open your keychain app and unlock it), then run the command again".to_string(),
             Self::Unavailable { .. } => if cfg!(target_os = "linux") {
-                "start a Secret Service in this session (GNOME Keyring or KeePassXC; a desktop login starts one), or keep the value in `.env` instead (`--to env`)".to_string()
+                "start a Secret Service in this session (GNOME Keyring or KeePassXC; a desktop login starts one), or keep the value in `.env` instead (`--to dotenv`)".to_string()
             } else {
-                "check that the system keychain can be used from this session, or keep the value in `.env` instead (`--to env`)".to_string()
+                "check that the system keychain can be used from this session, or keep the value in `.env` instead (`--to dotenv`)".to_string()
             },
-            Self::Failed { .. } => "run the command again; if it fails again, keep the value in `.env` instead (`--to env`)".to_string(),
+            Self::Failed { .. } => "run the command again; if it fails again, keep the value in `.env` instead (`--to dotenv`)".to_string(),
         }
     }
 }
