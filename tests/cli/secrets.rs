@@ -437,3 +437,33 @@ fn rm_deletes_the_keychain_entry_after_the_line() {
     );
     assert_eq!(service.lookup("mcpenv", SENTRY), None);
 }
+
+#[test]
+fn an_entry_holding_another_value_is_never_overwritten() {
+    let Some((env, service)) = keychain_world() else {
+        return;
+    };
+    // Another clone of the repository saved its own value under the name.
+    service.store(
+        "mcpenv",
+        ACCOUNT,
+        "mcpenv",
+        "ghp_An0therCl0nesValue0123456789abcdefGH",
+    );
+    let before = env.bytes("project/.env");
+    let out = env
+        .run(&["secrets", "move", "GITHUB_TOKEN", "--to", "keychain"])
+        .expect_code(1);
+    out.assert_no_secret(&[TOKEN, "ghp_An0therCl0nesValue0123456789abcdefGH"]);
+    assert!(
+        out.stderr.contains(
+            "error: the keychain already holds a different value for `GITHUB_TOKEN` (account `github.com/acme/widgets/GITHUB_TOKEN`); nothing was changed"
+        ),
+        "{out}"
+    );
+    assert_eq!(env.bytes("project/.env"), before);
+    assert_eq!(
+        service.lookup("mcpenv", ACCOUNT).as_deref(),
+        Some("ghp_An0therCl0nesValue0123456789abcdefGH")
+    );
+}
