@@ -73,6 +73,13 @@ pub enum QuoteError {
         /// The 1-based line where the open quote's entry starts.
         line: usize,
     },
+    /// Removing an assignment would change how other lines read (a later
+    /// `${NAME}` took its value, or a quote spans it).
+    #[error("removing line {line} would change how other lines of the file read; edit it by hand")]
+    EntangledLine {
+        /// The 1-based line of the first assignment to remove.
+        line: usize,
+    },
 }
 
 /// A line dotenvy could not parse; the rest of the file is still read.
@@ -728,6 +735,44 @@ pub fn with_values(existing: &str, values: &[(String, String)]) -> Result<String
         }
     }
     Ok(text)
+}
+
+/// The `.env` text `existing` without any assignment of `name`, keeping
+/// every other byte: each entry assigning it (its whole line, or lines for
+/// a multi-line value, with a trailing comment on it) goes, comments and
+/// blank lines around it stay. `None` when nothing assigns it.
+///
+/// Every assignment goes, not only the last: removing the last alone would
+/// bring an earlier one back into effect. The result is checked against
+/// dotenvy's reading of the whole text; when removing would change how
+/// anything else reads (a later `${NAME}` that took its value), it is
+/// refused.
+pub fn without_variable(existing: &str, name: &str) -> Result<Option<String>, QuoteError> {
+    let bom = if existing.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let body = &existing[bom..];
+    let shapes = entries(body);
+    let doomed: Vec<&Shape> = shapes
+        .iter()
+        .filter(|shape| assignment(body, shape).is_some_and(|found| found.key == name))
+        .collect();
+    let Some(first) = doomed.first() else {
+        return Ok(None);
+    };
+    let mut text = existing.to_owned();
+    for shape in doomed.iter().rev() {
+        text.replace_range(bom + shape.span.start..bom + shape.span.end, "");
+    }
+    let (before, before_problems) = parse_text(existing);
+    let (after, after_problems) = parse_text(&text);
+    let kept: Vec<&(String, String)> = before.iter().filter(|(key, _)| key != name).collect();
+    if after.iter().ne(kept) || after_problems.len() != before_problems.len() {
+        return Err(QuoteError::EntangledLine { line: first.line });
+    }
+    Ok(Some(text))
 }
 
 /// Adds the missing `(name, comment)` variables to the `.env.example` text
@@ -1535,5 +1580,56 @@ mod tests {
                 prop_assert_eq!(dotenvy_reads(&text), expected);
             }
         }
+    }
+
+    #[test]
+    fn removing_a_variable_keeps_every_other_byte() {
+        let text =
+            "# tokens\r\nA=1\r\nexport GITHUB_TOKEN='ghp_x' # mine\r\n\r\nB=\"two\nlines\"\r\n";
+        assert_eq!(
+            without_variable(text, "GITHUB_TOKEN").unwrap().as_deref(),
+            Some("# tokens\r\nA=1\r\n\r\nB=\"two\nlines\"\r\n")
+        );
+        assert_eq!(
+            without_variable(text, "B").unwrap().as_deref(),
+            Some("# tokens\r\nA=1\r\nexport GITHUB_TOKEN='ghp_x' # mine\r\n\r\n")
+        );
+        assert_eq!(without_variable(text, "MISSING").unwrap(), None);
+        assert_eq!(
+            without_variable("# A=1\nAB=2\n", "A").unwrap(),
+            None,
+            "a comment and a longer name are not the variable"
+        );
+        // The last line, without its newline; a byte-order mark stays.
+        assert_eq!(
+            without_variable("\u{feff}A=1\nB=2", "B")
+                .unwrap()
+                .as_deref(),
+            Some("\u{feff}A=1\n")
+        );
+        assert_eq!(
+            without_variable("\u{feff}A=1\nB=2", "A")
+                .unwrap()
+                .as_deref(),
+            Some("\u{feff}B=2")
+        );
+    }
+
+    #[test]
+    fn removing_a_variable_removes_every_assignment_of_it() {
+        assert_eq!(
+            without_variable("A=old\nB=1\nA=new\n", "A")
+                .unwrap()
+                .as_deref(),
+            Some("B=1\n")
+        );
+    }
+
+    #[test]
+    fn removing_a_variable_others_read_is_refused() {
+        assert_eq!(
+            without_variable("A=1\nB=${A}\n", "A"),
+            Err(QuoteError::EntangledLine { line: 1 })
+        );
     }
 }

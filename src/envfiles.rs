@@ -43,6 +43,16 @@ pub enum EnvFilesError {
         #[source]
         source: QuoteError,
     },
+    /// A variable's line cannot be removed without changing how the rest
+    /// of the file reads.
+    #[error("a line of `{}` cannot be removed safely", path.display())]
+    Entangled {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: QuoteError,
+    },
     /// Reading or writing a file failed.
     #[error("failed to write `{}`", path.display())]
     Io {
@@ -305,6 +315,28 @@ pub fn save_values_with(
     add_values(state_dir, path, values, progress)
 }
 
+/// Removes every assignment of `name` from the dotenv file at `path`,
+/// keeping every other byte ([`dotenv::without_variable`]); a file that
+/// does not hold it (or does not exist) is left alone. Returns whether it
+/// wrote.
+pub fn remove_value_with(
+    path: &Path,
+    state_dir: &Path,
+    name: &str,
+    progress: &mut Progress,
+) -> Result<bool, EnvFilesError> {
+    let changed = edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
+        old.map_or(Ok(None), |old| {
+            dotenv::without_variable(old, name).map_err(|source| EnvFilesError::Entangled {
+                path: path.to_path_buf(),
+                source,
+            })
+        })
+    })?;
+    progress.record(path, changed);
+    Ok(changed)
+}
+
 /// Adds `values` to the dotenv file at `path` (new files are 0600).
 fn add_values(
     state_dir: &Path,
@@ -375,6 +407,10 @@ fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> 
             source,
         },
         QuoteError::UnterminatedQuote { .. } => EnvFilesError::Malformed {
+            path: path.to_path_buf(),
+            source,
+        },
+        QuoteError::EntangledLine { .. } => EnvFilesError::Entangled {
             path: path.to_path_buf(),
             source,
         },

@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{Field, ServerEntry};
 use crate::placeholder;
+use crate::references::Manager;
 use crate::secrets;
 
 /// Masks a value: the first and last 4 characters of values of 16 or more
@@ -150,6 +151,15 @@ impl Redactor {
         let examples = sources.projects.iter().map(|project| &project.example);
         for file in sources.dotenv_files().into_iter().chain(examples) {
             for (name, value) in &file.entries {
+                // A reference names where a value is kept (`keychain:…`,
+                // `op://…`) and is shown as such; the value it stands for
+                // is learnt when it is read. Ciphertext stays masked.
+                if matches!(
+                    crate::references::manager_of(value),
+                    Some(Manager::Keychain | Manager::OnePassword)
+                ) {
+                    continue;
+                }
                 self.learn_env(name, value);
             }
             // A line dotenvy could not parse may still hold a value, and
@@ -544,6 +554,36 @@ mod tests {
         assert!(!masked.contains(secret), "{masked}");
         assert!(!masked.contains("0123456789abcdef"), "{masked}");
         assert!(masked.contains("raw sk_l…9f3a"), "{masked}");
+    }
+
+    #[test]
+    fn dotenv_references_are_no_secrets() {
+        let sources = crate::check::EnvSources {
+            process: std::collections::BTreeMap::new(),
+            projects: Vec::new(),
+            user_dotenv: crate::dotenv::DotEnv::parse(
+                std::path::Path::new("/home/u/.config/mcpenv/.env"),
+                "SENTRY_TOKEN=keychain:github.com/acme/widgets/SENTRY_TOKEN\n\
+                 LINEAR_API_KEY=op://Engineering/Linear/credential\n\
+                 STRIPE_KEY=encrypted:BDx9c2VjcmV0IGNpcGhlcnRleHQ\n\
+                 API_TOKEN=Zq8rT2vL9xWc4nBvKp3mQw7y\n"
+                    .to_string(),
+            ),
+            settings: Vec::new(),
+            interactive_only: Vec::new(),
+        };
+        let mut redactor = Redactor::new();
+        redactor.learn_sources(&sources);
+        let text = "keychain:github.com/acme/widgets/SENTRY_TOKEN op://Engineering/Linear/credential encrypted:BDx9c2VjcmV0IGNpcGhlcnRleHQ Zq8rT2vL9xWc4nBvKp3mQw7y";
+        let masked = redactor.mask_text(text).into_owned();
+        assert!(
+            masked.starts_with(
+                "keychain:github.com/acme/widgets/SENTRY_TOKEN op://Engineering/Linear/credential "
+            ),
+            "{masked}"
+        );
+        assert!(!masked.contains("BDx9c2VjcmV0IGNpcGhlcnRleHQ"), "{masked}");
+        assert!(!masked.contains("Zq8rT2vL9xWc4nBvKp3mQw7y"), "{masked}");
     }
 
     #[test]

@@ -70,6 +70,10 @@ pub enum Command {
     Run(RunArgs),
     /// Print the variables `.env` provides to the servers, for your shell or direnv.
     Env(EnvArgs),
+    /// List the variables of the dotenv files and where each value lives;
+    /// remove one, or move one into or out of the keychain.
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
     /// List and show server templates.
     #[command(subcommand)]
     Templates(TemplatesCommand),
@@ -259,6 +263,58 @@ pub struct ExportArgs {
     pub vscode_inputs: bool,
 
     /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv secrets`.
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Every variable of the dotenv files mcpenv reads here: where its value
+    /// lives, its file, the servers that use it. Never a value.
+    #[command(visible_alias = "ls")]
+    List(SecretsListArgs),
+    /// Remove a variable from the dotenv file whose value is in effect, and
+    /// its keychain entry when the value is kept there.
+    #[command(visible_alias = "remove")]
+    Rm(SecretsRmArgs),
+    /// Move a value between its dotenv file (plaintext) and the OS keychain.
+    Move(SecretsMoveArgs),
+}
+
+/// `mcpenv secrets list`.
+#[derive(Debug, Args)]
+pub struct SecretsListArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv secrets rm`.
+#[derive(Debug, Args)]
+pub struct SecretsRmArgs {
+    /// The variable.
+    #[arg(value_name = "VAR")]
+    pub name: String,
+
+    /// Print what was done as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mcpenv secrets move`.
+#[derive(Debug, Args)]
+pub struct SecretsMoveArgs {
+    /// The variable.
+    #[arg(value_name = "VAR")]
+    pub name: String,
+
+    /// Where the value goes: the OS keychain (the file keeps `keychain:…`),
+    /// or back into the dotenv file.
+    #[arg(long, value_enum)]
+    pub to: StoreArg,
+
+    /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
 }

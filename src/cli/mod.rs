@@ -164,6 +164,21 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             quiet,
         ),
         Command::Run(args) => return Err(commands::run::run(ctx, args)),
+        Command::Secrets(args::SecretsCommand::List(args)) => {
+            emit(ctx, &commands::secrets::list(ctx)?, args.json, quiet)
+        }
+        Command::Secrets(args::SecretsCommand::Rm(args)) => emit(
+            ctx,
+            &commands::secrets::remove(ctx, args)?,
+            args.json,
+            quiet,
+        ),
+        Command::Secrets(args::SecretsCommand::Move(args)) => emit(
+            ctx,
+            &commands::secrets::move_to(ctx, args)?,
+            args.json,
+            quiet,
+        ),
         Command::Templates(args::TemplatesCommand::List(args)) => emit(
             ctx,
             &commands::templates::list(ctx, args)?,

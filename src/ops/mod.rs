@@ -22,6 +22,7 @@ pub mod remove_server;
 pub mod run_environment;
 pub mod scan_secrets;
 pub mod secret_stores;
+pub mod secret_variables;
 pub mod server_env;
 pub mod share;
 pub mod show_template;

@@ -40,7 +40,7 @@ fn world() -> Option<(TestEnv, SecretService)> {
 }
 
 /// Makes `dir` a git repository whose `origin` is `remote`.
-fn clone_at(dir: &Path, remote: &str) {
+pub fn clone_at(dir: &Path, remote: &str) {
     std::fs::create_dir_all(dir).unwrap();
     for args in [
         &["init", "-q"][..],
@@ -56,7 +56,7 @@ fn clone_at(dir: &Path, remote: &str) {
 }
 
 /// Every file under `dir` holding `secret` (bytes), by path.
-fn files_holding(dir: &Path, secret: &str) -> Vec<String> {
+pub fn files_holding(dir: &Path, secret: &str) -> Vec<String> {
     let mut found = Vec::new();
     for entry in walkdir(dir) {
         if std::fs::read(&entry)

@@ -42,6 +42,7 @@ mod remove;
 mod run;
 mod scan;
 mod scan_sarif;
+mod secrets;
 mod secrets_corpus;
 mod serve;
 mod serve_crosscheck;

@@ -20,6 +20,7 @@ pub mod remove;
 pub mod reset_project_choices;
 pub mod run;
 pub mod scan;
+pub mod secrets;
 pub mod serve;
 pub mod share;
 pub mod templates;
