@@ -429,6 +429,7 @@ fn rm_deletes_the_keychain_entry_after_the_line() {
     ----- stderr -----
     Removed `SENTRY_TOKEN` from `.env`
     Deleted its keychain entry `github.com/acme/widgets/SENTRY_TOKEN` (service `mcpenv`)
+    note: other clones of this repository on this machine that name it have lost the value too
     [exit status: 0]
     ");
     assert_eq!(

@@ -116,6 +116,17 @@ impl Report for RemoveOutput {
                     "Deleted its keychain entry `{}` (service `mcpenv`)",
                     entry.account
                 )?;
+                // Named by the repository's remote: every clone shares it.
+                if !entry.account.starts_with('/')
+                    && !entry
+                        .account
+                        .starts_with(&format!("{}/", crate::keychain::USER))
+                {
+                    writeln!(
+                        err,
+                        "note: other clones of this repository on this machine that name it have lost the value too"
+                    )?;
+                }
             } else {
                 writeln!(
                     err,
