@@ -576,7 +576,22 @@ pub fn check(
             }),
         });
     }
-    variable_findings(&locations.project_root(), &variables, &mut findings);
+    // Where the team keeps a value (`op://…` in `.env.example`), nearer
+    // files first.
+    let mut team_references = BTreeMap::new();
+    for project in sources.projects.iter().rev() {
+        for (name, value) in &project.example.entries {
+            if crate::references::manager_of(value).is_some_and(|manager| manager.shared()) {
+                team_references.insert(name.clone(), value.clone());
+            }
+        }
+    }
+    variable_findings(
+        &locations.project_root(),
+        &variables,
+        &team_references,
+        &mut findings,
+    );
     for note in &inventory.notes {
         // A server Claude Code does not load has its error above.
         if note.server.as_deref().is_some_and(|name| {
@@ -799,7 +814,12 @@ pub fn source_name(root: &Path, source: Option<&str>) -> String {
     }
 }
 
-fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Finding>) {
+fn variable_findings(
+    root: &Path,
+    variables: &[Variable],
+    team_references: &BTreeMap<String, String>,
+    findings: &mut Vec<Finding>,
+) {
     for variable in variables {
         let servers = variable.servers.join(", ");
         if variable.ciphertext {
@@ -826,6 +846,12 @@ fn variable_findings(root: &Path, variables: &[Variable], findings: &mut Vec<Fin
                 Severity::Error,
                 format!("`{}` is not set (needed by {servers})", variable.name),
                 "Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a path relative to the directory Claude Code starts in, or give it a default (`${CLAUDE_PROJECT_DIR:-.}`)".to_string(),
+            ),
+            (State::Missing, _) if let Some(reference) = team_references.get(&variable.name) => (
+                "missing-variable",
+                Severity::Error,
+                format!("`{}` is not set (needed by {servers})", variable.name),
+                format!("the team's `.env.example` names where it is kept (`{reference}`): `mcpenv onboard` sets it up without asking"),
             ),
             (State::Missing, _) => (
                 "missing-variable",

@@ -275,6 +275,13 @@ fn teammate() -> (TestEnv, FakeOp) {
 #[test]
 fn team_references_onboard_a_teammate_without_a_prompt() {
     let (env, op) = teammate();
+    let out = env.run(&["check"]).expect_code(1);
+    assert!(
+        out.stdout.contains(
+            "hint: the team's `.env.example` names where it is kept (`op://Engineering/GitHub/token`): `mcpenv onboard` sets it up without asking"
+        ),
+        "{out}"
+    );
     // No terminal: onboarding would refuse if it had to ask anything.
     let out = env.run(&["onboard"]).expect_code(0);
     out.assert_no_secret(&[GITHUB, LINEAR]);
