@@ -89,6 +89,18 @@ pub enum StepValue {
     },
 }
 
+/// Why onboarding does not use a reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NotUsed {
+    /// The team's reference in `.env.example` gave no value: the variable
+    /// is asked for instead.
+    TeamReferenceFailed,
+    /// A value kept in the keychain or a vault is not copied into Claude
+    /// Code's settings in plaintext.
+    NotCopied,
+}
+
 /// Where a reference saved without asking was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -100,10 +112,11 @@ pub enum ReferenceFrom {
     Keychain,
 }
 
-/// A team reference in `.env.example` that gave no value, so its variable
-/// is asked for instead.
+/// A reference onboarding does not use, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct UnresolvedReference {
+    /// Why it is not used.
+    pub why: NotUsed,
     /// The variable.
     pub name: String,
     /// The reference.
@@ -150,7 +163,8 @@ pub struct OnboardPlan {
     /// Variables that need a value but are set empty in the environment,
     /// which wins over every file: no file can give them one.
     pub shadowed: Vec<String>,
-    /// Team references of `.env.example` that gave no value.
+    /// References not used: team references of `.env.example` that gave
+    /// no value, values kept elsewhere not copied into settings.
     pub unresolved: Vec<UnresolvedReference>,
 }
 
@@ -646,6 +660,22 @@ fn steps(
             && !variable.seen_by_claude
             && let Some(value) = in_files.get(name).filter(|value| !value.is_empty())
         {
+            // Kept in a keychain or a vault: copying it into a settings
+            // file would undo that.
+            if let Some(manager) = references::manager_of(value) {
+                unresolved.push(UnresolvedReference {
+                    why: NotUsed::NotCopied,
+                    name: name.clone(),
+                    reference: value.clone(),
+                    message: format!(
+                        "is {}; it is not copied into Claude Code's settings in plaintext",
+                        manager.source()
+                    ),
+                    hint: "start Claude Code with `mcpenv run -- claude`, which hands the value on"
+                        .to_string(),
+                });
+                continue;
+            }
             let value = StepValue::Copy {
                 value: value.clone(),
                 from: CopiedFrom::DotEnv,
@@ -677,6 +707,7 @@ fn steps(
                         continue;
                     }
                     Some(Err(error)) => unresolved.push(UnresolvedReference {
+                        why: NotUsed::TeamReferenceFailed,
                         name: name.clone(),
                         reference,
                         message: error.message,

@@ -414,3 +414,29 @@ fn extract_warns_when_the_reference_gives_another_value_and_refuses_an_unknown_v
         "{out}"
     );
 }
+
+#[test]
+fn onboarding_into_claude_settings_never_copies_what_a_reference_keeps_elsewhere() {
+    let (env, _op) = world();
+    let out = env
+        .run(&["onboard", "--to", "claude-settings"])
+        .expect_code(0);
+    out.assert_no_secret(&[GITHUB, LINEAR]);
+    assert!(
+        out.stderr.contains(
+            "`GITHUB_TOKEN` is from 1Password; it is not copied into Claude Code's settings in plaintext"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stderr
+            .contains("hint: start Claude Code with `mcpenv run -- claude`"),
+        "{out}"
+    );
+    let settings = std::fs::read_to_string(env.project.join(".claude/settings.local.json"))
+        .unwrap_or_default();
+    assert!(
+        !settings.contains("op://") && !settings.contains(GITHUB),
+        "{settings}"
+    );
+}

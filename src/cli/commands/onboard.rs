@@ -25,8 +25,9 @@ use crate::cli::output::{self, Stream};
 use crate::cli::render::{BOLD, shown};
 use crate::cli::resolve::Ctx;
 use crate::ops::onboard::{
-    CopiedFrom, OnboardPlan, OnboardReport, OnboardRequest, OnboardStep, ReferenceFrom, SaveTo,
-    StepValue, apply_onboard, next_fit_question, plan_onboard, secure_destinations, storable,
+    CopiedFrom, NotUsed, OnboardPlan, OnboardReport, OnboardRequest, OnboardStep, ReferenceFrom,
+    SaveTo, StepValue, apply_onboard, next_fit_question, plan_onboard, secure_destinations,
+    storable,
 };
 
 impl From<OnboardTarget> for SaveTo {
@@ -58,6 +59,19 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
                 shown(name)
             ),
         );
+    }
+    // Why a reference is not used: before anything is refused or asked.
+    for unresolved in &plan.unresolved {
+        let line = match unresolved.why {
+            NotUsed::TeamReferenceFailed => format!(
+                "`{}`: the team's reference in `.env.example` (`{}`) {}; asking instead",
+                unresolved.name,
+                shown(&unresolved.reference),
+                unresolved.message
+            ),
+            NotUsed::NotCopied => format!("`{}` {}", unresolved.name, unresolved.message),
+        };
+        say(ctx, &format!("{line}\n  hint: {}", unresolved.hint));
     }
     let target = target_name(plan.to);
     if plan.steps.is_empty() {
@@ -100,19 +114,6 @@ fn ask_all(
     args: &OnboardArgs,
     plan: &OnboardPlan,
 ) -> Result<BTreeMap<String, String>, CliError> {
-    // Why a team reference is not used: before anything is refused or asked.
-    for unresolved in &plan.unresolved {
-        say(
-            ctx,
-            &format!(
-                "`{}`: the team's reference in `.env.example` (`{}`) {}; asking instead\n  hint: {}",
-                unresolved.name,
-                shown(&unresolved.reference),
-                unresolved.message,
-                unresolved.hint
-            ),
-        );
-    }
     let asked = plan.asked();
     if !asked.is_empty() {
         refuse_without_terminal(ctx, args, &asked)?;
