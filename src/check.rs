@@ -241,6 +241,10 @@ pub struct Variable {
     /// (`op://…`, `keychain:…`) rather than the value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<StoredReference>,
+    /// A reference in the environment or Claude Code's settings, which
+    /// reach the server as written (only dotenv files' are resolved).
+    #[serde(skip)]
+    pub passed_as_written: Option<crate::references::Manager>,
     /// The default of its references, when they have one.
     #[serde(skip)]
     pub default: Option<String>,
@@ -720,6 +724,11 @@ fn record(
         .is_some_and(|((value, _), _)| crate::dotenv::is_dotenvx_ciphertext(value));
     // A reference in a dotenv file; in the environment or Claude Code's
     // settings it is passed on as it is written.
+    let passed_as_written = match &found {
+        Some(((value, _), true)) => crate::references::manager_of(value)
+            .filter(|manager| *manager != crate::references::Manager::Dotenvx),
+        _ => None,
+    };
     let stored_reference = match &found {
         Some(((value, _), false)) => crate::references::manager_of(value)
             .filter(|manager| *manager != crate::references::Manager::Dotenvx)
@@ -774,6 +783,7 @@ fn record(
         required: reference.default.is_none(),
         ciphertext,
         reference: stored_reference,
+        passed_as_written,
         default: reference.default.clone(),
         placements: vec![placement],
         expected,
@@ -836,6 +846,25 @@ fn variable_findings(
                 ),
                 hint: Some(
                     "start the client through dotenvx, which decrypts it into the environment: `dotenvx run -- mcpenv run -- claude`".to_string(),
+                ),
+            });
+            continue;
+        }
+        if let Some(manager) = variable.passed_as_written {
+            findings.push(Finding {
+                code: "reference-as-written",
+                severity: Severity::Error,
+                server: None,
+                variable: Some(variable.name.clone()),
+                file: None,
+                message: format!(
+                    "`{}` in {} is a reference ({} once resolved), but Claude Code and `mcpenv run` hand it to {servers} as written",
+                    variable.name,
+                    source_name(root, variable.source.as_deref()),
+                    manager.source()
+                ),
+                hint: Some(
+                    "keep the reference in `.env`, where `mcpenv run -- claude` resolves it, and unset it here".to_string(),
                 ),
             });
             continue;

@@ -440,3 +440,21 @@ fn onboarding_into_claude_settings_never_copies_what_a_reference_keeps_elsewhere
         "{settings}"
     );
 }
+
+#[test]
+fn a_reference_in_the_environment_reaches_the_server_as_written_and_check_says_so() {
+    let (mut env, _op) = world();
+    env.set_env("GITHUB_TOKEN", "op://Engineering/GitHub/token");
+    let out = env.run(&["check"]).expect_code(1);
+    assert!(
+        out.stdout.contains(
+            "error: `GITHUB_TOKEN` in the environment is a reference (from 1Password once resolved), but Claude Code and `mcpenv run` hand it to github as written"
+        ),
+        "{out}"
+    );
+    // As promised: the environment wins and is not resolved.
+    let out = env
+        .run(&["run", "--", "sh", "-c", "printf %s \"$GITHUB_TOKEN\""])
+        .expect_code(0);
+    assert_eq!(out.stdout, "op://Engineering/GitHub/token");
+}
