@@ -149,6 +149,14 @@ impl Cell {
             style,
         }
     }
+
+    /// A styled cell for a row's last column: left unstyled when empty, so
+    /// the line ends without style codes.
+    pub fn last(text: impl Into<String>, style: Style) -> Self {
+        let text = text.into();
+        let style = if text.is_empty() { Style::new() } else { style };
+        Self::styled(text, style)
+    }
 }
 
 /// Writes rows in aligned columns under a bold header; the last column is

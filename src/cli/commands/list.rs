@@ -77,15 +77,7 @@ impl Report for ListReport {
                     Cell::styled(server.scope.as_str(), style),
                     Cell::styled(server.transport.as_str(), style),
                     Cell::styled(status, status_style),
-                    // An empty last cell stays unstyled: no trailing codes or spaces.
-                    Cell::styled(
-                        target.clone(),
-                        if target.is_empty() {
-                            anstyle::Style::new()
-                        } else {
-                            style
-                        },
-                    ),
+                    Cell::last(target, style),
                 ]
             })
             .collect();

@@ -49,15 +49,7 @@ impl Report for ListOutput {
                     Cell::styled(variable.kept.as_str(), style),
                     Cell::styled(&variable.file_shown, style),
                     Cell::styled(used_by, style),
-                    // An empty last cell stays unstyled: no trailing codes.
-                    Cell::styled(
-                        reference.clone(),
-                        if reference.is_empty() {
-                            anstyle::Style::new()
-                        } else {
-                            style
-                        },
-                    ),
+                    Cell::last(reference, style),
                 ]
             })
             .collect();
