@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCandidates;
 
 /// Share MCP server configs across a team, without sharing their secrets.
 ///
@@ -77,6 +78,11 @@ pub enum Command {
     /// List and show server templates.
     #[command(subcommand)]
     Templates(TemplatesCommand),
+    /// Print the script that sets up tab completion for SHELL.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+    /// Print mcpenv's man page (roff), or a subcommand's.
+    Man(ManArgs),
     /// Import servers from another client's config, placeholders translated.
     Import(ImportArgs),
     /// Import from Claude Desktop: `import --from claude-desktop`, under
@@ -98,7 +104,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Only these servers (default: every server in effect).
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub names: Vec<String>,
 
     /// Seconds each server has to answer everything.
@@ -294,7 +300,7 @@ pub struct SecretsListArgs {
 #[derive(Debug, Args)]
 pub struct SecretsRmArgs {
     /// The variable.
-    #[arg(value_name = "VAR")]
+    #[arg(value_name = "VAR", add = ArgValueCandidates::new(crate::cli::completion::dotenv_variables))]
     pub name: String,
 
     /// Print what was done as JSON.
@@ -306,7 +312,7 @@ pub struct SecretsRmArgs {
 #[derive(Debug, Args)]
 pub struct SecretsMoveArgs {
     /// The variable.
-    #[arg(value_name = "VAR")]
+    #[arg(value_name = "VAR", add = ArgValueCandidates::new(crate::cli::completion::dotenv_variables))]
     pub name: String,
 
     /// Where the value goes: the OS keychain (the file keeps `keychain:…`),
@@ -317,6 +323,60 @@ pub struct SecretsMoveArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The shells `completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// fish.
+    Fish,
+    /// PowerShell.
+    Powershell,
+    /// Elvish.
+    Elvish,
+}
+
+impl CompletionShell {
+    /// The name clap_complete knows the shell by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bash => "bash",
+            Self::Zsh => "zsh",
+            Self::Fish => "fish",
+            Self::Powershell => "powershell",
+            Self::Elvish => "elvish",
+        }
+    }
+}
+
+/// `mcpenv completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: CompletionShell,
+}
+
+const COMPLETIONS_HELP: &str = "\
+The script asks mcpenv for each completion, so server names, templates and the variables of
+`.env` complete from the project the shell is in. Load it from your shell's start-up file:
+
+  bash   echo 'source <(mcpenv completions bash)' >> ~/.bashrc
+  zsh    echo 'source <(mcpenv completions zsh)' >> ~/.zshrc
+  fish   echo 'mcpenv completions fish | source' >> ~/.config/fish/config.fish
+  pwsh   mcpenv completions powershell | Out-String | Invoke-Expression   (in $PROFILE)
+  elvish eval (mcpenv completions elvish | slurp)   (in ~/.config/elvish/rc.elv)";
+
+/// `mcpenv man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// A subcommand (`mcpenv man add` is the page `mcpenv-add(1)`); none for mcpenv's own page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
 }
 
 /// `mcpenv templates`.
@@ -340,6 +400,7 @@ pub struct TemplatesListArgs {
 #[derive(Debug, Args)]
 pub struct TemplatesShowArgs {
     /// The template's name, or a `server.json` file.
+    #[arg(add = ArgValueCandidates::new(crate::cli::completion::template_names))]
     pub name: String,
 
     /// Print JSON.
@@ -467,7 +528,7 @@ pub struct AddArgs {
     pub json: bool,
 
     /// Add from a template: a name (see `mcpenv templates list`) or a `server.json` file.
-    #[arg(long, value_name = "TEMPLATE", conflicts_with_all = ["transport", "env", "headers", "command_or_url", "after_dashes", "client_id", "callback_port", "client_secret"])]
+    #[arg(long, value_name = "TEMPLATE", add = ArgValueCandidates::new(crate::cli::completion::template_names), conflicts_with_all = ["transport", "env", "headers", "command_or_url", "after_dashes", "client_id", "callback_port", "client_secret"])]
     pub template: Option<String>,
 
     /// With `--template`: a value for one of its variables (repeat for more);
@@ -544,6 +605,7 @@ pub struct AddJsonArgs {
 #[derive(Debug, Args)]
 pub struct GetArgs {
     /// Server name.
+    #[arg(add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub name: String,
 
     /// Show env and header values unmasked.
@@ -673,6 +735,7 @@ pub enum PrivateScope {
 #[derive(Debug, Args)]
 pub struct ShareArgs {
     /// The server to share.
+    #[arg(add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub name: String,
 
     /// Where it is now [default: wherever it is defined].
@@ -759,7 +822,8 @@ pub struct ApproveArgs {
     #[arg(
         value_name = "NAME",
         required_unless_present = "all",
-        conflicts_with = "all"
+        conflicts_with = "all",
+        add = ArgValueCandidates::new(crate::cli::completion::server_names)
     )]
     pub names: Vec<String>,
 
@@ -792,7 +856,7 @@ its settings and run its hooks.";
 #[derive(Debug, Args)]
 pub struct RejectArgs {
     /// Project servers to reject.
-    #[arg(value_name = "NAME", required = true)]
+    #[arg(value_name = "NAME", required = true, add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub names: Vec<String>,
 
     /// Print what was done as JSON.
@@ -853,6 +917,7 @@ pub struct RemoveArgs {
     pub json: bool,
 
     /// Server name.
+    #[arg(add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub name: String,
 }
 

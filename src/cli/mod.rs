@@ -5,6 +5,7 @@
 pub mod args;
 pub mod clap_hints;
 pub mod commands;
+pub mod completion;
 pub mod error;
 pub mod output;
 pub mod render;
@@ -31,6 +32,8 @@ pub fn main() -> ExitCode {
         .collect();
     // Learns the arguments' secrets first: a usage error may quote one.
     let shield = Arc::new(Shield::for_arguments(&words));
+    // A shell asking for completions is answered before anything else.
+    completion::answer_if_asked();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -164,6 +167,15 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             quiet,
         ),
         Command::Run(args) => return Err(commands::run::run(ctx, args)),
+        Command::Completions(args) => emit(
+            ctx,
+            &commands::completions::run(args).map_err(|error| {
+                CliError::failure_from("cannot write the completion script", error)
+            })?,
+            false,
+            quiet,
+        ),
+        Command::Man(args) => emit(ctx, &commands::man::run(args)?, false, quiet),
         Command::Secrets(args::SecretsCommand::List(args)) => {
             emit(ctx, &commands::secrets::list(ctx)?, args.json, quiet)
         }

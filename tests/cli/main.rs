@@ -10,6 +10,7 @@ mod claude_blanked;
 mod claude_launch;
 mod claude_race;
 mod clients;
+mod completions;
 mod conformance;
 mod dotenvx;
 mod exit_codes;
