@@ -903,6 +903,10 @@ pub struct EnvArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = EnvFormat::Sh)]
     pub format: EnvFormat,
+
+    /// Print JSON (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
 }
 
 /// `mcpenv remove`.

@@ -36,6 +36,33 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// The error as the one JSON document a command run with `--json`
+    /// prints instead of its report: `{"schema_version": 1, "error":
+    /// {"message", "causes", "hint", "kind", "file", "line", "column"}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (file, position) = self
+            .location()
+            .map_or((None, None), |(file, position)| (Some(file), position));
+        let hints: Vec<String> = self.hints().iter().map(|lines| lines.join("\n")).collect();
+        serde_json::json!({
+            "schema_version": crate::cli::render::SCHEMA_VERSION,
+            "error": {
+                "message": self.message(),
+                "causes": self.causes(),
+                "hint": (!hints.is_empty()).then(|| hints.join("\n")),
+                "kind": match self.kind() {
+                    Kind::Usage => "usage",
+                    Kind::Failure => "failure",
+                },
+                "file": file.map(|file| file.display().to_string()),
+                "line": position.map(|(line, _)| line),
+                "column": position.map(|(_, column)| column),
+            }
+        })
+    }
+}
+
 impl From<clap::Error> for CliError {
     fn from(error: clap::Error) -> Self {
         Self::new(Kind::Usage, Box::new(error))

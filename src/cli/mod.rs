@@ -43,7 +43,26 @@ pub fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 _ if let Some(ours) = clap_hints::rewrite(&error, &words) => {
-                    let _ = output::write(&shield, Stream::Stderr, false, |err| ours.render(err));
+                    if wants_json(&words) {
+                        let _ = output::write_json(&shield, ours.to_json(), false);
+                    } else {
+                        let _ =
+                            output::write(&shield, Stream::Stderr, false, |err| ours.render(err));
+                    }
+                    ExitCode::from(2)
+                }
+                _ if wants_json(&words) => {
+                    // clap's message, without its `error: ` and usage lines.
+                    let rendered = error.render().to_string();
+                    let message = rendered
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .trim_start_matches("error: ")
+                        .to_string();
+                    let ours = CliError::usage(message)
+                        .with_hint("see `mcpenv --help`, or the command's `--help`");
+                    let _ = output::write_json(&shield, ours.to_json(), false);
                     ExitCode::from(2)
                 }
                 _ => {
@@ -56,19 +75,42 @@ pub fn main() -> ExitCode {
             };
         }
     };
+    let json = wants_json(&words);
     resolve::color_choice(cli.color).write_global();
     let run_shield = Arc::clone(&shield);
     match on_big_stack(move || run(&cli, &run_shield)) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
         Err(error) => {
-            let _ = output::write(&shield, Stream::Stderr, false, |err| error.render(err));
+            if json {
+                let _ = output::write_json(&shield, error.to_json(), false);
+            } else {
+                let _ = output::write(&shield, Stream::Stderr, false, |err| error.render(err));
+            }
             match error.kind() {
                 Kind::Usage => ExitCode::from(2),
                 Kind::Failure => ExitCode::from(1),
             }
         }
     }
+}
+
+/// Whether the command line asks for JSON (`--json`, `--format json`):
+/// an error is then a JSON document on stdout too, so a script can tell
+/// it from an empty result. Words after `--` are another program's.
+fn wants_json(words: &[String]) -> bool {
+    let ours = words.iter().take_while(|word| *word != "--");
+    let mut previous: Option<&str> = None;
+    for word in ours {
+        if word == "--json"
+            || word == "--format=json"
+            || (previous == Some("--format") && word == "json")
+        {
+            return true;
+        }
+        previous = Some(word);
+    }
+    false
 }
 
 /// Runs `work` on a thread with [`crate::document::STACK_BYTES`] of stack,

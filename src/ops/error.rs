@@ -153,6 +153,29 @@ impl Error {
     pub fn hints(&self) -> &[Vec<String>] {
         &self.hints
     }
+
+    /// The file the error is about, with the line and column (1-based)
+    /// of a parse error, when the error chain names one.
+    pub fn location(&self) -> Option<(std::path::PathBuf, Option<(usize, usize)>)> {
+        let mut current: Option<&(dyn StdError + 'static)> = Some(self.error.as_ref());
+        while let Some(error) = current {
+            let config = error.downcast_ref::<ConfigError>().or_else(|| {
+                match error.downcast_ref::<StoreError>() {
+                    Some(StoreError::Config(config)) => Some(config),
+                    _ => None,
+                }
+            });
+            if let Some(config) = config {
+                let position = match config {
+                    ConfigError::Syntax { line, column, .. } => Some((*line, *column)),
+                    _ => None,
+                };
+                return Some((config.path().clone(), position));
+            }
+            current = error.source();
+        }
+        None
+    }
 }
 
 impl From<ConfigError> for Error {

@@ -23,6 +23,7 @@ mod harness;
 mod hostile_files;
 mod import_clash;
 mod interrupted;
+mod json_errors;
 mod keychain;
 mod keychain_harness;
 mod layout;

@@ -406,14 +406,22 @@ fn without_a_terminal_it_refuses_and_writes_nothing() {
     assert_eq!(tree(&env.project), before);
 
     let json = env.run(&["onboard", "--json"]);
-    assert_snapshot!(json, @"
+    assert_snapshot!(json, @r#"
+    {
+      "schema_version": 1,
+      "error": {
+        "message": "cannot ask for `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`: `--json` never prompts",
+        "causes": [],
+        "hint": "see what is missing with `mcpenv check --json`\nor set the variables in the environment and copy them with `mcpenv onboard --from-env`, which never prompts",
+        "kind": "failure",
+        "file": null,
+        "line": null,
+        "column": null
+      }
+    }
     ----- stderr -----
-    error: cannot ask for `GITHUB_PERSONAL_ACCESS_TOKEN`, `DOCS_TITLE`: `--json` never prompts
-
-    hint: see what is missing with `mcpenv check --json`
-    hint: or set the variables in the environment and copy them with `mcpenv onboard --from-env`, which never prompts
     [exit status: 1]
-    ");
+    "#);
 }
 
 #[test]

@@ -225,13 +225,22 @@ fn the_hint_names_the_extract_command_for_the_scopes_found() {
 #[test]
 fn json_and_another_format_are_a_usage_error() {
     let env = TestEnv::new();
-    assert_snapshot!(env.run(&["scan", "--json", "--format", "sarif"]), @"
+    assert_snapshot!(env.run(&["scan", "--json", "--format", "sarif"]), @r#"
+    {
+      "schema_version": 1,
+      "error": {
+        "message": "`--json` conflicts with `--format sarif`",
+        "causes": [],
+        "hint": "keep one of them: `--json` is `--format json`",
+        "kind": "usage",
+        "file": null,
+        "line": null,
+        "column": null
+      }
+    }
     ----- stderr -----
-    error: `--json` conflicts with `--format sarif`
-
-    hint: keep one of them: `--json` is `--format json`
     [exit status: 2]
-    ");
+    "#);
     env.run(&["scan", "--json", "--format", "json"])
         .expect_code(0);
 }

@@ -77,11 +77,15 @@ fn fish_quote(value: &str) -> String {
 /// Runs `mcpenv env`; returns the report and whether to print it as JSON.
 pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
     let env = server_env(ctx)?;
-    let json = args.format == EnvFormat::Json;
+    let json = args.json || args.format == EnvFormat::Json;
     Ok((
         EnvReport {
             env,
-            format: args.format,
+            format: if args.json {
+                EnvFormat::Json
+            } else {
+                args.format
+            },
             masked: io::stdout().is_terminal(),
         },
         json,
