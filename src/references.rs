@@ -139,14 +139,18 @@ impl Resolver {
 }
 
 /// `op://vault/item/field` (or `…/section/field`, with `?attribute=…`):
-/// 1Password's secret reference syntax.
+/// 1Password's secret reference syntax. Names may hold spaces (`op://Team
+/// Vault/…`, quoted in `.env`); `op read` gets the reference as one
+/// argument, never through a shell.
 fn is_op_reference(value: &str) -> bool {
     value.strip_prefix("op://").is_some_and(|rest| {
         let path = rest.split('?').next().unwrap_or(rest);
         let parts: Vec<&str> = path.split('/').collect();
         (3..=4).contains(&parts.len())
-            && parts.iter().all(|part| !part.is_empty())
-            && !rest.contains(char::is_whitespace)
+            && parts
+                .iter()
+                .all(|part| !part.is_empty() && part.trim() == *part)
+            && !rest.contains(char::is_control)
     })
 }
 
@@ -262,10 +266,12 @@ mod tests {
             Some(Manager::OnePassword)
         );
         assert_eq!(
-            manager_of("op://Private/Login/one-time password?attribute=otp"),
-            None,
-            "a space makes it no reference op reads as one argument we would write"
+            manager_of("op://Team Vault/Login/one-time password?attribute=otp"),
+            Some(Manager::OnePassword),
+            "names may hold spaces"
         );
+        assert_eq!(manager_of("op://Private/ Login/token"), None);
+        assert_eq!(manager_of("op://Private/Login/token\n"), None);
         assert_eq!(
             manager_of("op://Private/Login/totp?attribute=otp"),
             Some(Manager::OnePassword)

@@ -458,3 +458,27 @@ fn a_reference_in_the_environment_reaches_the_server_as_written_and_check_says_s
         .expect_code(0);
     assert_eq!(out.stdout, "op://Engineering/GitHub/token");
 }
+
+#[test]
+fn a_reference_whose_names_hold_spaces_is_read_as_one() {
+    let mut env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"github": {"command": "sh", "env": {"T": "${GITHUB_TOKEN}"}}}})
+            .to_string(),
+    );
+    env.write(
+        "project/.env",
+        "GITHUB_TOKEN='op://Team Vault/GitHub token/credential'\n",
+    );
+    let op = FakeOp::new(
+        &env.root,
+        json!({"Team Vault": {"GitHub token": {"credential": GITHUB}}}),
+    );
+    op.install(&mut env);
+    let out = env
+        .run(&["run", "--", "sh", "-c", "printf %s \"$GITHUB_TOKEN\""])
+        .expect_code(0);
+    assert_eq!(out.stdout, GITHUB);
+    assert_eq!(reads(&op), ["op://Team Vault/GitHub token/credential"]);
+}
