@@ -13,7 +13,8 @@ use clap_complete::engine::ArgValueCandidates;
 #[derive(Debug, Parser)]
 #[command(
     name = "mcpenv",
-    version,
+    version = VERSION,
+    long_version = LONG_VERSION,
     propagate_version = true,
     max_term_width = 100
 )]
@@ -34,6 +35,28 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// `mcpenv -V`: the release, the commit and the day it was built.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("MCPENV_COMMIT"),
+    " ",
+    env!("MCPENV_BUILD_DATE"),
+    ")"
+);
+
+/// `mcpenv --version`: [`VERSION`], and the Claude Code release whose
+/// files, expansion and texts mcpenv follows (its test suite runs against
+/// it).
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("MCPENV_COMMIT"),
+    " ",
+    env!("MCPENV_BUILD_DATE"),
+    ")\nchecked against Claude Code 2.1.332"
+);
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -927,6 +950,15 @@ pub struct RemoveArgs {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_version_names_the_claude_code_release_mcpenv_follows() {
+        assert!(super::LONG_VERSION.ends_with(&format!(
+            "checked against Claude Code {}",
+            crate::claude_code::blanked::RELEASE
+        )));
+        assert!(super::LONG_VERSION.starts_with(super::VERSION));
+    }
+
     use super::*;
     use clap::CommandFactory;
 

@@ -55,6 +55,7 @@ mod templates_schema;
 mod terminal;
 mod untrusted_text;
 mod user_store;
+mod version;
 
 #[path = "../support/big_config.rs"]
 mod big_config;
