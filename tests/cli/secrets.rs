@@ -174,16 +174,20 @@ fn list_says_where_each_value_lives_and_never_shows_one() {
 #[test]
 fn list_escapes_what_a_reference_holds_for_the_terminal() {
     let env = TestEnv::new();
+    // A bidi override is allowed in a name; a control character makes
+    // the value no reference at all (it is then a value, never shown).
     env.write(
         "project/.env",
-        "EVIL='op://Vault/Item\u{1b}[2J/field'\nNAME=plain\n",
+        "EVIL='op://Vault/Item\u{202e}txt.exe/field'\nCONTROL='op://Vault/Item\u{1b}[2J/field'\nNAME=plain\n",
     );
     let out = env.run(&["secrets", "list"]).expect_code(0);
+    assert!(!out.stdout.contains('\u{202e}'), "{out}");
     assert!(!out.stdout.contains('\u{1b}'), "{out}");
-    assert_snapshot!(out, @"
-    NAME  VALUE      FILE  USED BY  REFERENCE
-    EVIL  1Password  .env  unused   op://Vault/Item\\u{1b}[2J/field
-    NAME  plaintext  .env  unused
+    assert_snapshot!(out, @r"
+    NAME     VALUE      FILE  USED BY  REFERENCE
+    CONTROL  plaintext  .env  unused
+    EVIL     1Password  .env  unused   op://Vault/Item\u{202e}txt.exe/field
+    NAME     plaintext  .env  unused
     ----- stderr -----
     [exit status: 0]
     ");
