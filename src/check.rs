@@ -719,25 +719,25 @@ fn record(
             how_to_get: variable.how_to_get.clone(),
         })
     });
-    let ciphertext = found
+    // What the value says of itself: dotenvx ciphertext, or a reference.
+    // A dotenv file's reference is resolved; in the environment or Claude
+    // Code's settings it is passed on as it is written.
+    let manager = found
         .as_ref()
-        .is_some_and(|((value, _), _)| crate::dotenv::is_dotenvx_ciphertext(value));
-    // A reference in a dotenv file; in the environment or Claude Code's
-    // settings it is passed on as it is written.
-    let passed_as_written = match &found {
-        Some(((value, _), true)) => crate::references::manager_of(value)
-            .filter(|manager| *manager != crate::references::Manager::Dotenvx),
-        _ => None,
-    };
-    let stored_reference = match &found {
-        Some(((value, _), false)) => crate::references::manager_of(value)
-            .filter(|manager| *manager != crate::references::Manager::Dotenvx)
-            .map(|manager| StoredReference {
+        .and_then(|((value, _), _)| crate::references::manager_of(value));
+    let ciphertext = manager == Some(crate::references::Manager::Dotenvx);
+    let kept_elsewhere = manager.filter(|_| !ciphertext);
+    let (stored_reference, passed_as_written) = match (&found, kept_elsewhere) {
+        (Some(((value, _), false)), Some(manager)) => (
+            Some(StoredReference {
                 manager,
                 resolves: None,
                 text: value.clone(),
             }),
-        _ => None,
+            None,
+        ),
+        (Some((_, true)), Some(manager)) => (None, Some(manager)),
+        _ => (None, None),
     };
     if let (Some(((value, _), _)), Some(expected)) = (&found, &expected)
         && !value.is_empty()
