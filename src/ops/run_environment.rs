@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::check::EnvSources;
 use crate::dotenv;
+use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
 use crate::references::Resolver;
 
@@ -96,13 +97,8 @@ pub fn run_environment(
             let value = match resolver.value_of(value) {
                 Ok(value) => value,
                 Err(error) => {
-                    let stopped = Error::failure(format!(
-                        "`{name}` in `{}` {}",
-                        file.display(),
-                        error.message
-                    ))
-                    .with_hint(error.hint);
-                    return stop(environment, stopped);
+                    let place = format!("`{}`", file.display());
+                    return stop(environment, unresolved(name, &place, error));
                 }
             };
             environment.variables.push((name.clone(), value));

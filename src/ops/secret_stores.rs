@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::extract::ExtractionPlan;
 use crate::keychain::{self, KeychainError};
 use crate::ops::{Context, Error};
+use crate::references::ResolveError;
 
 /// Where a saved secret is kept.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -43,6 +44,12 @@ impl Accounts {
             .or_insert_with_key(|dir| keychain::project_part(dir));
         keychain::account(project, name)
     }
+}
+
+/// The error for `name`, whose reference in `place` (a file as messages
+/// name it) gave no value: what went wrong and the next step.
+pub fn unresolved(name: &str, place: &str, error: ResolveError) -> Error {
+    Error::failure(format!("`{name}` in {place} {}", error.message)).with_hint(error.hint)
 }
 
 /// The error for a value the keychain would not take or give.

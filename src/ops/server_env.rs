@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::check;
+use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
 use crate::references::Resolver;
 
@@ -41,16 +42,11 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         };
         // A reference is exported as the value it names.
         let value = resolver.value_of(value).map_err(|error| {
-            Error::failure(format!(
-                "`{}` in {} {}",
-                variable.name,
-                variable
-                    .source
-                    .as_deref()
-                    .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`")),
-                error.message
-            ))
-            .with_hint(error.hint)
+            let place = variable
+                .source
+                .as_deref()
+                .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`"));
+            unresolved(&variable.name, &place, error)
         })?;
         variables.insert(variable.name.clone(), value);
     }
