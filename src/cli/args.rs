@@ -291,6 +291,17 @@ pub struct ExportArgs {
     #[arg(long)]
     pub vscode_inputs: bool,
 
+    /// Remove the servers mcpenv exported earlier that are gone from the
+    /// scope (never ones added by hand, nor exported ones edited since).
+    #[arg(long)]
+    pub prune: bool,
+
+    /// Cursor, VS Code: stdio servers get `envFile` (default: the scope's
+    /// `.env`, `${workspaceFolder}/.env` for a project) and the client reads
+    /// the variables it holds itself.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub env_file: Option<Option<PathBuf>>,
+
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -60,6 +60,87 @@ pub struct ExportOptions<'a> {
     /// The value of a variable (`None` when unset), for the clients whose
     /// [`Secrets`] is [`Secrets::Resolved`]; never consulted for others.
     pub lookup: Option<Lookup<'a>>,
+    /// Servers to remove from the client's file (those mcpenv exported
+    /// earlier and that are gone from the scope); absent ones are ignored.
+    pub prune: &'a [String],
+    /// Stdio servers get an `envFile` key and read these variables from it
+    /// (only for clients where [`supports_env_file`] holds).
+    pub env_file: Option<EnvFile<'a>>,
+}
+
+/// An `envFile` for stdio servers: the client loads the file itself.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvFile<'a> {
+    /// The value written, as the client resolves it (`${workspaceFolder}/.env`).
+    pub path: &'a str,
+    /// The variables the file provides: `KEY: ${KEY}` entries for them are
+    /// left out of `env`, the client takes them from the file.
+    pub provides: &'a [String],
+}
+
+/// Whether `client` reads an `envFile` key in its stdio servers, as its
+/// documentation says:
+/// - VS Code: <https://code.visualstudio.com/docs/copilot/reference/mcp-configuration>
+///   (stdio servers: `"envFile": "${workspaceFolder}/.env"`);
+/// - Cursor: <https://cursor.com/docs/context/mcp> (stdio `envFile`).
+pub fn supports_env_file(client: Client) -> bool {
+    matches!(client, Client::Cursor | Client::Vscode)
+}
+
+/// Whether mcpenv writes `key` of a server entry for `client`: on
+/// re-export such keys are replaced (or removed when the translation no
+/// longer produces them); every other key of the existing entry belongs to
+/// the client (or the user) and is kept. `envFile` is mcpenv's only with
+/// `--env-file`: one added by hand stays.
+fn is_managed(client: Client, env_file: bool, key: &str) -> bool {
+    const CODEX: &[&str] = &[
+        "command",
+        "args",
+        "env",
+        "env_vars",
+        "url",
+        "bearer_token_env_var",
+        "http_headers",
+        "env_http_headers",
+    ];
+    const JSON: &[&str] = &[
+        "type",
+        "command",
+        "args",
+        "env",
+        "url",
+        "serverUrl",
+        "httpUrl",
+        "headers",
+    ];
+    match client {
+        Client::Codex => CODEX.contains(&key),
+        _ => JSON.contains(&key) || (env_file && key == "envFile"),
+    }
+}
+
+/// `produced` (mcpenv's translation of a server) laid over the entry the
+/// file holds now, `existing`: keys mcpenv manages take the produced value
+/// (or go when it produces none), other keys stay where they were, new
+/// managed keys follow.
+fn keep_client_keys(managed: impl Fn(&str) -> bool, existing: &Value, produced: &Value) -> Value {
+    let (Value::Object(existing), Value::Object(produced)) = (existing, produced) else {
+        return produced.clone();
+    };
+    let mut merged = Map::new();
+    for (key, value) in existing {
+        if !managed(key) {
+            merged.insert(key.clone(), value.clone());
+        } else if let Some(new) = produced.get(key) {
+            merged.insert(key.clone(), new.clone());
+        }
+    }
+    for (key, value) in produced {
+        if !merged.contains_key(key) {
+            merged.insert(key.clone(), value.clone());
+        }
+    }
+    Value::Object(merged)
 }
 
 /// The result of an export.
@@ -74,6 +155,8 @@ pub struct Exported {
     pub servers: Vec<String>,
     /// The servers the client cannot take at all, each with a warning.
     pub skipped: Vec<String>,
+    /// The servers of [`ExportOptions::prune`] the file held, now removed.
+    pub pruned: Vec<String>,
     /// What could not be exported faithfully, one sentence each.
     pub warnings: Vec<String>,
 }
@@ -129,6 +212,14 @@ pub enum ExportError {
         #[source]
         source: FormatError,
     },
+    /// The edited text still holds a server it was to lose (a bug in mcpenv).
+    #[error("the edited {} config still holds server `{server}` (a bug in mcpenv)", .client.title())]
+    Kept {
+        /// Whose file it is.
+        client: Client,
+        /// The server.
+        server: String,
+    },
     /// The edited text parses but misses an exported server (a bug in mcpenv).
     #[error("the edited {} config lost server `{server}` (a bug in mcpenv)", .client.title())]
     Lost {
@@ -165,15 +256,38 @@ pub fn export(
             None => skipped.push(name.clone()),
         }
     }
-    let exported = entries.iter().map(|(name, _)| name.clone()).collect();
-    if entries.is_empty() {
+    let exported: Vec<String> = entries.iter().map(|(name, _)| name.clone()).collect();
+    let current = match existing {
+        Some(text) => entries_in(client, text)?,
+        None => Map::new(),
+    };
+    let pruned: Vec<String> = options
+        .prune
+        .iter()
+        .filter(|name| current.contains_key(*name) && !exported.contains(name))
+        .cloned()
+        .collect();
+    // Keys only the client knows (a hand-added `disabled`, `sandbox`,
+    // `startup_timeout_sec`, …) survive the replacement of an entry.
+    let managed = |key: &str| is_managed(client, options.env_file.is_some(), key);
+    let entries: Vec<(String, Value)> = entries
+        .into_iter()
+        .map(|(name, produced)| {
+            let value = match current.get(&name) {
+                Some(old) => keep_client_keys(managed, old, &produced),
+                None => produced,
+            };
+            (name, value)
+        })
+        .collect();
+    if entries.is_empty() && pruned.is_empty() {
         // Nothing to write: a file that exists stays as it is (it still has
-        // to parse), and none is created.
+        // to parse and have the right shape), and none is created.
         if let Some(text) = existing {
             if client == Client::Codex {
-                emit_toml(Some(text), &[])?;
+                emit_toml(Some(text), &[], &[])?;
             } else {
-                emit_json(client, Some(text), &[], &[])?;
+                emit_json(client, Some(text), &[], &[], &[])?;
             }
         }
         return Ok(Exported {
@@ -181,20 +295,45 @@ pub fn export(
             changed: false,
             servers: exported,
             skipped,
+            pruned,
             warnings: builder.warnings,
         });
     }
     let text = if client == Client::Codex {
-        emit_toml(existing, &entries)?
+        emit_toml(existing, &entries, &pruned)?
     } else {
-        emit_json(client, existing, &entries, &builder.inputs)?
+        emit_json(client, existing, &entries, &builder.inputs, &pruned)?
     };
     Ok(Exported {
         changed: existing != Some(text.as_str()),
         text,
         servers: exported,
         skipped,
+        pruned,
         warnings: builder.warnings,
+    })
+}
+
+/// The server entries `text` (a file of `client`) holds, by name, as
+/// they are written there (the last of duplicate names wins).
+pub fn entries_in(client: Client, text: &str) -> Result<Map<String, Value>, ExportError> {
+    if client == Client::Codex {
+        let value: Value = toml::from_str(text).map_err(|error| ExportError::Parse {
+            client,
+            source: format_error(text, error.span(), error.message()),
+        })?;
+        return Ok(match value.get("mcp_servers") {
+            Some(Value::Object(servers)) => servers.clone(),
+            _ => Map::new(),
+        });
+    }
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    let parsed =
+        parse_jsonc(client, body).map_err(|source| ExportError::Parse { client, source })?;
+    let root = parsed.value.as_ref().map(ast_to_json).unwrap_or_default();
+    Ok(match root.get(client.servers_key()) {
+        Some(Value::Object(servers)) => servers.clone(),
+        _ => Map::new(),
     })
 }
 
@@ -317,14 +456,27 @@ impl Builder<'_, '_> {
             if !args.is_empty() || client == Client::Zed {
                 out.insert("args".into(), Value::Array(args));
             }
+            let env_file = self.options.env_file.filter(|_| supports_env_file(client));
             let mut env = Map::new();
             for (key, value) in entry.env() {
+                // `KEY: ${KEY}` with KEY in the env file: the client reads
+                // it from there, so no placeholder is needed.
+                let from_file = env_file.is_some_and(|file| {
+                    file.provides.iter().any(|provided| provided == key)
+                        && whole_reference(value).is_some_and(|reference| reference.name == key)
+                });
+                if from_file {
+                    continue;
+                }
                 let field = Field::Env(key.to_string());
                 let value = self.translate(name, &field, value, &mut resolved)?;
                 env.insert(key.to_string(), Value::from(value));
             }
             if !env.is_empty() {
                 out.insert("env".into(), Value::Object(env));
+            }
+            if let Some(file) = env_file {
+                out.insert("envFile".into(), Value::from(file.path));
             }
         }
         if !resolved.is_empty() {
@@ -628,12 +780,22 @@ fn emit_json(
     existing: Option<&str>,
     servers: &[(String, Value)],
     inputs: &[Value],
+    pruned: &[String],
 ) -> Result<String, ExportError> {
     let key = client.servers_key();
     let original = existing.unwrap_or("");
     let (bom, body) = match original.strip_prefix(BOM) {
         Some(body) => (BOM, body),
         None => ("", original),
+    };
+    // Removals first, on their own: the additions below then lay out
+    // against the members that stay.
+    let without_pruned;
+    let body = if pruned.is_empty() {
+        body
+    } else {
+        without_pruned = prune_json(client, body, pruned)?;
+        without_pruned.as_str()
     };
     let parsed =
         parse_jsonc(client, body).map_err(|source| ExportError::Parse { client, source })?;
@@ -652,7 +814,7 @@ fn emit_json(
             let newline = if body.ends_with('\n') { "" } else { "\n" };
             format!("{bom}{body}{newline}{fresh}")
         };
-        return check_json(client, text, servers, inputs);
+        return check_json(client, text, servers, inputs, pruned);
     };
     let ast::Value::Object(root) = root else {
         return Err(ExportError::Shape {
@@ -732,7 +894,92 @@ fn emit_json(
     let children: Vec<Range<usize>> = root.properties.iter().map(span).collect();
     splices.extend(editor.insert(span(root), &children, &added));
     let text = format!("{bom}{}", apply(body, splices));
-    check_json(client, text, servers, inputs)
+    check_json(client, text, servers, inputs, pruned)
+}
+
+/// `body` without the servers named in `pruned`: each member goes with the
+/// comma and layout that separate it from the next one; a run of members
+/// at the end goes with the comma after the last member that stays.
+fn prune_json(client: Client, body: &str, pruned: &[String]) -> Result<String, ExportError> {
+    let parsed =
+        parse_jsonc(client, body).map_err(|source| ExportError::Parse { client, source })?;
+    let Some(ast::Value::Object(root)) = &parsed.value else {
+        return Ok(body.to_string());
+    };
+    let Some(ast::Value::Object(object)) = last_prop(root, client.servers_key()).map(|p| &p.value)
+    else {
+        return Ok(body.to_string());
+    };
+    let members = &object.properties;
+    let gone = |prop: &ast::ObjectProp<'_>| pruned.iter().any(|name| name == prop.name.as_str());
+    let last_kept = members.iter().rposition(|prop| !gone(prop));
+    let mut splices = Vec::new();
+    for (index, prop) in members.iter().enumerate() {
+        if !gone(prop) {
+            continue;
+        }
+        match last_kept {
+            // Before a member that stays (or another removed one followed
+            // by one that stays): up to where the next member starts.
+            Some(kept) if index < kept => splices.push(Splice {
+                range: prop.range.start..members[index + 1].range.start,
+                text: String::new(),
+            }),
+            // The trailing run: from the end of the last member that stays.
+            Some(kept) => {
+                if index == kept + 1 {
+                    let end = members.last().map_or(prop.range.end, |last| last.range.end);
+                    splices.push(Splice {
+                        range: members[kept].range.end..end,
+                        text: String::new(),
+                    });
+                }
+            }
+            // Every member goes: the object keeps only its comments.
+            None => {
+                if index == 0 {
+                    let close = object.range.end - 1;
+                    let last_end = members.last().map_or(prop.range.end, |last| last.range.end);
+                    let has_comments =
+                        parsed
+                            .tokens
+                            .as_deref()
+                            .unwrap_or_default()
+                            .iter()
+                            .any(|token| {
+                                token.range.start > object.range.start
+                                    && token.range.end <= close
+                                    && matches!(
+                                        token.token,
+                                        Token::CommentLine(_) | Token::CommentBlock(_)
+                                    )
+                            });
+                    let range = if has_comments {
+                        // A trailing comma after the last member goes too.
+                        let end = parsed
+                            .tokens
+                            .as_deref()
+                            .unwrap_or_default()
+                            .iter()
+                            .find(|token| {
+                                token.range.start >= last_end
+                                    && token.range.end <= close
+                                    && matches!(token.token, Token::Comma)
+                            })
+                            .map_or(last_end, |comma| comma.range.end);
+                        prop.range.start..end
+                    } else {
+                        object.range.start + 1..close
+                    };
+                    splices.push(Splice {
+                        range,
+                        text: String::new(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(apply(body, splices))
 }
 
 /// Re-reads the edited text: it must parse as the client's format and hold
@@ -742,6 +989,7 @@ fn check_json(
     text: String,
     servers: &[(String, Value)],
     inputs: &[Value],
+    pruned: &[String],
 ) -> Result<String, ExportError> {
     let body = text.strip_prefix(BOM).unwrap_or(&text);
     let parsed =
@@ -767,6 +1015,16 @@ fn check_json(
         return Err(ExportError::Lost {
             client,
             server: "inputs".into(),
+        });
+    }
+    if let Some(name) = pruned.iter().find(|name| {
+        root.get(client.servers_key())
+            .and_then(|s| s.get(name.as_str()))
+            .is_some()
+    }) {
+        return Err(ExportError::Kept {
+            client,
+            server: name.clone(),
         });
     }
     Ok(text)
@@ -1007,7 +1265,11 @@ fn line_indent(text: &str, position: usize) -> &str {
 
 /// Codex: edits (or creates) `config.toml` with toml_edit, which keeps
 /// every other table, comment and layout as it was.
-fn emit_toml(existing: Option<&str>, servers: &[(String, Value)]) -> Result<String, ExportError> {
+fn emit_toml(
+    existing: Option<&str>,
+    servers: &[(String, Value)],
+    pruned: &[String],
+) -> Result<String, ExportError> {
     let client = Client::Codex;
     let original = existing.unwrap_or("");
     let mut document: DocumentMut =
@@ -1027,8 +1289,18 @@ fn emit_toml(existing: Option<&str>, servers: &[(String, Value)]) -> Result<Stri
     });
     match container {
         Item::Table(table) => {
+            for name in pruned {
+                table.remove(name);
+            }
             for (name, value) in servers {
-                if current.and_then(|current| current.get(name)) == Some(value) {
+                let now = current.and_then(|current| current.get(name));
+                if now == Some(value) {
+                    continue;
+                }
+                if let (Some(Item::Table(old)), Some(now)) = (table.get_mut(name), now) {
+                    // Edited key by key: keys kept from the old entry keep
+                    // their bytes, comments included.
+                    update_toml_table(old, now, value);
                     continue;
                 }
                 let item = match table.get(name) {
@@ -1051,6 +1323,9 @@ fn emit_toml(existing: Option<&str>, servers: &[(String, Value)]) -> Result<Stri
             }
         }
         Item::Value(toml_edit::Value::InlineTable(table)) => {
+            for name in pruned {
+                table.remove(name);
+            }
             for (name, value) in servers {
                 if current.and_then(|current| current.get(name)) == Some(value) {
                     continue;
@@ -1096,7 +1371,40 @@ fn emit_toml(existing: Option<&str>, servers: &[(String, Value)]) -> Result<Stri
             server: name.clone(),
         });
     }
+    if let Some(name) = pruned.iter().find(|name| {
+        reread
+            .get("mcp_servers")
+            .and_then(|s| s.get(name.as_str()))
+            .is_some()
+    }) {
+        return Err(ExportError::Kept {
+            client,
+            server: name.clone(),
+        });
+    }
     Ok(text)
+}
+
+/// Brings the server table `table`, which reads as `now`, to `value`: keys
+/// `value` lacks go, keys whose value differs are rewritten, new keys are
+/// added; every other key keeps its bytes.
+fn update_toml_table(table: &mut Table, now: &Value, value: &Value) {
+    let Value::Object(wanted) = value else {
+        return;
+    };
+    let stale: Vec<String> = table
+        .iter()
+        .map(|(key, _)| key.to_string())
+        .filter(|key| !wanted.contains_key(key))
+        .collect();
+    for key in stale {
+        table.remove(&key);
+    }
+    for (key, member) in wanted {
+        if now.get(key) != Some(member) {
+            table.insert(key, Item::Value(toml_value(member)));
+        }
+    }
 }
 
 /// A TOML error at `span` of `text`, with its line and column.
@@ -1211,6 +1519,7 @@ mod tests {
         ExportOptions {
             vscode_inputs: false,
             lookup: Some(&lookup),
+            ..ExportOptions::default()
         }
     }
 
@@ -1415,6 +1724,7 @@ env_http_headers = { X-Api-Key = "KEY" }
         let options = ExportOptions {
             vscode_inputs: false,
             lookup: Some(&rotated),
+            ..ExportOptions::default()
         };
         assert!(!in_sync(Client::Zed, &text, &servers(), &options).unwrap());
     }
@@ -1430,6 +1740,7 @@ env_http_headers = { X-Api-Key = "KEY" }
             let options = ExportOptions {
                 vscode_inputs,
                 lookup: Some(&lookup),
+                ..ExportOptions::default()
             };
             for client in ALL {
                 for existing in [None, Some(fixture(client).0)] {
@@ -1592,6 +1903,7 @@ env_http_headers = { X-Api-Key = "KEY" }
         let inputs = ExportOptions {
             vscode_inputs: true,
             lookup: None,
+            ..ExportOptions::default()
         };
         assert_eq!(
             shape(Client::Vscode, "{\"inputs\": {}}", &inputs),
@@ -1741,6 +2053,7 @@ env_http_headers = { X-Api-Key = "KEY" }
         let options = ExportOptions {
             vscode_inputs: true,
             lookup: None,
+            ..ExportOptions::default()
         };
         let existing = r#"{
   "servers": {},
@@ -1888,6 +2201,44 @@ env_http_headers = { X-Api-Key = "KEY" }
         let exported = export(Client::Codex, None, &both, &options()).unwrap();
         assert_eq!(exported.servers, ["gh"]);
         assert_eq!(exported.skipped, ["events"]);
+    }
+
+    #[test]
+    fn prune_removes_members_anywhere_and_keeps_the_rest() {
+        let prune = |text: &str, names: &[&str]| {
+            let names: Vec<String> = names.iter().map(|name| name.to_string()).collect();
+            prune_json(Client::Cursor, text, &names).unwrap()
+        };
+        let text = "{\"mcpServers\": {\n  \"a\": 1, // one\n  \"b\": 2,\n  \"c\": 3\n}}";
+        assert_eq!(
+            prune(text, &["a"]),
+            "{\"mcpServers\": {\n  \"b\": 2,\n  \"c\": 3\n}}"
+        );
+        assert_eq!(
+            prune(text, &["b"]),
+            "{\"mcpServers\": {\n  \"a\": 1, // one\n  \"c\": 3\n}}"
+        );
+        assert_eq!(
+            prune(text, &["b", "c"]),
+            "{\"mcpServers\": {\n  \"a\": 1\n}}"
+        );
+        // Comments on a member's line go with it.
+        assert_eq!(prune(text, &["a", "b", "c"]), "{\"mcpServers\": {\n  \n}}");
+        assert_eq!(
+            prune("{\"mcpServers\": {\"a\": 1}}", &["a"]),
+            "{\"mcpServers\": {}}"
+        );
+        // Through `export`: only names the file holds count as pruned.
+        let options = ExportOptions {
+            prune: &["b".to_string(), "zz".to_string()],
+            ..ExportOptions::default()
+        };
+        let exported = export(Client::Cursor, Some(text), &[], &options).unwrap();
+        assert_eq!(exported.pruned, ["b"]);
+        assert!(exported.changed);
+        let toml = "[mcp_servers.a]\ncommand = \"x\"\n\n[mcp_servers.b]\ncommand = \"y\"\n";
+        let exported = export(Client::Codex, Some(toml), &[], &options).unwrap();
+        assert_eq!(exported.text, "[mcp_servers.a]\ncommand = \"x\"\n");
     }
 
     mod properties {

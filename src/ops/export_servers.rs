@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::clients::export::{self, ExportOptions, Exported};
+use crate::clients::export::{self, EnvFile, ExportOptions, Exported};
 use crate::clients::{self, Client, CodexTrust};
+use crate::diff::FileChange;
 use crate::fsx::{self, NewMode, TextEditError};
 use crate::model::ServerEntry;
+use crate::ops::export_manifest::{self, Managed};
 use crate::ops::extraction::{Known, known_values};
 use crate::ops::{Context, Error};
 use crate::placeholder;
@@ -46,6 +48,22 @@ pub struct ExportRequest {
     pub scope: ExportScope,
     /// VS Code: ask for secrets with `inputs` prompts instead of `${env:X}`.
     pub vscode_inputs: bool,
+    /// Remove the entries mcpenv exported earlier whose servers are gone
+    /// from the scope (a check always counts them).
+    pub prune: bool,
+    /// Point stdio servers at an env file the client reads itself.
+    pub env_file: Option<EnvFileChoice>,
+}
+
+/// Which env file `--env-file` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvFileChoice {
+    /// The scope's own: the repository's `.env` (as
+    /// `${workspaceFolder}/.env`), or the user's dotenv store.
+    Default,
+    /// This one; a relative path is taken from the repository root (project
+    /// scope) or the working directory (user scope).
+    Path(PathBuf),
 }
 
 /// What `export` did (or, as a check, found).
@@ -60,6 +78,15 @@ pub struct ExportReport {
     /// The servers of the scope that the client cannot take (each has a
     /// warning).
     pub not_exported: Vec<String>,
+    /// Entries mcpenv exported earlier whose servers are gone from the
+    /// scope, removed (or, as a check, that would be removed).
+    pub pruned: Vec<String>,
+    /// Such entries left in the file: without `--prune`, or edited by hand
+    /// since mcpenv wrote them (each has a warning).
+    pub stale: Vec<String>,
+    /// As a check of a file out of date: the unified diff of the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
     /// Whether the file changed (or, as a check, would change).
     pub changed: bool,
     /// Whether this was a check.
@@ -87,8 +114,26 @@ pub struct ExportPlan {
     /// The values variables have, for clients that expand nothing.
     known: Known,
     vscode_inputs: bool,
+    /// The env file stdio servers read, when asked for.
+    env_file: Option<EnvFilePlan>,
+    /// The prune candidates: gone from the scope, unedited since written.
+    prunable: Managed,
+    /// What the manifest records for the file now.
+    managed: Managed,
+    /// The file's text now, for the check's diff.
+    existing: Option<String>,
+    /// How many of the report's warnings (the last) come from the
+    /// translation, which the write redoes.
+    translation_warnings: usize,
     /// Codex ignoring its project file, when it does.
     trust: Option<String>,
+}
+
+/// `envFile` as written, and the variables the file provides.
+#[derive(Debug, Clone)]
+struct EnvFilePlan {
+    written: String,
+    provides: Vec<String>,
 }
 
 /// Whether `client` expands no placeholders, so gets resolved values.
@@ -101,6 +146,12 @@ fn expands_nothing(client: Client) -> bool {
 /// repository.
 pub fn plan_export(ctx: &Context, request: &ExportRequest) -> Result<ExportPlan, Error> {
     let client = request.client;
+    if request.env_file.is_some() && !export::supports_env_file(client) {
+        return Err(Error::usage(format!(
+            "{client} documents no `envFile` key for its servers, so `--env-file` cannot be used with it"
+        ))
+        .with_hint("`--env-file` works with `--to cursor` and `--to vscode`"));
+    }
     let expands_nothing = expands_nothing(client);
     let (project_file, user_file) = client_files(ctx, client);
     let user_export = || ctx.command(&["export", "--to", client.as_str(), "--scope", "user"]);
@@ -129,31 +180,124 @@ pub fn plan_export(ctx: &Context, request: &ExportRequest) -> Result<ExportPlan,
     let known = known_values(ctx)?;
     let existing = fsx::read_if_exists(&file)
         .map_err(|error| Error::failure_from(format!("cannot read `{}`", file.display()), error))?;
+    let mut warnings = Vec::new();
+    let env_file = match &request.env_file {
+        Some(choice) => Some(env_file_plan(ctx, request.scope, choice, &mut warnings)?),
+        None => None,
+    };
+    let manifest = export_manifest::load(&ctx.locations.state_dir)?;
+    let managed = manifest
+        .files
+        .get(&export_manifest::file_key(&file))
+        .cloned()
+        .unwrap_or_default();
+    let current = existing
+        .as_deref()
+        .and_then(|text| export::entries_in(client, text).ok())
+        .unwrap_or_default();
+    let mut prunable = Managed::default();
+    let mut edited = Vec::new();
+    for (name, print) in &managed.servers {
+        if servers.iter().any(|(server, _)| server == name) {
+            continue;
+        }
+        match current.get(name) {
+            Some(entry) if export_manifest::fingerprint(entry) == *print => {
+                prunable.servers.insert(name.clone(), print.clone());
+            }
+            Some(_) => edited.push(name.clone()),
+            // Already gone from the file: nothing to remove.
+            None => {}
+        }
+    }
+    let prune: Vec<String> = if request.prune {
+        prunable.servers.keys().cloned().collect()
+    } else {
+        Vec::new()
+    };
     let planned = run_export(
         client,
         existing.as_deref(),
         &servers,
         &known,
         request.vscode_inputs,
+        env_file.as_ref(),
+        &prune,
     )
     .map_err(|error| export_error(&file, error))?;
     let mut fix = vec!["export", "--to", client.as_str()];
     if request.scope == ExportScope::User {
         fix.extend(["--scope", "user"]);
     }
+    let env_file_argument;
+    match &request.env_file {
+        Some(EnvFileChoice::Default) => fix.push("--env-file"),
+        Some(EnvFileChoice::Path(path)) => {
+            env_file_argument = format!("--env-file={}", path.display());
+            fix.push(&env_file_argument);
+        }
+        None => {}
+    }
+    if !prunable.servers.is_empty() {
+        fix.push("--prune");
+    }
     let trust = (!planned.servers.is_empty())
         .then(|| codex_trust_warning(ctx, client, &file))
         .flatten();
+    let mut hints = Vec::new();
+    let stale: Vec<String> = prunable
+        .servers
+        .keys()
+        .filter(|name| !prune.contains(name))
+        .cloned()
+        .chain(edited.iter().cloned())
+        .collect();
+    let them = |count: usize| if count == 1 { "it" } else { "them" };
+    if !request.prune && !prunable.servers.is_empty() {
+        warnings.push(format!(
+            "{} gone from the {} scope but still in `{}`, where mcpenv exported {} earlier",
+            backticked(prunable.servers.keys()),
+            request.scope.as_str(),
+            file.display(),
+            them(prunable.servers.len()),
+        ));
+        hints.push(format!(
+            "remove {} with `{}`",
+            them(prunable.servers.len()),
+            ctx.command(&fix)
+        ));
+    }
+    if !edited.is_empty() {
+        warnings.push(format!(
+            "{} gone from the {} scope, but edited in `{}` since mcpenv exported {}; not pruned",
+            backticked(edited.iter()),
+            request.scope.as_str(),
+            file.display(),
+            them(edited.len()),
+        ));
+        hints.push(format!(
+            "delete {} from `{}` by hand if no longer needed, or add {} back to the {} scope",
+            them(edited.len()),
+            file.display(),
+            them(edited.len()),
+            request.scope.as_str()
+        ));
+    }
+    let translation_warnings = planned.warnings.len();
+    warnings.extend(planned.warnings);
     Ok(ExportPlan {
         report: ExportReport {
             client,
             file,
             servers: planned.servers,
             not_exported: planned.skipped,
+            pruned: planned.pruned,
+            stale,
+            diff: None,
             changed: planned.changed,
             check: false,
-            warnings: planned.warnings,
-            hints: Vec::new(),
+            warnings,
+            hints,
             fix: ctx.command(&fix),
             scope: request.scope,
         },
@@ -161,20 +305,99 @@ pub fn plan_export(ctx: &Context, request: &ExportRequest) -> Result<ExportPlan,
         text: planned.text,
         known,
         vscode_inputs: request.vscode_inputs,
+        env_file,
+        prunable: if request.prune {
+            prunable
+        } else {
+            Managed::default()
+        },
+        managed,
+        existing,
+        translation_warnings,
         trust,
     })
 }
 
-/// The report of `plan` as a check: whether the file is up to date.
+/// `names` as "`a`, `b` are" (or "`a` is").
+fn backticked<'a>(names: impl ExactSizeIterator<Item = &'a String>) -> String {
+    let count = names.len();
+    let listed: Vec<String> = names.map(|name| format!("`{name}`")).collect();
+    format!(
+        "{} {}",
+        listed.join(", "),
+        if count == 1 { "is" } else { "are" }
+    )
+}
+
+/// Where `--env-file` points, as the client resolves it, and the names of
+/// the variables the file holds now (never their values).
+fn env_file_plan(
+    ctx: &Context,
+    scope: ExportScope,
+    choice: &EnvFileChoice,
+    warnings: &mut Vec<String>,
+) -> Result<EnvFilePlan, Error> {
+    let root = repository(ctx);
+    let (written, on_disk) = match (scope, choice) {
+        (_, EnvFileChoice::Path(path)) if path.is_absolute() => {
+            (path.display().to_string(), path.clone())
+        }
+        // `${workspaceFolder}` is the folder the client opened: the
+        // repository whose `.cursor/` or `.vscode/` holds the file.
+        (ExportScope::Project, EnvFileChoice::Default) => {
+            ("${workspaceFolder}/.env".to_string(), root.join(".env"))
+        }
+        (ExportScope::Project, EnvFileChoice::Path(path)) => (
+            format!("${{workspaceFolder}}/{}", path.display()),
+            root.join(path),
+        ),
+        (ExportScope::User, EnvFileChoice::Default) => {
+            let file = ctx.user_env_file();
+            (file.display().to_string(), file)
+        }
+        (ExportScope::User, EnvFileChoice::Path(path)) => {
+            let file = ctx.locations.working_dir.join(path);
+            (file.display().to_string(), file)
+        }
+    };
+    let dotenv = crate::dotenv::read(&on_disk).map_err(|error| {
+        Error::failure_from(format!("cannot read `{}`", on_disk.display()), error)
+    })?;
+    if dotenv.text.is_none() {
+        warnings.push(format!(
+            "`{}` does not exist yet; the servers read no variables from it until it does",
+            on_disk.display()
+        ));
+    }
+    let mut provides: Vec<String> = Vec::new();
+    for (name, _) in dotenv.entries {
+        if !provides.contains(&name) {
+            provides.push(name);
+        }
+    }
+    Ok(EnvFilePlan { written, provides })
+}
+
+/// The report of `plan` as a check: whether the file is up to date, with
+/// the diff that would bring it there.
 pub fn check_export(plan: ExportPlan) -> ExportReport {
     let mut report = plan.report;
     report.check = true;
     report.warnings.extend(plan.trust);
+    if report.changed {
+        let change = FileChange {
+            path: report.file.clone(),
+            before: plan.existing,
+            after: Some(plan.text),
+        };
+        report.diff = Some(change.unified(&report.file.display().to_string()));
+    }
     report
 }
 
 /// Writes `plan` into the client's file, redoing the export on the text
-/// it locks; a file that will hold secrets is made private first.
+/// it locks; a file that will hold secrets is made private first. Records
+/// the entries written in mcpenv's manifest.
 pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Error> {
     let ExportPlan {
         mut report,
@@ -182,9 +405,14 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
         text,
         known,
         vscode_inputs,
+        env_file,
+        prunable,
+        managed,
+        existing: _,
+        translation_warnings,
         trust,
     } = plan;
-    if report.servers.is_empty() {
+    if report.servers.is_empty() && report.pruned.is_empty() {
         report.warnings.extend(trust);
         return Ok(report);
     }
@@ -218,7 +446,29 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
         &file,
         new_mode(holds_secrets),
         |old| {
-            let again = run_export(client, old, &servers, &known, vscode_inputs)?;
+            // Pruned only while still as mcpenv wrote it, in the text locked.
+            let current = old
+                .and_then(|text| export::entries_in(client, text).ok())
+                .unwrap_or_default();
+            let prune: Vec<String> = prunable
+                .servers
+                .iter()
+                .filter(|(name, print)| {
+                    current
+                        .get(name.as_str())
+                        .is_some_and(|entry| export_manifest::fingerprint(entry) == **print)
+                })
+                .map(|(name, _)| name.clone())
+                .collect();
+            let again = run_export(
+                client,
+                old,
+                &servers,
+                &known,
+                vscode_inputs,
+                env_file.as_ref(),
+                &prune,
+            )?;
             let text = again.changed.then(|| again.text.clone());
             exported = Some(again);
             Ok(text)
@@ -234,9 +484,15 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
         }
     })?;
     if let Some(exported) = exported {
+        record_managed(ctx, client, &file, managed, &exported)?;
         report.servers = exported.servers;
         report.not_exported = exported.skipped;
-        report.warnings = exported.warnings;
+        report.pruned = exported.pruned;
+        // The translation's warnings are redone on the text locked; the
+        // ones before them (env file, prune) stay.
+        let kept = report.warnings.len() - translation_warnings;
+        report.warnings.truncate(kept);
+        report.warnings.extend(exported.warnings);
     }
     report.changed = changed;
     report.warnings.extend(trust);
@@ -267,6 +523,33 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
     Ok(report)
 }
 
+/// Records in the manifest what mcpenv now manages in `file`: the servers
+/// just written, each with the fingerprint of its entry as the file holds
+/// it, plus earlier entries still there (left stale or edited by hand).
+fn record_managed(
+    ctx: &Context,
+    client: Client,
+    file: &Path,
+    before: Managed,
+    exported: &Exported,
+) -> Result<(), Error> {
+    let entries = export::entries_in(client, &exported.text).unwrap_or_default();
+    let mut managed = Managed::default();
+    for (name, print) in before.servers {
+        if entries.contains_key(&name) && !exported.pruned.contains(&name) {
+            managed.servers.insert(name, print);
+        }
+    }
+    for name in &exported.servers {
+        if let Some(entry) = entries.get(name) {
+            managed
+                .servers
+                .insert(name.clone(), export_manifest::fingerprint(entry));
+        }
+    }
+    export_manifest::record(&ctx.locations.state_dir, file, &managed)
+}
+
 /// The export of `servers` onto `existing`, values looked up in `known`
 /// for a client that expands nothing.
 fn run_export(
@@ -275,11 +558,18 @@ fn run_export(
     servers: &[(String, ServerEntry)],
     known: &Known,
     vscode_inputs: bool,
+    env_file: Option<&EnvFilePlan>,
+    prune: &[String],
 ) -> Result<Exported, export::ExportError> {
     let lookup = |name: &str| known.lookup(name);
     let options = ExportOptions {
         vscode_inputs,
         lookup: expands_nothing(client).then_some(&lookup as &dyn Fn(&str) -> Option<String>),
+        prune,
+        env_file: env_file.map(|plan| EnvFile {
+            path: &plan.written,
+            provides: &plan.provides,
+        }),
     };
     export::export(client, existing, servers, &options)
 }

@@ -6,6 +6,7 @@
 pub mod add;
 pub mod check_environment;
 pub mod error;
+pub mod export_manifest;
 pub mod export_servers;
 pub mod extract_secrets;
 pub mod extraction;

@@ -165,11 +165,23 @@ fn export_to_cursor_writes_its_syntax_and_check_follows_changes() {
         .expect_code(0);
     env.run(&["add", "-s", "project", "extra", "node"])
         .expect_code(0);
-    assert_snapshot!(env.run(&["export", "--to", "cursor", "--check"]), @"
+    assert_snapshot!(env.run(&["export", "--to", "cursor", "--check"]), @r#"
+    --- a/[ROOT]/project/.cursor/mcp.json
+    +++ b/[ROOT]/project/.cursor/mcp.json
+    @@ -15,6 +15,9 @@
+           "headers": {
+             "Authorization": "Bearer ${env:LINEAR_API_KEY}"
+           }
+    +    },
+    +    "extra": {
+    +      "command": "node"
+         }
+       }
+     }
     ----- stderr -----
     `[ROOT]/project/.cursor/mcp.json` is out of date with the 3 servers; run `mcpenv export --to cursor`
     [exit status: 1]
-    ");
+    "#);
 }
 
 #[test]

@@ -12,12 +12,18 @@ use crate::cli::render::{Report, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::Client;
 use crate::ops::export_servers::{
-    ExportReport, ExportRequest, ExportScope, apply_export, check_export, plan_export,
+    EnvFileChoice, ExportReport, ExportRequest, ExportScope, apply_export, check_export,
+    plan_export,
 };
 
 impl Report for ExportReport {
-    fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
-        Ok(())
+    fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        // The check's diff is data: stdout, through the shield like all
+        // output (secrets masked, controls escaped).
+        match &self.diff {
+            Some(diff) => write!(out, "{diff}"),
+            None => Ok(()),
+        }
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
@@ -29,7 +35,13 @@ impl Report for ExportReport {
         }
         let file = self.file.display();
         let servers = plural(self.servers.len());
-        if self.servers.is_empty() {
+        let pruned = self
+            .pruned
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.servers.is_empty() && self.pruned.is_empty() {
             let why = if self.not_exported.is_empty() {
                 format!("the {} scope has no servers", self.scope.as_str())
             } else {
@@ -55,13 +67,30 @@ impl Report for ExportReport {
             };
         }
         match (self.check, self.changed) {
+            (true, true) if !self.pruned.is_empty() => writeln!(
+                err,
+                "`{file}` is out of date with the {servers} (would prune {pruned}); run `{}`",
+                self.fix
+            ),
             (true, true) => writeln!(
                 err,
                 "`{file}` is out of date with the {servers}; run `{}`",
                 self.fix
             ),
             (true, false) => writeln!(err, "`{file}` is in sync ({servers})"),
-            (false, true) => writeln!(err, "Exported {servers} to {}\nWrote `{file}`", self.client),
+            (false, true) => {
+                if !self.servers.is_empty() {
+                    writeln!(err, "Exported {servers} to {}", self.client)?;
+                }
+                if !self.pruned.is_empty() {
+                    writeln!(
+                        err,
+                        "Pruned {pruned}: gone from the {} scope",
+                        self.scope.as_str()
+                    )?;
+                }
+                writeln!(err, "Wrote `{file}`")
+            }
             (false, false) => writeln!(
                 err,
                 "`{file}` already holds {}; nothing to write",
@@ -101,6 +130,13 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
             crate::cli::args::ExportScope::User => ExportScope::User,
         },
         vscode_inputs: args.vscode_inputs,
+        // A check counts what a prune would remove: the file is out of date
+        // while such entries remain.
+        prune: args.prune || args.check,
+        env_file: args.env_file.as_ref().map(|path| match path {
+            Some(path) => EnvFileChoice::Path(path.clone()),
+            None => EnvFileChoice::Default,
+        }),
     };
     let plan = plan_export(ctx, &request)?;
     if args.check {
