@@ -14,6 +14,7 @@ mod completions;
 mod conformance;
 mod dotenvx;
 mod exit_codes;
+mod export_prune;
 mod extract;
 mod fake_op;
 mod files;
