@@ -1054,6 +1054,34 @@ mod tests {
     }
 
     #[test]
+    fn env_file_takes_an_optional_path() {
+        let export = |argv: &[&str]| match Cli::try_parse_from(argv).unwrap().command {
+            Command::Export(args) => args,
+            other => panic!("{other:?}"),
+        };
+        let plain = export(&["mcpenv", "export", "--to", "vscode"]);
+        assert_eq!((plain.env_file, plain.prune), (None, false));
+        let default = export(&[
+            "mcpenv",
+            "export",
+            "--to",
+            "vscode",
+            "--env-file",
+            "--prune",
+        ]);
+        assert_eq!((default.env_file, default.prune), (Some(None), true));
+        let given = export(&[
+            "mcpenv",
+            "export",
+            "--env-file",
+            "dev.env",
+            "--to",
+            "cursor",
+        ]);
+        assert_eq!(given.env_file, Some(Some(PathBuf::from("dev.env"))));
+    }
+
+    #[test]
     fn aliases_name_the_same_commands() {
         let parsed = |argv: &[&str]| Cli::try_parse_from(argv).unwrap().command;
         assert!(matches!(parsed(&["mcpenv", "ls"]), Command::List(_)));
