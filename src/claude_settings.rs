@@ -241,6 +241,9 @@ fn keep_out_of_git(
 
 /// Creates the directory `path` is written in, if missing.
 fn create_parent(path: &Path) -> Result<(), ConfigError> {
+    if crate::edits::previewing() {
+        return Ok(());
+    }
     match path.parent() {
         Some(parent) => fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
             path: path.to_path_buf(),

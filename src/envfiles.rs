@@ -150,6 +150,10 @@ pub fn make_private(path: &Path, force: bool) -> Result<Option<u32>, EnvFilesErr
     if mode & 0o044 == 0 {
         return Ok(None);
     }
+    if crate::edits::previewing() {
+        crate::edits::preview_private(path, mode);
+        return Ok(Some(mode & 0o777));
+    }
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))
         .map_err(io_error)?;
     Ok(Some(mode & 0o777))

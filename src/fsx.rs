@@ -161,6 +161,10 @@ pub fn open_regular(path: &Path) -> io::Result<Option<File>> {
 /// Reads the regular file at `path` whole; `None` when it does not exist.
 /// See [`open_regular`] for what is refused.
 pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    // A dry run reads what its own earlier steps would have written.
+    if let Some(previewed) = crate::edits::previewed(path) {
+        return Ok(previewed.map(String::into_bytes));
+    }
     let Some(mut file) = open_regular(path)? else {
         return Ok(None);
     };
@@ -302,6 +306,20 @@ pub fn edit_text<E>(
     mut change: impl FnMut(Option<&str>) -> Result<Option<String>, E>,
 ) -> Result<bool, TextEditError<E>> {
     let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
+    if crate::edits::previewing() {
+        let old = read_if_exists(&resolved).map_err(TextEditError::Read)?;
+        let Some(new) = change(old.as_deref()).map_err(TextEditError::Change)? else {
+            return Ok(false);
+        };
+        let change = crate::diff::FileChange {
+            path: path.to_path_buf(),
+            before: old,
+            after: Some(new),
+        };
+        let changed = change.changes();
+        crate::edits::preview(&resolved, change);
+        return Ok(changed);
+    }
     let _lock =
         EditLock::acquire(state_dir, &resolved, LOCK_TIMEOUT).map_err(|error| match error {
             LockError::Io { .. } => TextEditError::Write(io::Error::other(error)),
@@ -320,6 +338,7 @@ pub fn edit_text<E>(
         })
         .map_err(TextEditError::Write)?;
         if verified.is_ok() {
+            crate::edits::written(&resolved, old.as_deref(), &[new.as_bytes()]);
             return Ok(true);
         }
     }

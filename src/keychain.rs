@@ -112,6 +112,12 @@ pub fn get(account: &str) -> Result<String, KeychainError> {
 
 /// Keeps `value` for `account`, replacing what it held.
 pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
+    if crate::edits::previewing() {
+        crate::edits::preview_elsewhere(format!(
+            "keep a value in the system keychain as `{account}` (service `{SERVICE}`)"
+        ));
+        return Ok(());
+    }
     let (account, value) = (account.to_string(), value.to_string());
     with_deadline(move || {
         entry(&account)?
@@ -122,6 +128,15 @@ pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
 
 /// Deletes the entry for `account`; whether there was one.
 pub fn delete(account: &str) -> Result<bool, KeychainError> {
+    if crate::edits::previewing() {
+        let exists = get(account).is_ok();
+        if exists {
+            crate::edits::preview_elsewhere(format!(
+                "delete the keychain entry `{account}` (service `{SERVICE}`)"
+            ));
+        }
+        return Ok(exists);
+    }
     let account = account.to_string();
     with_deadline(move || match entry(&account)?.delete_credential() {
         Ok(()) => Ok(true),

@@ -643,6 +643,9 @@ fn check_size(path: &Path, resolved: &Path) -> Result<(), ConfigError> {
 /// Every edit does this for its own file; commands that may end up writing
 /// nothing call it for the files they would write.
 pub fn tidy(state_dir: &Path, path: &Path) {
+    if crate::edits::previewing() {
+        return;
+    }
     let Ok(resolved) = fsx::resolve_symlinks(path) else {
         return;
     };
@@ -711,6 +714,70 @@ impl HeldClaudeLock {
             lock: Some(lock),
             note,
         })
+    }
+}
+
+/// Puts `text` back into the file at `resolved` (`None`: removes it), if
+/// what the file holds now passes `expected`; under mcpenv's lock and, for
+/// `~/.claude.json`, Claude Code's, in that order as every edit takes them.
+/// Returns whether the file was as expected (and so was put back). What
+/// `mcpenv undo` restores with; a dry run only previews it.
+pub fn put_back(
+    locations: &Locations,
+    resolved: &Path,
+    expected: impl Fn(Option<&[u8]>) -> bool,
+    text: Option<&str>,
+) -> io::Result<bool> {
+    let previewing = crate::edits::previewing();
+    let _edit_lock = if previewing {
+        None
+    } else {
+        Some(
+            EditLock::acquire(&locations.state_dir, resolved, fsx::LOCK_TIMEOUT)
+                .map_err(io::Error::other)?,
+        )
+    };
+    let is_claude_json = fsx::resolve_symlinks(&locations.claude_json)
+        .is_ok_and(|claude_json| claude_json == resolved);
+    let _claude_lock = if is_claude_json && !previewing {
+        Some(
+            HeldClaudeLock::acquire(&locations.state_dir, &locations.claude_json)
+                .map_err(io::Error::other)?,
+        )
+    } else {
+        None
+    };
+    let current = fsx::read_regular(resolved)?;
+    if !expected(current.as_deref()) {
+        return Ok(false);
+    }
+    let current = current.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    if previewing {
+        crate::edits::preview(
+            resolved,
+            FileChange {
+                path: resolved.to_path_buf(),
+                before: current,
+                after: text.map(str::to_string),
+            },
+        );
+        return Ok(true);
+    }
+    match text {
+        Some(text) => {
+            let verified =
+                fsx::write_atomic(resolved, &[text.as_bytes()], NewMode::Exact(0o600), || {
+                    match fsx::unchanged(resolved, current.as_deref()) {
+                        Ok(true) => Ok(()),
+                        _ => Err(Changed),
+                    }
+                })?;
+            Ok(verified.is_ok())
+        }
+        None => {
+            fs::remove_file(resolved)?;
+            Ok(true)
+        }
     }
 }
 
@@ -936,6 +1003,18 @@ fn edit_with<E: From<ConfigError>>(
         path: path.clone(),
         source,
     })?;
+    if crate::edits::previewing() {
+        // A dry run: the same reading and planning, shown, not written.
+        let change = preview(target, plan)?;
+        let written = Written {
+            path: path.clone(),
+            created: change.before.is_none() && change.after.is_some(),
+            replaced: false,
+            changed: change.changes(),
+        };
+        crate::edits::preview(&resolved, change);
+        return Ok(written);
+    }
     let write_error = |source| ConfigError::Write {
         path: path.clone(),
         source,
@@ -1003,6 +1082,7 @@ fn edit_with<E: From<ConfigError>>(
         // A program that ignores the locks may have renamed its own copy
         // over ours already; what it wrote counts only if it kept the edit.
         let exact = holds(&resolved, &pieces).unwrap_or(false);
+        crate::edits::written(&resolved, before, &pieces);
         drop(pieces);
         drop(change);
         drop(document);

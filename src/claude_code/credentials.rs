@@ -92,12 +92,13 @@ pub fn save_client_secret(
         path: path.to_path_buf(),
         source,
     };
-    if let Some(parent) = path.parent() {
+    let previewing = crate::edits::previewing();
+    if let Some(parent) = path.parent().filter(|_| !previewing) {
         fs::create_dir_all(parent).map_err(write_error)?;
     }
     // An existing file keeps its mode through the edit: tighten it first,
     // so the secret is never in a file others can read, even for a moment.
-    if path.exists() {
+    if path.exists() && !previewing {
         let resolved = fsx::resolve_symlinks(path).map_err(write_error)?;
         fs::set_permissions(&resolved, fs::Permissions::from_mode(0o600)).map_err(write_error)?;
     }

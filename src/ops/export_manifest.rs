@@ -107,6 +107,10 @@ fn parse(path: &Path, text: &str) -> Result<Manifest, Error> {
 /// empty), re-reading the manifest under mcpenv's lock so concurrent
 /// exports to other files are kept.
 pub fn record(state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Error> {
+    // mcpenv's own bookkeeping is not part of what a dry run shows.
+    if crate::edits::previewing() {
+        return Ok(());
+    }
     let path = manifest_path(state_dir);
     let key = file_key(file);
     fs_err::create_dir_all(state_dir).map_err(|error| {

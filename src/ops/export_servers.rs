@@ -418,7 +418,7 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
     }
     let client = report.client;
     let file = report.file.clone();
-    if let Some(parent) = file.parent() {
+    if let Some(parent) = file.parent().filter(|_| !crate::edits::previewing()) {
         fs_err::create_dir_all(parent).map_err(|error| {
             Error::failure_from(format!("cannot create `{}`", parent.display()), error)
         })?;
@@ -678,6 +678,10 @@ fn make_private(file: &Path) -> Result<(), Error> {
     };
     let mode = metadata.permissions().mode() & 0o7777;
     if mode & 0o077 == 0 {
+        return Ok(());
+    }
+    if crate::edits::previewing() {
+        crate::edits::preview_private(file, mode);
         return Ok(());
     }
     std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode & !0o077)).map_err(

@@ -61,6 +61,10 @@ pub fn keychain_error(name: &str, error: &KeychainError) -> Error {
 /// for it: an entry is written and deleted (reading alone cannot tell a
 /// locked keychain from an empty one).
 pub fn check_keychain() -> Result<(), Error> {
+    // A dry run writes no probe entry either.
+    if crate::edits::previewing() {
+        return Ok(());
+    }
     let account = keychain::account(keychain::USER, "mcpenv-write-check");
     keychain::set(&account, "mcpenv checks that it can write here")
         .and_then(|()| keychain::delete(&account).map(|_| ()))

@@ -1,0 +1,405 @@
+//! The undo journal: for each of the last edits mcpenv made, the previous
+//! bytes of every file it changed, so `mcpenv undo` can put them back.
+//!
+//! It lives in mcpenv's state directory, under `undo/` (mode 0700), one
+//! directory per edit named by its sequence number, holding `edit.json` (what
+//! was changed, and a SHA-256 of each file as the edit left it, so undo can
+//! refuse when a file changed since) and one `N.before` copy per file
+//! (mode 0600: a `.env` copy holds secrets). The copy is written from the
+//! bytes the edit read anyway, and not synced: a copy lost in a crash costs
+//! an undo, never the edit. At most [`KEPT_EDITS`] edits and about
+//! [`KEPT_BYTES`] of copies are kept, the newest edit always.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::fsx::{self, NewMode};
+
+/// How many edits are kept.
+pub const KEPT_EDITS: usize = 20;
+
+/// How many bytes of copies the kept edits may hold together (the newest
+/// edit is kept whatever its size).
+pub const KEPT_BYTES: u64 = 128 << 20;
+
+/// The name of an edit's record in its directory.
+const RECORD: &str = "edit.json";
+
+/// What an edit changed, as `edit.json` holds it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EditRecord {
+    /// The format of this record.
+    pub schema_version: u32,
+    /// The command that made the edit (`add`, `secrets move`).
+    pub command: String,
+    /// When, in seconds since the Unix epoch.
+    pub recorded_at: u64,
+    /// Each file changed, in the order first written.
+    pub files: Vec<FileRecord>,
+}
+
+/// One file an edit changed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// The file written (symbolic links resolved).
+    pub path: PathBuf,
+    /// The copy of its previous bytes, in the edit's directory; `None`
+    /// when the edit created the file.
+    pub before: Option<String>,
+    /// SHA-256 of the previous bytes, to check the copy.
+    pub before_sha256: Option<String>,
+    /// SHA-256 of the bytes the edit left.
+    pub after_sha256: String,
+}
+
+/// The hex SHA-256 of the concatenation of `pieces`.
+pub fn sha256(pieces: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The journal's directory in mcpenv's state directory.
+pub fn root(state_dir: &Path) -> PathBuf {
+    state_dir.join("undo")
+}
+
+/// The edit being recorded.
+#[derive(Debug)]
+pub struct Journal {
+    root: PathBuf,
+    /// Its directory, once the first file is kept.
+    dir: Option<PathBuf>,
+    record: EditRecord,
+    /// Why a copy could not be kept, if one could not.
+    problem: Option<String>,
+}
+
+/// What the journal kept of an edit.
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// How many files the edit changed and the journal can restore.
+    pub files: usize,
+    /// Why undo will not be able to restore this edit, if it will not.
+    pub problem: Option<String>,
+}
+
+impl Journal {
+    /// A journal for the edit `command` makes, under `state_dir`.
+    pub fn new(state_dir: &Path, command: &str) -> Self {
+        Self {
+            root: root(state_dir),
+            dir: None,
+            record: EditRecord {
+                schema_version: 1,
+                command: command.to_string(),
+                recorded_at: now(),
+                files: Vec::new(),
+            },
+            problem: None,
+        }
+    }
+
+    /// Keeps what `resolved` held before (`None`: nothing) and a digest of
+    /// what it holds now; a file written twice keeps its first `before`.
+    pub fn keep(&mut self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
+        if self.problem.is_some() {
+            return;
+        }
+        let after_sha256 = sha256(after);
+        if let Some(file) = self
+            .record
+            .files
+            .iter_mut()
+            .find(|file| file.path == resolved)
+        {
+            file.after_sha256 = after_sha256;
+        } else if let Err(error) = self.add(resolved, before, after_sha256) {
+            self.problem = Some(format!(
+                "mcpenv could not keep a copy of `{}` for `mcpenv undo` in `{}`: {error}",
+                resolved.display(),
+                self.root.display()
+            ));
+            return;
+        }
+        if let Err(error) = self.save() {
+            self.problem = Some(format!(
+                "mcpenv could not record this edit for `mcpenv undo` in `{}`: {error}",
+                self.root.display()
+            ));
+        }
+    }
+
+    fn add(
+        &mut self,
+        resolved: &Path,
+        before: Option<&str>,
+        after_sha256: String,
+    ) -> io::Result<()> {
+        let dir = match &self.dir {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = self.create_dir()?;
+                self.dir = Some(dir.clone());
+                dir
+            }
+        };
+        let (copy, before_sha256) = match before {
+            Some(text) => {
+                let name = format!("{}.before", self.record.files.len());
+                let mut file = OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(dir.join(&name))?;
+                file.write_all(text.as_bytes())?;
+                (Some(name), Some(sha256(&[text.as_bytes()])))
+            }
+            None => (None, None),
+        };
+        self.record.files.push(FileRecord {
+            path: resolved.to_path_buf(),
+            before: copy,
+            before_sha256,
+            after_sha256,
+        });
+        Ok(())
+    }
+
+    /// A new directory for this edit, numbered after the newest one (two
+    /// mcpenv processes racing for a number: the loser takes the next).
+    fn create_dir(&self) -> io::Result<PathBuf> {
+        if let Some(parent) = self.root.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fsx::private_dir(&self.root).map_err(io::Error::other)?;
+        let mut number = numbered(&self.root)?
+            .last()
+            .map_or(1, |(number, _)| number + 1);
+        loop {
+            let dir = self.root.join(format!("{number:06}"));
+            match fs::DirBuilder::new().mode_0700().create(&dir) {
+                Ok(()) => return Ok(dir),
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => number += 1,
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    fn save(&self) -> io::Result<()> {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let text = serde_json::to_string_pretty(&self.record).map_err(io::Error::other)?;
+        fsx::write_atomic(
+            &dir.join(RECORD),
+            &[text.as_bytes()],
+            NewMode::Exact(0o600),
+            || Ok::<(), ()>(()),
+        )?
+        .map_err(|()| io::Error::other("not verified"))
+    }
+
+    /// Ends the edit: drops the oldest edits past the bounds.
+    pub fn close(self) -> Kept {
+        let files = if self.problem.is_some() {
+            0
+        } else {
+            self.record.files.len()
+        };
+        if self.dir.is_some() {
+            if self.problem.is_some()
+                && let Some(dir) = &self.dir
+            {
+                // A partial copy would restore only some files: drop it.
+                let _ = fs::remove_dir_all(dir);
+            }
+            let _ = evict(&self.root);
+        }
+        Kept {
+            files,
+            problem: self.problem,
+        }
+    }
+}
+
+/// `fs::DirBuilder` with mode 0700, readably.
+trait PrivateMode {
+    fn mode_0700(&mut self) -> &mut Self;
+}
+
+impl PrivateMode for fs::DirBuilder {
+    fn mode_0700(&mut self) -> &mut Self {
+        use std::os::unix::fs::DirBuilderExt;
+        self.mode(0o700)
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
+}
+
+/// The numbered edit directories under `root`, oldest first.
+fn numbered(root: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
+    let entries = match fs::read_dir(root) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let mut numbered: Vec<(u64, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let number = entry.file_name().to_str()?.parse::<u64>().ok()?;
+            Some((number, entry.path()))
+        })
+        .collect();
+    numbered.sort();
+    Ok(numbered)
+}
+
+/// Removes the oldest edits past [`KEPT_EDITS`] or [`KEPT_BYTES`] (the
+/// newest always stays), and directories no record was written for.
+fn evict(root: &Path) -> io::Result<()> {
+    let mut total = 0u64;
+    let mut kept = 0usize;
+    for (_, dir) in numbered(root)?.iter().rev() {
+        let size: u64 = fs::read_dir(dir)?
+            .filter_map(Result::ok)
+            .filter_map(|entry| entry.metadata().ok())
+            .map(|metadata| metadata.len())
+            .sum();
+        total += size;
+        let keep =
+            dir.join(RECORD).is_file() && (kept == 0 || (kept < KEPT_EDITS && total <= KEPT_BYTES));
+        if keep {
+            kept += 1;
+        } else {
+            fs::remove_dir_all(dir)?;
+        }
+    }
+    Ok(())
+}
+
+/// An edit the journal holds.
+#[derive(Debug, Clone)]
+pub struct KeptEdit {
+    /// Its sequence number.
+    pub number: u64,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// What it changed.
+    pub record: EditRecord,
+}
+
+impl KeptEdit {
+    /// What `file` held before the edit (`None`: it did not exist),
+    /// checked against the digest taken then.
+    pub fn before(&self, file: &FileRecord) -> io::Result<Option<String>> {
+        let Some(name) = &file.before else {
+            return Ok(None);
+        };
+        let text = fs::read_to_string(self.dir.join(name))?;
+        if file.before_sha256.as_deref() != Some(sha256(&[text.as_bytes()]).as_str()) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the copy `{}` was changed", self.dir.join(name).display()),
+            ));
+        }
+        Ok(Some(text))
+    }
+
+    /// Removes the edit from the journal.
+    pub fn forget(&self) -> io::Result<()> {
+        fs::remove_dir_all(&self.dir)
+    }
+}
+
+/// The edits the journal holds under `state_dir`, newest first; a record
+/// that cannot be read is skipped (it is an edit undo cannot restore).
+pub fn edits(state_dir: &Path) -> io::Result<Vec<KeptEdit>> {
+    let mut edits = Vec::new();
+    for (number, dir) in numbered(&root(state_dir))?.into_iter().rev() {
+        let Ok(text) = fs::read_to_string(dir.join(RECORD)) else {
+            continue;
+        };
+        let Ok(record) = serde_json::from_str::<EditRecord>(&text) else {
+            continue;
+        };
+        edits.push(KeptEdit {
+            number,
+            dir,
+            record,
+        });
+    }
+    Ok(edits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_keeps_each_files_first_bytes_and_last_digest() {
+        let state = tempfile::tempdir().unwrap();
+        let mut journal = Journal::new(state.path(), "add");
+        let file = state.path().join("a.json");
+        journal.keep(&file, Some("one"), &[b"two"]);
+        journal.keep(&file, Some("two"), &[b"th", b"ree"]);
+        journal.keep(&state.path().join("new"), None, &[b"x"]);
+        let kept = journal.close();
+        assert_eq!((kept.files, kept.problem), (2, None));
+        let edits = edits(state.path()).unwrap();
+        assert_eq!(edits.len(), 1);
+        let edit = &edits[0];
+        assert_eq!(edit.record.command, "add");
+        assert_eq!(
+            edit.before(&edit.record.files[0]).unwrap().as_deref(),
+            Some("one")
+        );
+        assert_eq!(edit.record.files[0].after_sha256, sha256(&[b"three"]));
+        assert_eq!(edit.before(&edit.record.files[1]).unwrap(), None);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root(state.path())), 0o700);
+        assert_eq!(mode(&edit.dir.join("0.before")), 0o600);
+        assert_eq!(mode(&edit.dir.join(RECORD)), 0o600);
+    }
+
+    #[test]
+    fn only_the_newest_edits_are_kept() {
+        let state = tempfile::tempdir().unwrap();
+        for round in 0..KEPT_EDITS + 3 {
+            let mut journal = Journal::new(state.path(), &format!("edit {round}"));
+            journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
+            journal.close();
+        }
+        let edits = edits(state.path()).unwrap();
+        assert_eq!(edits.len(), KEPT_EDITS);
+        assert_eq!(edits[0].record.command, format!("edit {}", KEPT_EDITS + 2));
+    }
+
+    #[test]
+    fn a_changed_copy_is_not_restored() {
+        let state = tempfile::tempdir().unwrap();
+        let mut journal = Journal::new(state.path(), "add");
+        journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
+        journal.close();
+        let edit = edits(state.path()).unwrap().remove(0);
+        fs::write(edit.dir.join("0.before"), "tampered").unwrap();
+        assert!(edit.before(&edit.record.files[0]).is_err());
+    }
+}
