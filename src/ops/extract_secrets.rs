@@ -160,13 +160,6 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
     })
 }
 
-/// The report of `plan` as a dry run; refuses what the real run would
-/// refuse (a dotenv file others can read, without `force`).
-pub fn preview_extract(plan: ExtractPlan) -> Result<ExtractReport, Error> {
-    check_env_files(&plan)?;
-    Ok(plan.into_report(true))
-}
-
 /// Writes `plan`: the dotenv files, then each config once. With nothing to
 /// move, only clears what an interrupted earlier run may have left.
 pub fn apply_extract(ctx: &Context, plan: ExtractPlan) -> Result<ExtractReport, Error> {
@@ -187,21 +180,21 @@ pub fn apply_extract(ctx: &Context, plan: ExtractPlan) -> Result<ExtractReport, 
         .collect();
         tidy(ctx, &paths);
         check_env_files(&plan)?;
-        return Ok(plan.into_report(false));
+        return Ok(plan.into_report());
     }
     let written = write_extraction(ctx, &plan)?;
     let committed = committed(ctx, &plan.extraction);
-    let mut report = plan.into_report(false);
+    let mut report = plan.into_report();
     report.written = written;
     report.committed = committed;
     Ok(report)
 }
 
 impl ExtractPlan {
-    fn into_report(self, dry_run: bool) -> ExtractReport {
+    fn into_report(self) -> ExtractReport {
         ExtractReport {
             moves: self.extraction.moves,
-            dry_run,
+            dry_run: false,
             written: Vec::new(),
             committed: Vec::new(),
             store: self.store,

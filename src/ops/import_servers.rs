@@ -517,13 +517,6 @@ pub fn plan_import(
     })
 }
 
-/// The report of `plan` as a dry run.
-pub fn preview_import(plan: ImportPlan) -> ImportReport {
-    let mut report = plan.report;
-    report.dry_run = true;
-    report
-}
-
 /// Writes `plan`: the dotenv files first, then the servers into the
 /// scope's file.
 pub fn apply_import(ctx: &Context, plan: ImportPlan) -> Result<ImportReport, Error> {

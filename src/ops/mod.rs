@@ -28,6 +28,8 @@ pub mod server_env;
 pub mod share;
 pub mod show_template;
 pub mod shown;
+pub mod shown_changes;
+pub mod undo;
 pub mod writes;
 
 pub use error::{Error, Kind};

@@ -16,11 +16,10 @@ use std::sync::Mutex;
 
 use indexmap::IndexMap;
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::diff::FileChange;
-use crate::ops::Context;
+pub use crate::ops::shown_changes::{ShownChange, shown};
 
 /// A change's identity: what a token is bound to.
 pub type Fingerprint = [u8; 32];
@@ -114,125 +113,6 @@ impl Confirmations {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
-
-/// One file's change as the person sees it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ShownChange {
-    /// The file, as a person knows it.
-    pub file: String,
-    /// Whether the file is meant to be committed (`.mcp.json`,
-    /// `.env.example`, `.gitignore`): its diff is shown whole.
-    pub committed: bool,
-    /// The change: a unified diff of a committed file; for a private one
-    /// only what changes in it (the variables of a `.env`, values masked;
-    /// the servers of `~/.claude.json`), so no other line of a file that
-    /// holds secrets is passed on.
-    pub diff: String,
-}
-
-/// `changes` as the person sees them, every secret the shield knows
-/// masked (the values moved into `.env` are learned from the
-/// configuration they come from).
-pub fn shown(ctx: &Context, changes: &[FileChange]) -> Vec<ShownChange> {
-    ctx.learn_world();
-    changes
-        .iter()
-        .map(|change| {
-            let file = crate::ops::shown::shown_path(ctx, &change.path);
-            let name = change
-                .path
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let committed = matches!(name.as_str(), ".mcp.json" | ".env.example" | ".gitignore");
-            let diff = if committed {
-                change.unified(&file)
-            } else if change.path == ctx.locations.claude_json {
-                servers_changed(ctx, change)
-            } else {
-                variables_changed(change, &file)
-            };
-            ShownChange {
-                committed,
-                file,
-                diff: ctx.shield.clean(&diff),
-            }
-        })
-        .collect()
-}
-
-/// The lines of a dotenv file that change, each value masked; no other
-/// line of the file.
-fn variables_changed(change: &FileChange, file: &str) -> String {
-    let before = change.before.as_deref().unwrap_or_default();
-    let after = change.after.as_deref().unwrap_or_default();
-    let mut text = format!(
-        "--- a/{file}\n+++ b/{file}\n(changed lines only, values masked; references shown)\n"
-    );
-    for line in similar::TextDiff::from_lines(before, after).iter_all_changes() {
-        let sign = match line.tag() {
-            similar::ChangeTag::Insert => '+',
-            similar::ChangeTag::Delete => '-',
-            similar::ChangeTag::Equal => continue,
-        };
-        let line = line.value().trim_end_matches('\n');
-        let shown = match line.split_once('=') {
-            Some((name, value)) if !name.trim_start().starts_with('#') => {
-                let value = value.trim_matches(['\'', '"']);
-                // A reference names where the value is; it is no secret.
-                if crate::references::manager_of(value).is_some() {
-                    format!("{name}={value}")
-                } else {
-                    format!("{name}={}", crate::redact::mask(value))
-                }
-            }
-            _ => line.to_string(),
-        };
-        text.push(sign);
-        text.push_str(&shown);
-        text.push('\n');
-    }
-    text
-}
-
-/// The server entries of `~/.claude.json` that change (user scope and
-/// this project's local scope); the rest of the file, other projects'
-/// entries among it, is not passed on.
-fn servers_changed(ctx: &Context, change: &FileChange) -> String {
-    let parse = |text: &Option<String>| {
-        text.as_deref()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
-            .unwrap_or(serde_json::Value::Null)
-    };
-    let (before, after) = (parse(&change.before), parse(&change.after));
-    let key = &ctx.locations.local_key;
-    let places: [(&str, Vec<&str>); 2] = [
-        ("user scope", vec!["mcpServers"]),
-        ("local scope", vec!["projects", key.as_str(), "mcpServers"]),
-    ];
-    let mut text = String::from("~/.claude.json (only the servers that change):\n");
-    for (scope, path) in places {
-        let at = |root: &serde_json::Value| {
-            path.iter()
-                .try_fold(root, |value, step| value.get(*step))
-                .and_then(serde_json::Value::as_object)
-                .cloned()
-                .unwrap_or_default()
-        };
-        let (old, new) = (at(&before), at(&after));
-        for (name, entry) in &old {
-            if new.get(name) != Some(entry) {
-                text.push_str(&format!("- {scope} server `{name}`: {entry}\n"));
-            }
-        }
-        for (name, entry) in &new {
-            if old.get(name) != Some(entry) {
-                text.push_str(&format!("+ {scope} server `{name}`: {entry}\n"));
-            }
-        }
-    }
-    text
 }
 
 /// The message of the elicitation that asks the person: what the tool
