@@ -113,6 +113,9 @@ pub enum Command {
     AddFromClaudeDesktop(AddFromClaudeDesktopArgs),
     /// Write the servers of a scope into another client's config, in its syntax.
     Export(ExportArgs),
+    /// Put back every file the last edit changed (add, remove, share, …), exactly as it was.
+    #[command(after_help = UNDO_HELP)]
+    Undo(UndoArgs),
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
     #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
@@ -121,6 +124,33 @@ pub enum Command {
     /// Internal: kills the process groups `probe` lists once `probe` is gone.
     #[command(name = "__reap", hide = true)]
     Reap,
+}
+
+impl Command {
+    /// How the command is named in `undo --list` and whether it is a dry
+    /// run, for a command that may write files; `None` for one that never
+    /// does (or, as `serve`, writes through its own gate).
+    pub fn edit(&self) -> Option<(&'static str, bool)> {
+        Some(match self {
+            Self::Add(args) => ("add", args.dry_run),
+            Self::AddJson(args) => ("add-json", args.dry_run),
+            Self::Remove(args) => ("remove", args.dry_run),
+            Self::Extract(args) => ("extract", args.dry_run),
+            Self::Share(args) => ("share", args.dry_run),
+            Self::Onboard(args) => ("onboard", args.dry_run),
+            Self::Approve(args) => ("approve", args.dry_run),
+            Self::Reject(args) => ("reject", args.dry_run),
+            Self::ResetProjectChoices(args) => ("reset-project-choices", args.dry_run),
+            Self::Import(args) => ("import", args.options.dry_run),
+            Self::AddFromClaudeDesktop(args) => ("add-from-claude-desktop", args.options.dry_run),
+            Self::Export(args) => ("export", args.dry_run),
+            Self::Secrets(SecretsCommand::Rm(args)) => ("secrets rm", args.dry_run),
+            Self::Secrets(SecretsCommand::Move(args)) => ("secrets move", args.dry_run),
+            // Undo is not kept itself; only its dry run is a session.
+            Self::Undo(args) if args.dry_run && !args.list => ("undo", true),
+            _ => return None,
+        })
+    }
 }
 
 /// `mcpenv probe`.
@@ -250,7 +280,8 @@ pub struct ImportOptions {
     #[arg(long)]
     pub include_disabled: bool,
 
-    /// Print what would be imported and write nothing.
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
     #[arg(long)]
     pub dry_run: bool,
 
@@ -305,6 +336,11 @@ pub struct ExportArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long, conflicts_with = "check")]
+    pub dry_run: bool,
 }
 
 /// `mcpenv secrets`.
@@ -340,6 +376,11 @@ pub struct SecretsRmArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `mcpenv secrets move`.
@@ -357,6 +398,11 @@ pub struct SecretsMoveArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// The shells `completions` writes for.
@@ -594,6 +640,10 @@ pub struct AddArgs {
     /// (without this, `add -- npx foo` would name the server `npx`).
     #[arg(last = true, value_name = "COMMAND_AND_ARGS", hide = true)]
     pub after_dashes: Vec<String>,
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 fn callback_port(text: &str) -> Result<u16, String> {
@@ -633,6 +683,10 @@ pub struct AddJsonArgs {
     /// The entry, e.g. '{"type":"http","url":"https://example.com/mcp"}';
     /// `-` reads it from stdin, which keeps tokens out of shell history.
     pub json_entry: String,
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `mcpenv get`.
@@ -717,7 +771,8 @@ pub struct ExtractArgs {
     #[arg(long = "server", value_name = "NAME")]
     pub servers: Vec<String>,
 
-    /// Print the plan and write nothing.
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
     #[arg(long)]
     pub dry_run: bool,
 
@@ -791,6 +846,11 @@ pub struct ShareArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `mcpenv serve`.
@@ -846,6 +906,11 @@ pub struct OnboardArgs {
     /// Print the final check as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `mcpenv approve`.
@@ -872,6 +937,11 @@ pub struct ApproveArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 const APPROVE_HELP: &str = "\
@@ -896,7 +966,34 @@ pub struct RejectArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
+
+/// `mcpenv undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// List the edits kept, newest first, and put nothing back.
+    #[arg(long)]
+    pub list: bool,
+
+    /// Show what would be put back, as a diff of each file, and write nothing.
+    #[arg(long, conflicts_with = "list")]
+    pub dry_run: bool,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const UNDO_HELP: &str = "\
+Every command that writes files keeps what each file held before, in mcpenv's
+state directory (the last 20 edits, at most about 128 MiB). `mcpenv undo`
+puts the newest edit back, byte for byte, and refuses when a file changed
+since, so nobody's later change is lost; run it again to go further back.";
 
 /// `mcpenv reset-project-choices`.
 #[derive(Debug, Args)]
@@ -904,6 +1001,11 @@ pub struct ResetProjectChoicesArgs {
     /// Print what was done as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `mcpenv run`.
@@ -957,6 +1059,10 @@ pub struct RemoveArgs {
     /// Server name.
     #[arg(add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub name: String,
+    /// Show what would change, as a diff of each file (secrets masked), and
+    /// write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[cfg(test)]

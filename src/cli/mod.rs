@@ -18,6 +18,7 @@ use std::sync::Arc;
 use clap::Parser;
 
 use crate::cli::args::{Cli, Command};
+use crate::cli::commands::dry_run::emit_edit;
 use crate::cli::error::{CliError, Kind};
 use crate::cli::output::{Shield, Stream};
 use crate::cli::render::emit;
@@ -160,7 +161,25 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
             writeln!(err, "note: {note}")
         });
     }
+    let edit = cli.command.edit();
+    match edit {
+        Some((_, true)) => crate::edits::begin_preview(),
+        Some((name, false)) => crate::edits::begin_recording(&ctx.locations.state_dir, name),
+        None => {}
+    }
     let outcome = dispatch(cli, &ctx);
+    if let crate::edits::Finished::Recorded(kept) = crate::edits::finish()
+        && let Some(problem) = kept.problem
+        && !ctx.quiet
+    {
+        let _ = output::write(shield, Stream::Stderr, false, |err| {
+            crate::cli::render::warning(err, &problem)?;
+            writeln!(
+                err,
+                "hint: the edit itself was made; only `mcpenv undo` cannot take it back"
+            )
+        });
+    }
     let reads_only_given_files =
         matches!(&cli.command, Command::Scan(args) if commands::scan::reads_only_given_files(args));
     if outcome.is_err() && !reads_only_given_files {
@@ -187,26 +206,75 @@ fn scope_given(command: &Command) -> Option<args::ScopeArg> {
 fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
     let quiet = ctx.quiet;
     let printed = match &cli.command {
-        Command::Add(args) => emit(ctx, &commands::add::run(ctx, args)?, args.json, quiet),
-        Command::AddJson(args) => emit(ctx, &commands::add_json::run(ctx, args)?, args.json, quiet),
+        Command::Add(args) => emit_edit(
+            ctx,
+            &commands::add::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
+        Command::AddJson(args) => emit_edit(
+            ctx,
+            &commands::add_json::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
         Command::Get(args) => emit(ctx, &commands::get::run(ctx, args)?, args.json, quiet),
         Command::List(args) => emit(ctx, &commands::list::run(ctx, args)?, args.json, quiet),
-        Command::Remove(args) => emit(ctx, &commands::remove::run(ctx, args)?, args.json, quiet),
+        Command::Remove(args) => emit_edit(
+            ctx,
+            &commands::remove::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
         Command::Scan(args) => {
             let (report, format) = commands::scan::run(ctx, args)?;
             commands::scan::emit(ctx, &report, format, quiet)
         }
-        Command::Extract(args) => emit(ctx, &commands::extract::run(ctx, args)?, args.json, quiet),
-        Command::Share(args) => emit(ctx, &commands::share::run(ctx, args)?, args.json, quiet),
+        Command::Extract(args) => emit_edit(
+            ctx,
+            &commands::extract::run(ctx, args)?,
+            args.json,
+            quiet,
+            true,
+        ),
+        Command::Share(args) => emit_edit(
+            ctx,
+            &commands::share::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
         Command::Check(args) => emit(ctx, &commands::check::run(ctx, args)?, args.json, quiet),
-        Command::Onboard(args) => emit(ctx, &commands::onboard::run(ctx, args)?, args.json, quiet),
-        Command::Approve(args) => emit(ctx, &commands::approve::run(ctx, args)?, args.json, quiet),
-        Command::Reject(args) => emit(ctx, &commands::reject::run(ctx, args)?, args.json, quiet),
-        Command::ResetProjectChoices(args) => emit(
+        Command::Onboard(args) => emit_edit(
+            ctx,
+            &commands::onboard::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
+        Command::Approve(args) => emit_edit(
+            ctx,
+            &commands::approve::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
+        Command::Reject(args) => emit_edit(
+            ctx,
+            &commands::reject::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
+        Command::ResetProjectChoices(args) => emit_edit(
             ctx,
             &commands::reset_project_choices::run(ctx, args)?,
             args.json,
             quiet,
+            false,
         ),
         Command::Run(args) => return Err(commands::run::run(ctx, args)),
         Command::Completions(args) => emit(
@@ -221,17 +289,19 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
         Command::Secrets(args::SecretsCommand::List(args)) => {
             emit(ctx, &commands::secrets::list(ctx)?, args.json, quiet)
         }
-        Command::Secrets(args::SecretsCommand::Rm(args)) => emit(
+        Command::Secrets(args::SecretsCommand::Rm(args)) => emit_edit(
             ctx,
             &commands::secrets::remove(ctx, args)?,
             args.json,
             quiet,
+            false,
         ),
-        Command::Secrets(args::SecretsCommand::Move(args)) => emit(
+        Command::Secrets(args::SecretsCommand::Move(args)) => emit_edit(
             ctx,
             &commands::secrets::move_to(ctx, args)?,
             args.json,
             quiet,
+            false,
         ),
         Command::Templates(args::TemplatesCommand::List(args)) => emit(
             ctx,
@@ -245,19 +315,34 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             args.json,
             quiet,
         ),
-        Command::Import(args) => emit(
+        Command::Import(args) => emit_edit(
             ctx,
             &commands::import::run(ctx, args)?,
             args.options.json,
             quiet,
+            true,
         ),
-        Command::AddFromClaudeDesktop(args) => emit(
+        Command::AddFromClaudeDesktop(args) => emit_edit(
             ctx,
             &commands::import::run(ctx, &args.to_import())?,
             args.options.json,
             quiet,
+            true,
         ),
-        Command::Export(args) => emit(ctx, &commands::export::run(ctx, args)?, args.json, quiet),
+        Command::Export(args) => emit_edit(
+            ctx,
+            &commands::export::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
+        Command::Undo(args) => emit_edit(
+            ctx,
+            &commands::undo::run(ctx, args)?,
+            args.json,
+            quiet,
+            false,
+        ),
         Command::Probe(args) => commands::probe::run(ctx, args)?,
         Command::Serve(args) => {
             commands::serve::run(ctx, args)?;

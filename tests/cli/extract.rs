@@ -145,16 +145,67 @@ fn dry_run_writes_nothing() {
     let before = env.bytes("project/.mcp.json");
     let out = env.run(&["extract", "--dry-run"]);
     assert_no_secret(&out);
-    assert_snapshot!(out, @"
+    assert_snapshot!(out, @r#"
     FILE       SERVER  FIELD                             VARIABLE                      VALUE
     .mcp.json  github  env.GITHUB_PERSONAL_ACCESS_TOKEN  GITHUB_PERSONAL_ACCESS_TOKEN  ghp_…3s12
     .mcp.json  db      args[3]                           DB_PASSWORD                   s3cr…7781
     .mcp.json  stripe  args[2]                           STRIPE_API_KEY                sk_l…c8Yd
     .mcp.json  sentry  headers.Authorization             SENTRY_AUTH_TOKEN             sntr…4d8d
+
+    --- /dev/null
+    +++ b/.gitignore
+    @@ -0,0 +1 @@
+    +.env
+
+    --- /dev/null
+    +++ b/.env
+    (changed lines only, values masked; references shown)
+    +GITHUB_PERSONAL_ACCESS_TOKEN=ghp_…3s12
+    +DB_PASSWORD=s3cr…7781
+    +STRIPE_API_KEY=sk_l…c8Yd
+    +SENTRY_AUTH_TOKEN=sntr…4d8d
+
+    --- /dev/null
+    +++ b/.env.example
+    @@ -0,0 +1,8 @@
+    +# used by: github
+    +GITHUB_PERSONAL_ACCESS_TOKEN=
+    +# used by: db
+    +DB_PASSWORD=
+    +# used by: stripe
+    +STRIPE_API_KEY=
+    +# used by: sentry
+    +SENTRY_AUTH_TOKEN=
+
+    --- a/.mcp.json
+    +++ b/.mcp.json
+    @@ -3,17 +3,17 @@
+         "github": {
+           "command": "npx",
+           "args": ["-y", "@modelcontextprotocol/server-github"],
+    -      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_…3s12", "LOG_LEVEL": "info"}
+    +      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}", "LOG_LEVEL": "info"}
+         },
+         "db": {
+           "command": "npx",
+    -      "args": ["-y", "@bytebase/dbhub", "--dsn", "postgres://app:****@db.internal:5432/prod"]
+    +      "args": ["-y", "@bytebase/dbhub", "--dsn", "postgres://app:${DB_PASSWORD}@db.internal:5432/prod"]
+         },
+    -    "stripe": {"command": "npx", "args": ["-y", "@stripe/mcp", "--api-key=sk_l…c8Yd"]},
+    +    "stripe": {"command": "npx", "args": ["-y", "@stripe/mcp", "--api-key=${STRIPE_API_KEY}"]},
+         "sentry": {
+           "type": "http",
+           "url": "https://mcp.sentry.dev/mcp",
+    -      "headers": {"Authorization": "Bearer sntr…4d8d"}
+    +      "headers": {"Authorization": "Bearer ${SENTRY_AUTH_TOKEN}"}
+         }
+       }
+     }
     ----- stderr -----
     Would move 4 secrets into `.env` (dry run: nothing was written)
+    dry run: 4 files would change; nothing was written
     [exit status: 0]
-    ");
+    "#);
     assert_eq!(env.bytes("project/.mcp.json"), before);
     for file in [".env", ".env.example", ".gitignore"] {
         assert!(!env.project.join(file).exists(), "{file} was written");

@@ -15,7 +15,7 @@ use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, shown, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::ops::extract_secrets::{
-    ExtractReport, ExtractRequest, apply_extract, plan_extract, preview_extract, scope_names,
+    ExtractReport, ExtractRequest, apply_extract, plan_extract, scope_names,
 };
 use crate::ops::secret_stores::SecretStore;
 use crate::references;
@@ -168,11 +168,9 @@ pub fn run(ctx: &Ctx, args: &ExtractArgs) -> Result<ExtractOutput, CliError> {
             .collect::<Result<_, _>>()?,
     };
     let plan = plan_extract(ctx, &request)?;
-    let report = if args.dry_run {
-        preview_extract(plan)?
-    } else {
-        apply_extract(ctx, plan)?
-    };
+    // A dry run writes as usual through `edits`, which shows instead.
+    let mut report = apply_extract(ctx, plan)?;
+    report.dry_run = args.dry_run;
     Ok(output(ctx, report))
 }
 

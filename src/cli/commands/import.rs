@@ -16,7 +16,7 @@ use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::model::ServerEntry;
 use crate::ops::import_servers::{
-    Clash, ClashAnswer, ImportReport, ImportRequest, apply_import, plan_import, preview_import,
+    Clash, ClashAnswer, ImportReport, ImportRequest, apply_import, plan_import,
 };
 use crate::scope::Scope;
 
@@ -142,11 +142,9 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportOutput, CliError> {
         ask_about_clash(&clash.name, clash.scope).ok()
     };
     let plan = plan_import(ctx, &request, can_ask.then_some(&mut ask as _))?;
-    let report = if options.dry_run {
-        preview_import(plan)
-    } else {
-        apply_import(ctx, plan)?
-    };
+    // A dry run writes as usual through `edits`, which shows instead.
+    let mut report = apply_import(ctx, plan)?;
+    report.dry_run = options.dry_run;
     Ok(ImportOutput {
         env_files_shown: shown_env_files(ctx, &report.moves),
         report,

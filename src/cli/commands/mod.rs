@@ -7,6 +7,7 @@ pub mod add_words;
 pub mod approve;
 pub mod check;
 pub mod completions;
+pub mod dry_run;
 pub mod env;
 pub mod export;
 pub mod extract;
@@ -26,6 +27,7 @@ pub mod secrets;
 pub mod serve;
 pub mod share;
 pub mod templates;
+pub mod undo;
 
 pub use crate::ops::shown::{scope_file, shown_env_file, shown_env_files, shown_path};
 
