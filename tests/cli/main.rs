@@ -37,6 +37,7 @@ mod pre_commit;
 mod probe;
 mod probe_everything;
 mod probe_lifecycle;
+mod quiet;
 mod realworld;
 mod realworld_clients;
 mod references;
@@ -56,6 +57,7 @@ mod terminal;
 mod untrusted_text;
 mod user_store;
 mod version;
+mod widths;
 
 #[path = "../support/big_config.rs"]
 mod big_config;
