@@ -4,7 +4,8 @@
 //! character still raw in rendered text. Commands render into a buffer and
 //! hand it here, so a new output cannot forget either rule.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -71,4 +72,30 @@ pub fn write_json_line(shield: &Shield, mut value: Value) -> io::Result<()> {
     serde_json::to_writer(&mut out, &value)?;
     writeln!(out)?;
     out.flush()
+}
+
+/// The width text lines are bounded by, decided once per run.
+static WIDTH: OnceLock<Option<usize>> = OnceLock::new();
+
+/// Decides the width text output fits: `columns` (the `COLUMNS` variable)
+/// when it is a positive number, else the terminal's width when stdout is
+/// one, else none (a pipe: full lines, as scripts expect). Set once, like
+/// anstream's colour choice; a later call changes nothing.
+pub fn set_width(columns: Option<&str>) {
+    let from_env = columns
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .filter(|&width| width > 0);
+    let width = from_env.or_else(|| {
+        let stdout = io::stdout();
+        if !stdout.is_terminal() {
+            return None;
+        }
+        terminal_size::terminal_size_of(&stdout).map(|(width, _)| usize::from(width.0))
+    });
+    let _ = WIDTH.set(width);
+}
+
+/// The width text lines fit in, or `None` for full lines.
+pub fn width() -> Option<usize> {
+    WIDTH.get().copied().flatten()
 }

@@ -38,6 +38,12 @@ pub trait Report: Serialize {
         Ok(())
     }
 
+    /// Writes the errors [`Report::write_status`] includes, alone: what
+    /// `-q` still prints (a file that cannot be read fails the command).
+    fn write_errors(&self, _err: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Whether the command found what it exists to find (secrets for
     /// `scan`): printed as usual, then exit 1.
     fn failed(&self) -> bool {
@@ -105,11 +111,12 @@ fn learn_world_for<R: Report>(ctx: &Ctx, report: &R) {
 }
 
 fn emit_status<R: Report>(ctx: &Ctx, report: &R, quiet: bool) -> io::Result<()> {
-    if quiet {
-        return Ok(());
-    }
     output::write(&ctx.shield, Stream::Stderr, false, |err| {
-        report.write_status(err)
+        if quiet {
+            report.write_errors(err)
+        } else {
+            report.write_status(err)
+        }
     })
 }
 
@@ -159,14 +166,114 @@ impl Cell {
     }
 }
 
+/// Columns `text` takes on a terminal (no style codes in it).
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// The fewest columns free text is squeezed into beside other columns;
+/// with less room it goes on lines of its own below them.
+const MIN_ROOM: usize = 24;
+
+/// `text` broken at spaces into lines of at most `room` columns. A word
+/// wider than `room` stays whole on a line of its own: it may be a URL or a
+/// name someone copies, so it is never cut.
+pub fn wrap(text: &str, room: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|word| !word.is_empty()) {
+        if !line.is_empty() && display_width(&line) + 1 + display_width(word) > room {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Writes `lead` (shown `lead_width` columns wide) then `text` in `style`;
+/// when the line would pass the terminal's width, `text` wraps with a
+/// hanging indent under its first word, or (too little room beside `lead`)
+/// goes on lines of its own indented by `fallback_indent`.
+pub fn write_hanging(
+    out: &mut dyn Write,
+    lead: &str,
+    lead_width: usize,
+    text: &str,
+    style: Style,
+    fallback_indent: usize,
+) -> io::Result<()> {
+    let Some(width) = output::width() else {
+        return writeln!(out, "{}", lead_and(lead, text, style));
+    };
+    if lead_width + display_width(text) <= width {
+        return writeln!(out, "{}", lead_and(lead, text, style));
+    }
+    let room = width.saturating_sub(lead_width);
+    if room >= MIN_ROOM {
+        let mut lines = wrap(text, room).into_iter();
+        let first = lines.next().unwrap_or_default();
+        writeln!(out, "{}", lead_and(lead, &first, style))?;
+        for line in lines {
+            // A word too wide for the indent (a long URL) moves left just
+            // enough to fit, rather than being cut.
+            let indent = lead_width.min(width.saturating_sub(display_width(&line)));
+            let indent = " ".repeat(indent);
+            writeln!(out, "{indent}{style}{line}{style:#}")?;
+        }
+        return Ok(());
+    }
+    writeln!(out, "{}", lead.trim_end())?;
+    let lines = wrap(text, width.saturating_sub(fallback_indent).max(1));
+    let indent = " ".repeat(fallback_indent);
+    for line in lines {
+        writeln!(out, "{indent}{style}{line}{style:#}")?;
+    }
+    Ok(())
+}
+
+/// `lead` then `text` in `style`, as one line that ends in no spaces.
+fn lead_and(lead: &str, text: &str, style: Style) -> String {
+    if text.is_empty() {
+        return lead.trim_end().to_string();
+    }
+    format!("{lead}{style}{text}{style:#}")
+}
+
+/// How a table's last column meets the terminal's width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LastColumn {
+    /// Whole, however long: a command, a URL or a name people copy.
+    Whole,
+    /// Free text (a description): wrapped with a hanging indent.
+    Wraps,
+}
+
 /// Writes rows in aligned columns under a bold header; the last column is
-/// not padded, so no line ends in spaces.
+/// not padded, so no line ends in spaces. Other columns are never cut.
 pub fn table(out: &mut dyn Write, header: &[&str], rows: &[Vec<Cell>]) -> io::Result<()> {
+    table_fitted(out, header, rows, LastColumn::Whole, |_, _| Ok(()))
+}
+
+/// [`table`] whose last column is `last`, with `after(out, row)` writing
+/// lines of its own under each row (what a template installs).
+pub fn table_fitted(
+    out: &mut dyn Write,
+    header: &[&str],
+    rows: &[Vec<Cell>],
+    last: LastColumn,
+    mut after: impl FnMut(&mut dyn Write, usize) -> io::Result<()>,
+) -> io::Result<()> {
     let columns = header.len();
-    let mut widths: Vec<usize> = header.iter().map(|title| title.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|title| display_width(title)).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.text.chars().count());
+            *width = (*width).max(display_width(&cell.text));
         }
     }
     // Drop trailing columns that are empty in every row.
@@ -182,18 +289,59 @@ pub fn table(out: &mut dyn Write, header: &[&str], rows: &[Vec<Cell>]) -> io::Re
         .iter()
         .map(|title| Cell::styled(*title, BOLD))
         .collect();
-    for row in std::iter::once(&header_cells).chain(rows) {
-        let mut line = String::new();
+    for (index, row) in std::iter::once(&header_cells).chain(rows).enumerate() {
+        let mut lead = String::new();
+        let mut lead_width = 0;
         let count = row.len().min(used);
-        for (index, cell) in row.iter().take(count).enumerate() {
+        let Some((final_cell, leading)) = row[..count].split_last() else {
+            writeln!(out)?;
+            continue;
+        };
+        for (column, cell) in leading.iter().enumerate() {
             let style = cell.style;
-            line.push_str(&format!("{style}{}{style:#}", cell.text));
-            if index + 1 < count {
-                let pad = widths[index] - cell.text.chars().count() + 2;
-                line.push_str(&" ".repeat(pad));
-            }
+            lead.push_str(&format!("{style}{}{style:#}", cell.text));
+            let pad = widths[column] - display_width(&cell.text) + 2;
+            lead.push_str(&" ".repeat(pad));
+            lead_width += widths[column] + 2;
         }
-        writeln!(out, "{}", line.trim_end())?;
+        if last == LastColumn::Wraps && index > 0 {
+            write_hanging(
+                out,
+                &lead,
+                lead_width,
+                &final_cell.text,
+                final_cell.style,
+                4,
+            )?;
+        } else {
+            let style = final_cell.style;
+            let line = format!("{lead}{style}{}{style:#}", final_cell.text);
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        if index > 0 {
+            after(out, index - 1)?;
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_keeps_long_words_whole() {
+        assert_eq!(wrap("one two three", 7), ["one two", "three"]);
+        assert_eq!(
+            wrap("see https://example.com/a/long/path now", 10),
+            ["see", "https://example.com/a/long/path", "now"]
+        );
+        assert_eq!(wrap("", 10), [""]);
+    }
+
+    #[test]
+    fn widths_count_columns_as_displayed() {
+        assert_eq!(display_width("日本"), 4);
+        assert_eq!(display_width("e\u{301}"), 1);
+    }
 }

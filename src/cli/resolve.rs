@@ -24,6 +24,9 @@ pub mod vars {
     pub const MCPENV_MANAGED_DIR: &str = "MCPENV_MANAGED_DIR";
     /// Set to anything to disable colour (honoured by `--color auto`).
     pub const NO_COLOR: &str = "NO_COLOR";
+    /// The width text tables fit in (else the terminal's width; a pipe gets
+    /// full lines).
+    pub const COLUMNS: &str = "COLUMNS";
     /// Set to force colour on (honoured by `--color auto`).
     pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
     /// Where other clients keep user config (`~/.config` when unset).
@@ -94,6 +97,7 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
             .filter(|value| !value.is_empty())
             .map(PathBuf::from)
     };
+    crate::cli::output::set_width(std::env::var(vars::COLUMNS).ok().as_deref());
     let dirs = directories::ProjectDirs::from("", "", "mcpenv");
     let (state_dir, state_note) = state_dir(dirs.as_ref());
     if let Some(note) = state_note.filter(|_| !cli.quiet && may_write(&cli.command)) {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::ops::Context;
-use crate::templates::{self, Origin, Template};
+use crate::templates::{self, Choice, Origin, Template};
 
 /// Every template.
 #[derive(Debug, Serialize)]
@@ -30,6 +30,75 @@ pub struct TemplateSummary {
     pub version: String,
     /// How it can be installed: `npm @x/y`, `oci image`, `remote https://…`.
     pub install: Vec<String>,
+    /// Each hosted endpoint, with what tells it from the others.
+    pub remotes: Vec<RemoteLabel>,
+}
+
+/// One remote of a template, as `--remote N` renders it: enough to tell
+/// two remotes at one URL apart (one signs in, one sends a token).
+#[derive(Debug, Serialize)]
+pub struct RemoteLabel {
+    /// `--remote N`.
+    pub choice: String,
+    /// `streamable-http` or `sse`.
+    pub transport: String,
+    /// The URL as the template gives it (`{name}` parts still to fill).
+    pub url: String,
+    /// The headers the entry sends.
+    pub headers: Vec<String>,
+    /// The variables the entry needs (`${NAME}` in its URL and headers).
+    pub variables: Vec<LabelVariable>,
+}
+
+/// A variable a remote's entry uses.
+#[derive(Debug, Serialize)]
+pub struct LabelVariable {
+    /// `${NAME}` as the entry writes it.
+    pub name: String,
+    /// Whether the server needs it.
+    pub required: bool,
+}
+
+impl RemoteLabel {
+    /// The labels of every remote of `template`, each rendered as `add
+    /// --template` would write it (so names are the entry's own).
+    pub fn all(template: &Template) -> Vec<Self> {
+        template
+            .server
+            .remotes
+            .iter()
+            .enumerate()
+            .map(|(index, remote)| {
+                let rendered =
+                    templates::render(template, Choice::Remote(index + 1), &template.name);
+                let (headers, variables) = match rendered {
+                    Ok(rendered) => (
+                        rendered.entry["headers"]
+                            .as_object()
+                            .map(|headers| headers.keys().cloned().collect())
+                            .unwrap_or_default(),
+                        rendered
+                            .variables
+                            .into_iter()
+                            .map(|variable| LabelVariable {
+                                name: variable.name,
+                                required: variable.required,
+                            })
+                            .collect(),
+                    ),
+                    // `templates show` says why; the label keeps the rest.
+                    Err(_) => (Vec::new(), Vec::new()),
+                };
+                Self {
+                    choice: format!("--remote {}", index + 1),
+                    transport: remote.kind.clone(),
+                    url: remote.url.clone(),
+                    headers,
+                    variables,
+                }
+            })
+            .collect()
+    }
 }
 
 impl TemplateSummary {
@@ -53,6 +122,7 @@ impl TemplateSummary {
             description: spec.description.clone(),
             version: spec.version.clone(),
             install,
+            remotes: RemoteLabel::all(template),
         }
     }
 }

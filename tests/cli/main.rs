@@ -39,6 +39,7 @@ mod pre_commit;
 mod probe;
 mod probe_everything;
 mod probe_lifecycle;
+mod quiet;
 mod realworld;
 mod realworld_clients;
 mod references;
@@ -59,6 +60,7 @@ mod undo;
 mod untrusted_text;
 mod user_store;
 mod version;
+mod widths;
 
 #[path = "../support/big_config.rs"]
 mod big_config;

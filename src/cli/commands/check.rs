@@ -4,13 +4,14 @@
 
 use std::io::{self, Write};
 
+use anstyle::Style;
 use serde::Serialize;
 
 use crate::check::{Blanked, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
-use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown};
+use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown, write_hanging};
 use crate::cli::resolve::{Ctx, dotenv_error};
 use crate::ops::check_environment::{CheckError, EnvironmentCheck, check_environment};
 
@@ -26,6 +27,12 @@ pub struct CheckOutput {
     sources: Vec<Option<String>>,
     #[serde(skip)]
     fix: String,
+    /// `-q`: the servers, variables and failing findings only.
+    #[serde(skip)]
+    quiet: bool,
+    /// `--strict`: warnings fail the check, so `-q` keeps them.
+    #[serde(skip)]
+    strict: bool,
 }
 
 impl Report for CheckOutput {
@@ -133,7 +140,9 @@ impl Report for CheckOutput {
                     (State::Set, true) => (GREEN, format!("set ({})", source(shown))),
                     (State::Defaulted, _) => (GREEN, "not set; its default applies".to_string()),
                 };
-                writeln!(out, "  {name:width$}  {style}{text}{style:#}")?;
+                let lead = format!("  {name:width$}  ");
+                let lead_width = 4 + width.max(name.chars().count());
+                write_hanging(out, &lead, lead_width, &text, style, 4)?;
             }
             if let Some(command) = &server.command {
                 let label = format!("command `{}`", shown(&command.command));
@@ -160,16 +169,29 @@ impl Report for CheckOutput {
                         )
                     }
                 };
-                writeln!(out, "  {label:width$}  {style}{text}{style:#}")?;
+                let lead = format!("  {label:width$}  ");
+                let lead_width = 4 + width.max(label.chars().count());
+                write_hanging(out, &lead, lead_width, &text, style, 4)?;
             }
             if server.variables.is_empty() && server.command.is_none() {
                 writeln!(out, "  {DIM}nothing to check{DIM:#}")?;
             }
         }
-        if !self.check.report.findings.is_empty() {
+        // Under `-q`, a warning that does not fail the check is not data.
+        let shown_findings: Vec<_> = self
+            .check
+            .report
+            .findings
+            .iter()
+            .zip(&self.files)
+            .filter(|(finding, _)| {
+                !self.quiet || self.strict || finding.severity == Severity::Error
+            })
+            .collect();
+        if !shown_findings.is_empty() {
             writeln!(out)?;
         }
-        for (finding, file) in self.check.report.findings.iter().zip(&self.files) {
+        for (finding, file) in shown_findings {
             let (style, label) = match finding.severity {
                 Severity::Error => (RED.bold(), "error"),
                 Severity::Warning => (YELLOW.bold(), "warning"),
@@ -178,25 +200,26 @@ impl Report for CheckOutput {
                 .as_ref()
                 .map(|file| format!("`{file}`: "))
                 .unwrap_or_default();
-            writeln!(
-                out,
-                "{style}{label}:{style:#} {}{}",
-                shown(&file),
-                shown(&finding.message)
-            )?;
-            if let Some(hint) = &finding.hint {
-                writeln!(out, "  hint: {}", shown(hint))?;
+            let message = format!("{}{}", shown(&file), shown(&finding.message));
+            let lead = format!("{style}{label}:{style:#} ");
+            write_hanging(out, &lead, label.len() + 2, &message, Style::new(), 4)?;
+            if let Some(hint) = finding.hint.as_ref().filter(|_| !self.quiet) {
+                write_hanging(out, "  hint: ", 8, &shown(hint), Style::new(), 4)?;
             }
+        }
+        if self.quiet {
+            return Ok(());
         }
         if !self.check.report.servers.is_empty() {
             writeln!(out)?;
         }
-        writeln!(out, "{}", self.summary())?;
+        write_hanging(out, "", 0, &self.summary(), Style::new(), 0)?;
         if !self.check.report.missing().is_empty() {
             writeln!(out, "Fix it with `{}`", self.fix)?;
         }
         if let Some(approve) = &self.check.approve_command {
-            writeln!(out, "Approve the pending project servers with `{approve}`")?;
+            let text = format!("Approve the pending project servers with `{approve}`");
+            write_hanging(out, "", 0, &text, Style::new(), 0)?;
         }
         Ok(())
     }
@@ -300,6 +323,8 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
         files,
         sources,
         fix: ctx.command(&["onboard"]),
+        quiet: ctx.quiet,
+        strict,
     })
 }
 

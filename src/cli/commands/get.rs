@@ -149,6 +149,13 @@ impl Report for GetOutput {
         Ok(())
     }
 
+    fn write_errors(&self, err: &mut dyn Write) -> io::Result<()> {
+        self.report
+            .errors
+            .iter()
+            .try_for_each(|error| crate::cli::commands::list::write_file_error(error, err))
+    }
+
     fn failed(&self) -> bool {
         !self.report.errors.is_empty()
     }

@@ -116,6 +116,13 @@ impl Report for ListReport {
         Ok(())
     }
 
+    fn write_errors(&self, err: &mut dyn Write) -> io::Result<()> {
+        self.list
+            .errors
+            .iter()
+            .try_for_each(|error| write_file_error(error, err))
+    }
+
     fn failed(&self) -> bool {
         !self.list.errors.is_empty()
     }

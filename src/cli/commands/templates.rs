@@ -7,10 +7,12 @@ use indexmap::IndexMap;
 
 use crate::cli::args::{AddArgs, TemplatesListArgs, TemplatesShowArgs};
 use crate::cli::error::{CliError, Kind};
-use crate::cli::render::{BOLD, Cell, DIM, Report, table, warning};
+use crate::cli::render::{
+    BOLD, Cell, DIM, LastColumn, Report, display_width, shown, table_fitted, warning, write_hanging,
+};
 use crate::cli::resolve::Ctx;
 use crate::ops::add::{self, AddReport, AddRequest, Literal, Source};
-use crate::ops::list_templates::{TemplateList, list_templates};
+use crate::ops::list_templates::{RemoteLabel, TemplateList, TemplateSummary, list_templates};
 use crate::ops::show_template::{TemplateDetails, show_template};
 use crate::scope::Scope;
 use crate::templates::{self, Choice, Origin, TemplateError};
@@ -35,12 +37,19 @@ impl Report for TemplateList {
                 vec![
                     Cell::styled(&template.name, BOLD),
                     Cell::plain(origin_word(&template.origin)),
-                    Cell::plain(template.install.join(", ")),
                     Cell::styled(&template.description, DIM),
                 ]
             })
             .collect();
-        table(out, &["NAME", "SOURCE", "INSTALLS", "DESCRIPTION"], &rows)
+        // What each template installs goes under it, one line per
+        // `--package N` / `--remote N`: those do not fit beside it.
+        table_fitted(
+            out,
+            &["NAME", "SOURCE", "DESCRIPTION"],
+            &rows,
+            LastColumn::Wraps,
+            |out, index| write_installs(out, &self.templates[index]),
+        )
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
@@ -49,6 +58,78 @@ impl Report for TemplateList {
         }
         Ok(())
     }
+}
+
+/// One line per way to install `template`: `--package N` and what it
+/// runs, `--remote N` and what tells that remote from the others.
+fn write_installs(out: &mut dyn Write, template: &TemplateSummary) -> io::Result<()> {
+    let packages = template.install.len() - template.remotes.len();
+    let labels: Vec<(String, String)> = template.install[..packages]
+        .iter()
+        .enumerate()
+        .map(|(index, install)| (format!("--package {}", index + 1), install.clone()))
+        .chain(
+            template
+                .remotes
+                .iter()
+                .map(|remote| (remote.choice.clone(), remote_label(remote))),
+        )
+        .collect();
+    let width = labels
+        .iter()
+        .map(|(choice, _)| display_width(choice))
+        .max()
+        .unwrap_or(0);
+    for (choice, label) in &labels {
+        let lead = format!("  {choice:width$}  ");
+        write_hanging(
+            out,
+            &lead,
+            width + 4,
+            &shown(label),
+            anstyle::Style::new(),
+            4,
+        )?;
+    }
+    Ok(())
+}
+
+/// A remote as its transport, its URL and what tells it from the others.
+fn remote_label(remote: &RemoteLabel) -> String {
+    format!(
+        "{} {} ({})",
+        remote.transport,
+        remote.url,
+        differences(remote)
+    )
+}
+
+/// What tells this remote from the others, in words: `header
+/// Authorization, needs TOKEN` or `no headers`.
+fn differences(remote: &RemoteLabel) -> String {
+    let mut parts = Vec::new();
+    match remote.headers.as_slice() {
+        [] => parts.push("no headers".to_string()),
+        [one] => parts.push(format!("header {one}")),
+        many => parts.push(format!("headers {}", many.join(", "))),
+    }
+    let names = |required: bool| -> Vec<&str> {
+        remote
+            .variables
+            .iter()
+            .filter(|variable| variable.required == required)
+            .map(|variable| variable.name.as_str())
+            .collect()
+    };
+    let needed = names(true);
+    if !needed.is_empty() {
+        parts.push(format!("needs {}", needed.join(", ")));
+    }
+    let optional = names(false);
+    if !optional.is_empty() {
+        parts.push(format!("optional {}", optional.join(", ")));
+    }
+    parts.join(", ")
 }
 
 /// Runs `mcpenv templates list`.
@@ -65,24 +146,34 @@ impl Report for TemplateDetails {
             "{BOLD}{title}{BOLD:#} ({} {})",
             summary.name, summary.version
         )?;
-        writeln!(out, "  {}", summary.description)?;
-        for rendering in &self.renders {
+        write_hanging(
+            out,
+            "  ",
+            2,
+            &shown(&summary.description),
+            anstyle::Style::new(),
+            2,
+        )?;
+        for (index, rendering) in self.renders.iter().enumerate() {
             writeln!(out)?;
-            writeln!(
-                out,
-                "{BOLD}{}{BOLD:#}{}",
-                rendering.choice,
-                if rendering.choice.ends_with(" 1")
-                    && self
-                        .renders
-                        .first()
-                        .is_some_and(|first| std::ptr::eq(first, rendering))
-                {
-                    " (default)"
-                } else {
-                    ""
-                }
-            )?;
+            // Packages first, then remotes, as `templates list` numbers them.
+            let default = if index == 0 { " (default)" } else { "" };
+            let lead = format!("{BOLD}{}{BOLD:#}{default}", rendering.choice);
+            let remote = summary
+                .remotes
+                .iter()
+                .find(|remote| remote.choice == rendering.choice);
+            match remote {
+                Some(remote) => write_hanging(
+                    out,
+                    &format!("{lead}  "),
+                    display_width(&rendering.choice) + display_width(default) + 2,
+                    &shown(&remote_label(remote)),
+                    anstyle::Style::new(),
+                    2,
+                )?,
+                None => writeln!(out, "{lead}")?,
+            }
             match (&rendering.entry, &rendering.error) {
                 (Some(entry), _) => {
                     let text = crate::document::pretty(entry, "  ", "  ");
@@ -113,11 +204,19 @@ impl Report for TemplateDetails {
                 variable.name,
                 traits.join(", ")
             )?;
+            let plain = anstyle::Style::new();
             if let Some(description) = &variable.description {
-                writeln!(out, "    {description}")?;
+                write_hanging(out, "    ", 4, &shown(description), plain, 4)?;
             }
             if let Some(how) = &variable.how_to_get {
-                writeln!(out, "    Get one: {how}")?;
+                write_hanging(
+                    out,
+                    "    ",
+                    4,
+                    &format!("Get one: {}", shown(how)),
+                    plain,
+                    4,
+                )?;
             }
         }
         Ok(())
