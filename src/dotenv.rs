@@ -775,6 +775,36 @@ pub fn without_variable(existing: &str, name: &str) -> Result<Option<String>, Qu
     Ok(Some(text))
 }
 
+/// The `.env.example` text `existing` without the lines of `names` (see
+/// [`without_variable`]), each with the `# used by: …` comment mcpenv wrote
+/// right above it; every other byte stays. `None` when none is there.
+pub fn example_without(existing: &str, names: &[String]) -> Result<Option<String>, QuoteError> {
+    let assigns = |line: &str, name: &str| {
+        let line = line.trim_start();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        line.strip_prefix(name)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+    };
+    let mut text = existing.to_string();
+    let mut changed = false;
+    for name in names {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let mut without_comment = String::with_capacity(text.len());
+        for (index, line) in lines.iter().enumerate() {
+            let ours = line.trim_start().starts_with("# used by:")
+                && lines.get(index + 1).is_some_and(|next| assigns(next, name));
+            if !ours {
+                without_comment.push_str(line);
+            }
+        }
+        if let Some(without) = without_variable(&without_comment, name)? {
+            text = without;
+            changed = true;
+        }
+    }
+    Ok(changed.then_some(text))
+}
+
 /// Adds the missing `(name, comment)` variables to the `.env.example` text
 /// `existing`, each as `# <comment>` then `NAME=`; names already assigned
 /// (any value) are left alone, and every existing byte is kept.
@@ -881,6 +911,21 @@ pub fn is_dotenvx_ciphertext(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_example_line_goes_with_the_comment_mcpenv_wrote_above_it() {
+        let example =
+            "# Team settings\nLOG=info\n# used by: github\nGITHUB_TOKEN=\n# used by: db\nDB_URL=\n";
+        let names = vec!["GITHUB_TOKEN".to_string(), "NOT_THERE".to_string()];
+        assert_eq!(
+            example_without(example, &names).unwrap().as_deref(),
+            Some("# Team settings\nLOG=info\n# used by: db\nDB_URL=\n")
+        );
+        assert_eq!(
+            example_without(example, &["NOT_THERE".to_string()]).unwrap(),
+            None
+        );
+    }
 
     /// Pairs and problem lines of `text`.
     fn parsed(text: &str) -> (Vec<(String, String)>, Vec<usize>) {

@@ -1059,6 +1059,16 @@ pub struct RemoveArgs {
     /// Server name.
     #[arg(add = ArgValueCandidates::new(crate::cli::completion::server_names))]
     pub name: String,
+
+    /// Drop the `.env.example` lines of variables no server uses any more,
+    /// without asking (never a `.env` value).
+    #[arg(long, conflicts_with = "keep_example")]
+    pub tidy_example: bool,
+
+    /// Keep those `.env.example` lines, without asking.
+    #[arg(long)]
+    pub keep_example: bool,
+
     /// Show what would change, as a diff of each file (secrets masked), and
     /// write nothing.
     #[arg(long)]

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::envfiles::EnvFiles;
 use crate::error::StoreError;
+use crate::fsx::{self, NewMode, TextEditError};
 use crate::layered::Inventory;
 use crate::ops::names::unknown_name_hints;
 use crate::ops::shown::scope_file;
@@ -32,12 +34,20 @@ pub struct RemoveReport {
     pub scope: Scope,
     /// The file written.
     pub file: PathBuf,
+    /// The variables the server used that `.env.example` still documents
+    /// and no other server uses any more.
+    pub unused_example: Vec<String>,
+    /// The project's `.env.example`.
+    #[serde(skip)]
+    pub example: PathBuf,
 }
 
 /// Removes the server; the file is read, decided on and written under one
 /// lock, so there is no plan to show apart from the write.
 pub fn remove_server(ctx: &Context, request: &RemoveRequest) -> Result<RemoveReport, Error> {
     let name = &request.name;
+    // Read before the removal: the variables the removed entry used.
+    let before = ctx.inventory().ok();
     let removed = match request.scope {
         Some(scope) => {
             let target = Target::for_scope(&ctx.locations, scope);
@@ -46,11 +56,20 @@ pub fn remove_server(ctx: &Context, request: &RemoveRequest) -> Result<RemoveRep
         None => store::remove_server_anywhere(&ctx.locations, name),
     };
     match removed {
-        Ok((target, written)) => Ok(RemoveReport {
-            name: name.clone(),
-            scope: target.scope,
-            file: written.path,
-        }),
+        Ok((target, written)) => {
+            let example = EnvFiles::at(&ctx.locations.project_root()).example;
+            let unused_example = before
+                .as_ref()
+                .map(|before| unused_example(ctx, before, name, target.scope, &example))
+                .unwrap_or_default();
+            Ok(RemoveReport {
+                name: name.clone(),
+                scope: target.scope,
+                file: written.path,
+                unused_example,
+                example,
+            })
+        }
         Err(StoreError::NotFound { scope, .. }) => {
             let inventory = ctx.inventory()?;
             let target = Target::for_scope(&ctx.locations, scope);
@@ -142,4 +161,84 @@ fn where_defined(ctx: &Context, target: &Target) -> String {
         ),
         Scope::Project | Scope::User => target.path.display().to_string(),
     }
+}
+
+/// The variables of `name` (removed from `scope`) that `example` documents
+/// and no server left uses; empty when anything cannot be read.
+fn unused_example(
+    ctx: &Context,
+    before: &Inventory,
+    name: &str,
+    scope: Scope,
+    example: &std::path::Path,
+) -> Vec<String> {
+    let variables = |entry: &crate::model::ServerEntry| -> Vec<String> {
+        entry
+            .expandable_fields()
+            .into_iter()
+            .flat_map(|(_, text)| crate::placeholder::references(text))
+            .map(|reference| reference.name)
+            .collect()
+    };
+    let Some(removed) = before
+        .entries
+        .iter()
+        .find(|entry| entry.name == name && entry.scope == scope)
+    else {
+        return Vec::new();
+    };
+    let Ok(after) = ctx.inventory() else {
+        return Vec::new();
+    };
+    let used: Vec<String> = after
+        .entries
+        .iter()
+        .flat_map(|entry| variables(&entry.entry))
+        .collect();
+    let Ok(Some(text)) = fsx::read_if_exists(example) else {
+        return Vec::new();
+    };
+    let documented = crate::dotenv::DotEnv::parse(example, text);
+    let mut unused: Vec<String> = Vec::new();
+    for variable in variables(&removed.entry) {
+        let documented = documented.entries.iter().any(|(key, _)| *key == variable);
+        if documented && !used.contains(&variable) && !unused.contains(&variable) {
+            unused.push(variable);
+        }
+    }
+    unused
+}
+
+/// Drops the lines of `names` from the project's `.env.example` (with the
+/// comment mcpenv wrote above each); never touches `.env`.
+pub fn drop_example_lines(ctx: &Context, names: &[String]) -> Result<bool, Error> {
+    let example = EnvFiles::at(&ctx.locations.project_root()).example;
+    fsx::edit_text(
+        &ctx.locations.state_dir,
+        &example,
+        NewMode::Umasked(0o644),
+        |old| match old {
+            Some(text) => crate::dotenv::example_without(text, names),
+            None => Ok(None),
+        },
+    )
+    .map_err(|error| {
+        let shown = ctx.locations.display(&example);
+        match error {
+            TextEditError::Change(error) => {
+                Error::failure(format!("cannot drop lines from `{shown}`: {error}"))
+                    .with_hint("edit the file by hand")
+            }
+            TextEditError::Read(error) | TextEditError::Write(error) => {
+                Error::failure(format!("cannot edit `{shown}`: {error}"))
+                    .with_hint("check the file's permissions")
+            }
+            TextEditError::Locked(error) => Error::failure(error.to_string())
+                .with_hint("another mcpenv is editing the file; try again when it is done"),
+            TextEditError::Contended => {
+                Error::failure(format!("`{shown}` kept changing while mcpenv edited it"))
+                    .with_hint("try again")
+            }
+        }
+    })
 }

@@ -140,3 +140,82 @@ fn a_server_in_an_ancestor_mcp_json_is_not_removed_from_here() {
     [exit status: 1]
     ");
 }
+
+/// A project whose `github` alone uses `GITHUB_TOKEN` and shares
+/// `LOG_LEVEL` with `db`; `.env.example` documents all three.
+fn documented_project(env: &TestEnv) {
+    env.write(
+        "project/.mcp.json",
+        r#"{
+  "mcpServers": {
+    "github": { "command": "npx", "env": { "GITHUB_TOKEN": "${GITHUB_TOKEN}", "LOG_LEVEL": "${LOG_LEVEL}" } },
+    "db": { "command": "db-mcp", "env": { "DB_URL": "${DB_URL}", "LOG_LEVEL": "${LOG_LEVEL}" } }
+  }
+}
+"#,
+    );
+    env.write(
+        "project/.env.example",
+        "# used by: github\nGITHUB_TOKEN=\n# used by: db\nDB_URL=\n# used by: github, db\nLOG_LEVEL=info\n",
+    );
+    env.write(
+        "project/.env",
+        "GITHUB_TOKEN=ghp_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345\n",
+    );
+}
+
+#[test]
+fn remove_names_the_example_lines_no_server_uses_and_keeps_them_without_a_terminal() {
+    let env = TestEnv::new();
+    documented_project(&env);
+    let example = env.bytes("project/.env.example");
+    assert_snapshot!(env.run(&["remove", "-s", "project", "github"]), @"
+    ----- stderr -----
+    Removed MCP server `github` from project scope
+    Wrote `[ROOT]/project/.mcp.json`
+    warning: no server uses `GITHUB_TOKEN` any more, but `.env.example` still documents it
+    hint: delete its line from the file by hand, or pass `--tidy-example` to `mcpenv remove` next time
+    [exit status: 0]
+    ");
+    assert_eq!(env.bytes("project/.env.example"), example);
+}
+
+#[test]
+fn tidy_example_drops_only_unused_lines_and_never_a_dotenv_value() {
+    let env = TestEnv::new();
+    documented_project(&env);
+    let dotenv = env.bytes("project/.env");
+    let out = env.run(&["remove", "-s", "project", "github", "--tidy-example"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Removed MCP server `github` from project scope
+    Wrote `[ROOT]/project/.mcp.json`
+    Dropped `GITHUB_TOKEN` from `.env.example`
+    [exit status: 0]
+    ");
+    assert_eq!(
+        std::fs::read_to_string(env.project.join(".env.example")).unwrap(),
+        "# used by: db\nDB_URL=\n# used by: github, db\nLOG_LEVEL=info\n"
+    );
+    assert_eq!(env.bytes("project/.env"), dotenv);
+    // Undone together with the removal.
+    env.run(&["undo"]).expect_code(0);
+    assert!(env.read("project/.env.example").contains("GITHUB_TOKEN="));
+    assert!(env.read("project/.mcp.json").contains("\"github\""));
+}
+
+#[test]
+fn the_example_lines_are_offered_on_a_terminal() {
+    let env = TestEnv::new();
+    documented_project(&env);
+    let mut terminal =
+        crate::terminal::Terminal::start(&env, &["remove", "-s", "project", "github"]);
+    terminal.answer_key("drop its line from `.env.example`?", "y");
+    let (shown, status) = terminal.finish();
+    assert_eq!(crate::terminal::exited(status), 0, "{shown}");
+    assert!(
+        shown.contains("Dropped `GITHUB_TOKEN` from `.env.example`"),
+        "{shown}"
+    );
+    assert!(!env.read("project/.env.example").contains("GITHUB_TOKEN"));
+}

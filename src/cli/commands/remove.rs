@@ -1,16 +1,16 @@
 //! `mcpenv remove`: a server from one scope. A name defined in several
 //! scopes needs `-s`, and the error says exactly which commands to run.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 
 use crate::cli::args::RemoveArgs;
-use crate::cli::commands::scope_file;
+use crate::cli::commands::{scope_file, shown_path};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
-use crate::ops::remove_server::{RemoveReport, RemoveRequest, remove_server};
+use crate::ops::remove_server::{RemoveReport, RemoveRequest, drop_example_lines, remove_server};
 use crate::scope::Scope;
 
 /// What `remove` did, with its file as the text names it.
@@ -21,6 +21,10 @@ pub struct RemoveOutput {
     pub report: RemoveReport,
     #[serde(skip)]
     file_shown: String,
+    /// Whether the unused `.env.example` lines were dropped.
+    pub dropped_example: bool,
+    #[serde(skip)]
+    example_shown: String,
 }
 
 impl Report for RemoveOutput {
@@ -34,7 +38,33 @@ impl Report for RemoveOutput {
             "Removed MCP server `{}` from {} scope",
             self.report.name, self.report.scope
         )?;
-        writeln!(err, "Wrote {}", self.file_shown)
+        writeln!(err, "Wrote {}", self.file_shown)?;
+        let unused = &self.report.unused_example;
+        if unused.is_empty() {
+            return Ok(());
+        }
+        let names = crate::cli::render::quoted_names(unused);
+        if self.dropped_example {
+            writeln!(err, "Dropped {names} from `{}`", self.example_shown)
+        } else {
+            crate::cli::render::warning(
+                err,
+                &format!(
+                    "no server uses {names} any more, but `{}` still documents {}",
+                    self.example_shown,
+                    if unused.len() == 1 { "it" } else { "them" }
+                ),
+            )?;
+            writeln!(
+                err,
+                "hint: delete {} from the file by hand, or pass `--tidy-example` to `mcpenv remove` next time",
+                if unused.len() == 1 {
+                    "its line"
+                } else {
+                    "their lines"
+                }
+            )
+        }
     }
 }
 
@@ -45,8 +75,39 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveOutput, CliError> {
         scope: args.scope.map(Scope::from),
     };
     let report = remove_server(ctx, &request)?;
+    let example_shown = shown_path(ctx, &report.example);
+    let drop = !report.unused_example.is_empty()
+        && !args.keep_example
+        && (args.tidy_example || ask_to_drop(args, &report.unused_example, &example_shown));
+    if drop {
+        drop_example_lines(ctx, &report.unused_example)?;
+    }
     Ok(RemoveOutput {
         file_shown: scope_file(ctx, report.scope, &report.file),
         report,
+        dropped_example: drop,
+        example_shown,
     })
+}
+
+/// Asks on a terminal whether to drop the lines; never without one, nor
+/// when the answer would be lost in JSON.
+fn ask_to_drop(args: &RemoveArgs, names: &[String], example: &str) -> bool {
+    if args.json || !io::stdin().is_terminal() || !io::stderr().is_terminal() {
+        return false;
+    }
+    dialoguer::Confirm::new()
+        .with_prompt(format!(
+            "No server uses {} any more: drop {} from `{}`?",
+            crate::cli::render::quoted_names(names),
+            if names.len() == 1 {
+                "its line"
+            } else {
+                "their lines"
+            },
+            crate::cli::render::shown(example)
+        ))
+        .default(true)
+        .interact()
+        .unwrap_or(false)
 }
