@@ -100,6 +100,22 @@ fn main() {
         report(label, &measurement);
     }
 
+    // The same edits keeping no copy for `mcpenv undo`: what the journal costs.
+    let no_copies = [("MCPENV_UNDO", "off")];
+    for (label, args, undo) in cases
+        .iter()
+        .filter(|(label, _, _)| label.starts_with("mcpenv add"))
+    {
+        let measurement = measure(runs, || {
+            let timed = run_with(&mcpenv, args, &home, &project, &no_copies);
+            if let Some(undo) = undo {
+                run_with(&mcpenv, undo, &home, &project, &no_copies);
+            }
+            timed
+        });
+        report(&format!("{label}, no undo copy"), &measurement);
+    }
+
     let copy = root.join("copy.json");
     report(
         "copying the file (`cp`)",
@@ -156,6 +172,17 @@ fn measure(runs: usize, mut once: impl FnMut() -> (f64, Option<u64>)) -> Measure
 
 /// Runs one command; returns its wall time in ms and its peak RSS in KiB.
 fn run(program: &Path, args: &[&str], home: &Path, project: &Path) -> (f64, Option<u64>) {
+    run_with(program, args, home, project, &[])
+}
+
+/// [`run`] with `extra` variables set.
+fn run_with(
+    program: &Path,
+    args: &[&str],
+    home: &Path,
+    project: &Path,
+    extra: &[(&str, &str)],
+) -> (f64, Option<u64>) {
     let time = Path::new("/usr/bin/time");
     let mut command = if time.is_file() {
         let mut command = Command::new(time);
@@ -173,6 +200,7 @@ fn run(program: &Path, args: &[&str], home: &Path, project: &Path) -> (f64, Opti
         .env("DISABLE_TELEMETRY", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("MCP_TIMEOUT", "2000")
+        .envs(extra.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());

@@ -109,6 +109,14 @@ pub fn written(resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
     }
 }
 
+/// Keeps no copies of this edit's files for undo, for `reason` (the old
+/// bytes hold a secret the edit moves where no plaintext copy may stay).
+pub fn keep_no_copies(reason: &str) {
+    if let Some(Session::Record(journal)) = &mut *session() {
+        journal.forgo(reason);
+    }
+}
+
 /// How a session ended.
 #[derive(Debug)]
 pub enum Finished {

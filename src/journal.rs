@@ -85,6 +85,8 @@ pub struct Journal {
     record: EditRecord,
     /// Why a copy could not be kept, if one could not.
     problem: Option<String>,
+    /// Why no copy is to be kept, if the edit said so.
+    forgone: Option<String>,
 }
 
 /// What the journal kept of an edit.
@@ -94,6 +96,8 @@ pub struct Kept {
     pub files: usize,
     /// Why undo will not be able to restore this edit, if it will not.
     pub problem: Option<String>,
+    /// Why the edit keeps no copies on purpose, if it does not.
+    pub forgone: Option<String>,
 }
 
 impl Journal {
@@ -109,13 +113,24 @@ impl Journal {
                 files: Vec::new(),
             },
             problem: None,
+            forgone: None,
+        }
+    }
+
+    /// Keeps no copies of this edit (and drops those kept so far).
+    pub fn forgo(&mut self, reason: &str) {
+        if self.forgone.is_none() {
+            self.forgone = Some(reason.to_string());
+        }
+        if let Some(dir) = self.dir.take() {
+            let _ = fs::remove_dir_all(dir);
         }
     }
 
     /// Keeps what `resolved` held before (`None`: nothing) and a digest of
     /// what it holds now; a file written twice keeps its first `before`.
     pub fn keep(&mut self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
-        if self.problem.is_some() {
+        if self.problem.is_some() || self.forgone.is_some() {
             return;
         }
         let after_sha256 = sha256(after);
@@ -214,6 +229,13 @@ impl Journal {
 
     /// Ends the edit: drops the oldest edits past the bounds.
     pub fn close(self) -> Kept {
+        if self.forgone.is_some() {
+            return Kept {
+                files: 0,
+                problem: None,
+                forgone: self.forgone,
+            };
+        }
         let files = if self.problem.is_some() {
             0
         } else {
@@ -231,6 +253,7 @@ impl Journal {
         Kept {
             files,
             problem: self.problem,
+            forgone: None,
         }
     }
 }
@@ -361,7 +384,7 @@ mod tests {
         journal.keep(&file, Some("two"), &[b"th", b"ree"]);
         journal.keep(&state.path().join("new"), None, &[b"x"]);
         let kept = journal.close();
-        assert_eq!((kept.files, kept.problem), (2, None));
+        assert_eq!((kept.files, kept.problem, kept.forgone), (2, None, None));
         let edits = edits(state.path()).unwrap();
         assert_eq!(edits.len(), 1);
         let edit = &edits[0];
@@ -390,6 +413,19 @@ mod tests {
         let edits = edits(state.path()).unwrap();
         assert_eq!(edits.len(), KEPT_EDITS);
         assert_eq!(edits[0].record.command, format!("edit {}", KEPT_EDITS + 2));
+    }
+
+    #[test]
+    fn a_forgone_edit_leaves_no_copy() {
+        let state = tempfile::tempdir().unwrap();
+        let mut journal = Journal::new(state.path(), "extract");
+        journal.keep(&state.path().join("f"), Some("secret"), &[b"new"]);
+        journal.forgo("moved into the keychain");
+        journal.keep(&state.path().join("g"), Some("secret"), &[b"new"]);
+        let kept = journal.close();
+        assert_eq!(kept.forgone.as_deref(), Some("moved into the keychain"));
+        assert!(edits(state.path()).unwrap().is_empty());
+        assert_eq!(numbered(&root(state.path())).unwrap(), Vec::new());
     }
 
     #[test]

@@ -25,6 +25,13 @@ use std::time::Duration;
 /// The service of every entry mcpenv makes.
 pub const SERVICE: &str = "mcpenv";
 
+/// Why an edit that writes the keychain keeps no copies for undo.
+const NO_COPIES: &str = "the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind";
+
+/// Why an edit that deletes a keychain entry keeps none either.
+const NO_COPIES_DELETE: &str =
+    "the keychain entry it deleted is kept nowhere, so undo could put back only the files";
+
 /// How a dotenv value names a keychain entry.
 pub const PREFIX: &str = "keychain:";
 
@@ -118,6 +125,7 @@ pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
         ));
         return Ok(());
     }
+    crate::edits::keep_no_copies(NO_COPIES);
     let (account, value) = (account.to_string(), value.to_string());
     with_deadline(move || {
         entry(&account)?
@@ -137,6 +145,7 @@ pub fn delete(account: &str) -> Result<bool, KeychainError> {
         }
         return Ok(exists);
     }
+    crate::edits::keep_no_copies(NO_COPIES_DELETE);
     let account = account.to_string();
     with_deadline(move || match entry(&account)?.delete_credential() {
         Ok(()) => Ok(true),

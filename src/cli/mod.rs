@@ -164,11 +164,25 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
     let edit = cli.command.edit();
     match edit {
         Some((_, true)) => crate::edits::begin_preview(),
+        // `MCPENV_UNDO=off`: keep no copies (nothing for `undo` to restore).
+        Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {}
         Some((name, false)) => crate::edits::begin_recording(&ctx.locations.state_dir, name),
         None => {}
     }
     let outcome = dispatch(cli, &ctx);
-    if let crate::edits::Finished::Recorded(kept) = crate::edits::finish()
+    let finished = crate::edits::finish();
+    if let crate::edits::Finished::Recorded(kept) = &finished
+        && let Some(reason) = &kept.forgone
+        && !ctx.quiet
+    {
+        let _ = output::write(shield, Stream::Stderr, false, |err| {
+            writeln!(
+                err,
+                "note: `mcpenv undo` cannot take this edit back: {reason}"
+            )
+        });
+    }
+    if let crate::edits::Finished::Recorded(kept) = finished
         && let Some(problem) = kept.problem
         && !ctx.quiet
     {

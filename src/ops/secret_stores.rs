@@ -61,11 +61,18 @@ pub fn keychain_error(name: &str, error: &KeychainError) -> Error {
 /// for it: an entry is written and deleted (reading alone cannot tell a
 /// locked keychain from an empty one).
 pub fn check_keychain() -> Result<(), Error> {
-    // A dry run writes no probe entry either.
-    if crate::edits::previewing() {
-        return Ok(());
-    }
     let account = keychain::account(keychain::USER, "mcpenv-write-check");
+    // A dry run writes no probe entry: a read tells a missing keychain
+    // (not a locked one) apart.
+    if crate::edits::previewing() {
+        return match keychain::get(&account) {
+            Ok(_) | Err(keychain::KeychainError::NoEntry { .. }) => Ok(()),
+            Err(error) => {
+                Err(Error::failure(format!("cannot use the keychain: {error}"))
+                    .with_hint(error.hint()))
+            }
+        };
+    }
     keychain::set(&account, "mcpenv checks that it can write here")
         .and_then(|()| keychain::delete(&account).map(|_| ()))
         .map_err(|error| {

@@ -175,6 +175,22 @@ fn import_onboard_and_secrets_dry_runs_write_nothing() {
     env.run(&["extract", "-s", "project"]).expect_code(0);
     let out = dry_run(&env, &["secrets", "rm", "GITHUB_TOKEN", "--dry-run"]);
     assert!(out.stdout.contains("-GITHUB_TOKEN=ghp_…2345"), "{out}");
+    // Without a keychain the dry run fails as the real run would, and
+    // still writes nothing (tests/cli/keychain.rs has one with a keychain).
+    let before = tree(&env.root);
+    let out = env.run(&[
+        "secrets",
+        "move",
+        "GITHUB_TOKEN",
+        "--to",
+        "keychain",
+        "--dry-run",
+    ]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("no keychain is available"), "{out}");
+    assert_eq!(tree(&env.root), before);
+    let out = dry_run(&env, &["export", "--to", "cursor", "--dry-run"]);
+    assert!(out.stdout.contains("+++ b/.cursor/mcp.json"), "{out}");
 
     env.write("project/.env", "");
     env.set_env("GITHUB_TOKEN", TOKEN);

@@ -277,8 +277,10 @@ fn a_value_kept_in_a_locked_keychain_fails_check_and_run_with_the_next_step() {
     service.lock();
     let out = env.run(&["check"]).expect_code(1);
     out.assert_no_secret(&[TOKEN]);
+    // Read as one text: `check` wraps its lines to the terminal's width.
+    let unwrapped = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        out.stdout.contains(
+        unwrapped.contains(
             "error: `GITHUB_TOKEN` in `.env` is kept in the keychain, which could not give it: the keychain is locked or refused access"
         ),
         "{out}"
@@ -357,5 +359,43 @@ fn a_user_servers_secret_is_the_users_in_every_project() {
     assert!(
         !env.project.join(".env").exists(),
         "the project is left alone"
+    );
+}
+
+#[test]
+fn a_dry_run_describes_the_keychain_write_and_makes_none() {
+    let Some((env, service)) = world() else {
+        return;
+    };
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"github": {"command": "sh",
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}}})
+        .to_string(),
+    );
+    let mcp_json = env.bytes("project/.mcp.json");
+    let out = env
+        .run(&["extract", "--to", "keychain", "--dry-run"])
+        .expect_code(0);
+    out.assert_no_secret(&[TOKEN]);
+    assert!(
+        out.stderr.contains(
+            "would also keep a value in the system keychain as `github.com/acme/widgets/GITHUB_PERSONAL_ACCESS_TOKEN`"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.stdout
+            .contains("+GITHUB_PERSONAL_ACCESS_TOKEN=keychain:github.com/acme/widgets/GITHUB_PERSONAL_ACCESS_TOKEN"),
+        "{out}"
+    );
+    assert_eq!(env.bytes("project/.mcp.json"), mcp_json);
+    assert!(!env.project.join(".env").exists());
+    assert_eq!(
+        service.lookup(
+            "mcpenv",
+            "github.com/acme/widgets/GITHUB_PERSONAL_ACCESS_TOKEN"
+        ),
+        None
     );
 }

@@ -311,6 +311,7 @@ fn moving_into_the_keychain_and_back() {
     assert_snapshot!(out, @"
     ----- stderr -----
     Moved `GITHUB_TOKEN` into the keychain (account `github.com/acme/widgets/GITHUB_TOKEN`); `.env` now holds `keychain:github.com/acme/widgets/GITHUB_TOKEN`
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind
     [exit status: 0]
     ");
     assert_eq!(
@@ -349,6 +350,7 @@ fn moving_into_the_keychain_and_back() {
     assert_snapshot!(out, @"
     ----- stderr -----
     Moved `GITHUB_TOKEN` out of the keychain into `.env`; deleted the entry `github.com/acme/widgets/GITHUB_TOKEN`
+    note: `mcpenv undo` cannot take this edit back: the keychain entry it deleted is kept nowhere, so undo could put back only the files
     [exit status: 0]
     ");
     assert_eq!(
@@ -434,6 +436,7 @@ fn rm_deletes_the_keychain_entry_after_the_line() {
     Removed `SENTRY_TOKEN` from `.env`
     Deleted its keychain entry `github.com/acme/widgets/SENTRY_TOKEN` (service `mcpenv`)
     note: other clones of this repository on this machine that name it have lost the value too
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind
     [exit status: 0]
     ");
     assert_eq!(

@@ -148,3 +148,15 @@ fn the_journal_is_private_and_a_dry_run_of_undo_shows_the_diff() {
     // The dry run kept the edit: a real undo still has it.
     env.run(&["undo"]).expect_code(0);
 }
+
+#[test]
+fn with_mcpenv_undo_off_no_copy_is_kept() {
+    let mut env = TestEnv::new();
+    env.set_env("MCPENV_UNDO", "off");
+    env.run(&["add", "-s", "project", "a", "node"])
+        .expect_code(0);
+    assert!(!env.root.join("state/mcpenv/undo").exists());
+    let out = env.run(&["undo"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("there is no edit to undo"), "{out}");
+}
