@@ -142,3 +142,38 @@ fn timeout_needs_probe() {
     let env = TestEnv::new();
     env.run(&["doctor", "--timeout", "3"]).expect_code(2);
 }
+
+#[test]
+fn probe_skips_unapproved_project_servers_and_says_so() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        &json!({ "mcpServers": { "unknown": fake("ok") } }).to_string(),
+    );
+    let out = env.run(&["doctor", "--probe"]);
+    assert!(out.stdout.contains("Servers: ok\n"), "{out}");
+    assert!(out.stdout.contains("skipped `unknown`: "), "{out}");
+    assert!(out.stdout.contains("`--trust-project`"), "{out}");
+    let document = env.run(&["doctor", "--probe", "--json"]).json();
+    assert_eq!(document["probe"]["summary"]["ok"], 0, "{document}");
+    assert!(
+        document["probe"]["skipped"][0]
+            .as_str()
+            .is_some_and(|text| text.starts_with("skipped `unknown`")),
+        "{document}"
+    );
+}
+
+#[test]
+fn strict_counts_the_checks_warnings() {
+    // A variable set only in a readable `.env`, with no `.env.example` for
+    // teammates: warnings, so fine unless `--strict`.
+    let env = world(&[("gh", json!({ "command": "sh", "env": { "KEY": "${FOO}" } }))]);
+    env.write("project/.env", "FOO=bar\n");
+    env.write("project/.gitignore", ".env\n");
+    let out = env.run(&["doctor"]).expect_code(0);
+    assert!(out.stdout.contains("Everything is fine here."), "{out}");
+    let out = env.run(&["doctor", "--strict"]).expect_code(1);
+    assert!(out.stdout.contains("Environment: 3 problems\n"), "{out}");
+    assert!(out.stdout.contains("warning: `.env.example`"), "{out}");
+}
