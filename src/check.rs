@@ -653,7 +653,8 @@ pub fn check(
 }
 
 /// An error and its causes, on one line.
-fn error_chain(error: &dyn std::error::Error) -> String {
+/// `error` and each of its causes, joined by `: `.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

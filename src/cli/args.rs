@@ -119,6 +119,8 @@ pub enum Command {
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
     #[command(after_help = PROBE_EXAMPLES)]
     Probe(ProbeArgs),
+    /// Check, scan and (with `--probe`) probe in one summary; exits 1 when anything is wrong.
+    Doctor(DoctorArgs),
     /// Serve mcpenv's read-only jobs as MCP tools over stdio (`mcpenv add -s user mcpenv -- mcpenv serve`).
     Serve(ServeArgs),
     /// Internal: kills the process groups `probe` lists once `probe` is gone.
@@ -856,6 +858,26 @@ pub struct ShareArgs {
 /// `mcpenv serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {}
+
+/// `mcpenv doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Also start each server in effect, as `mcpenv probe` does.
+    #[arg(long)]
+    pub probe: bool,
+
+    /// With `--probe`: seconds each server has to answer everything.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_seconds, requires = "probe")]
+    pub timeout: f64,
+
+    /// Count the check's warnings as problems too.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// `mcpenv check`.
 #[derive(Debug, Args)]

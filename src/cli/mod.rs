@@ -358,6 +358,7 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             false,
         ),
         Command::Probe(args) => commands::probe::run(ctx, args)?,
+        Command::Doctor(args) => commands::doctor::run(ctx, args)?,
         Command::Serve(args) => {
             commands::serve::run(ctx, args)?;
             return Ok(Outcome::Success);

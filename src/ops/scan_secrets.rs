@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use crate::clients::{self, Client, placeholders};
-use crate::layered::Note;
+use crate::layered::{Inventory, Note};
 use crate::model::{Field, ServerEntry};
 use crate::ops::list_servers::Warning;
 use crate::ops::{Context, Error};
@@ -95,6 +95,10 @@ pub struct ScanRequest {
     /// Scan only `paths`, never following a symbolic link (what a
     /// pre-commit hook hands over is what git commits).
     pub only_paths: bool,
+    /// Scan every other file when one of the configs does not parse, and
+    /// say which one was not scanned (`doctor`, whose check reports it),
+    /// rather than fail.
+    pub skip_broken_configs: bool,
 }
 
 impl ScanRequest {
@@ -114,7 +118,17 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
     let mut warnings = Vec::new();
     let mut files_scanned = 0;
     let sources = if !request.reads_only_given_files() {
-        let inventory = ctx.inventory()?;
+        let inventory = if request.skip_broken_configs {
+            let mut inventory = Inventory::load_all(&ctx.locations);
+            ctx.shield.learn_inventory(&inventory);
+            warnings.extend(inventory.unloaded.drain(..).map(|file| Warning {
+                message: format!("not scanned: {}", crate::check::error_chain(&file.problem)),
+                file: file.path,
+            }));
+            inventory
+        } else {
+            ctx.inventory()?
+        };
         let mut files: Vec<&Path> = Vec::new();
         for entry in &inventory.entries {
             if !files.contains(&entry.file.as_path()) {

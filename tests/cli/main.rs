@@ -12,6 +12,7 @@ mod claude_race;
 mod clients;
 mod completions;
 mod conformance;
+mod doctor;
 mod dotenvx;
 mod dry_run;
 mod exit_codes;

@@ -7,12 +7,13 @@ use std::io::{self, Write};
 use anstyle::Style;
 use serde::Serialize;
 
-use crate::check::{Blanked, Severity, State, Status};
+use crate::check::{Blanked, Finding, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown, write_hanging};
 use crate::cli::resolve::{Ctx, dotenv_error};
+use crate::ops::Read;
 use crate::ops::check_environment::{CheckError, EnvironmentCheck, check_environment};
 
 /// The report `check` (and `onboard`, at its end) prints.
@@ -192,20 +193,7 @@ impl Report for CheckOutput {
             writeln!(out)?;
         }
         for (finding, file) in shown_findings {
-            let (style, label) = match finding.severity {
-                Severity::Error => (RED.bold(), "error"),
-                Severity::Warning => (YELLOW.bold(), "warning"),
-            };
-            let file = file
-                .as_ref()
-                .map(|file| format!("`{file}`: "))
-                .unwrap_or_default();
-            let message = format!("{}{}", shown(&file), shown(&finding.message));
-            let lead = format!("{style}{label}:{style:#} ");
-            write_hanging(out, &lead, label.len() + 2, &message, Style::new(), 4)?;
-            if let Some(hint) = finding.hint.as_ref().filter(|_| !self.quiet) {
-                write_hanging(out, "  hint: ", 8, &shown(hint), Style::new(), 4)?;
-            }
+            write_finding(out, finding, file.as_deref(), !self.quiet)?;
         }
         if self.quiet {
             return Ok(());
@@ -286,6 +274,28 @@ impl CheckOutput {
     }
 }
 
+/// Writes `error: `file`: message` (or `warning: …`), then its hint when
+/// `with_hint`.
+pub fn write_finding(
+    out: &mut dyn Write,
+    finding: &Finding,
+    file: Option<&str>,
+    with_hint: bool,
+) -> io::Result<()> {
+    let (style, label) = match finding.severity {
+        Severity::Error => (RED.bold(), "error"),
+        Severity::Warning => (YELLOW.bold(), "warning"),
+    };
+    let file = file.map(|file| format!("`{file}`: ")).unwrap_or_default();
+    let message = format!("{}{}", shown(&file), shown(&finding.message));
+    let lead = format!("{style}{label}:{style:#} ");
+    write_hanging(out, &lead, label.len() + 2, &message, Style::new(), 4)?;
+    if let Some(hint) = finding.hint.as_ref().filter(|_| with_hint) {
+        write_hanging(out, "  hint: ", 8, &shown(hint), Style::new(), 4)?;
+    }
+    Ok(())
+}
+
 fn source(source: Option<&str>) -> &str {
     source.unwrap_or("unknown")
 }
@@ -297,7 +307,13 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
         // No server was named.
         error @ CheckError::NoSuchServer { .. } => CliError::failure_from("cannot check", error),
     })?;
-    ctx.shield.learn_read(&read);
+    Ok(output(ctx, check, &read, strict))
+}
+
+/// The check report of a check made: the shield learns what it read, and
+/// each file is shown as the terminal shows it.
+pub fn output(ctx: &Ctx, check: EnvironmentCheck, read: &Read, strict: bool) -> CheckOutput {
+    ctx.shield.learn_read(read);
     let files = check
         .report
         .findings
@@ -318,14 +334,28 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
                 })
         })
         .collect();
-    Ok(CheckOutput {
+    CheckOutput {
         check,
         files,
         sources,
         fix: ctx.command(&["onboard"]),
         quiet: ctx.quiet,
         strict,
-    })
+    }
+}
+
+impl CheckOutput {
+    /// The findings that fail the check (with `--strict`, warnings too),
+    /// each with its file as shown.
+    pub fn failing_findings(&self) -> impl Iterator<Item = (&Finding, Option<&str>)> {
+        self.check
+            .report
+            .findings
+            .iter()
+            .zip(&self.files)
+            .filter(|(finding, _)| self.strict || finding.severity == Severity::Error)
+            .map(|(finding, file)| (finding, file.as_deref()))
+    }
 }
 
 /// Runs `mcpenv check`.

@@ -13,17 +13,19 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::approval::Approval;
+use crate::check::EnvSources;
 use crate::cli::args::ProbeArgs;
 use crate::cli::commands::reap::Reaper;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Shield, Stream};
 use crate::cli::render::{self, DIM, GREEN, RED, Report, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
+use crate::layered::Inventory;
 use crate::ops::probe::{
     self as ops_probe, Done, ProbeRequest, Reasons, Selection, Skipped, learn_handed, select,
 };
 use crate::probe::{
-    self, AuditCalls, AuditCheck, BlankedValue, CheckStatus, Endpoint, ProbeOptions,
+    self, AuditCalls, AuditCheck, BlankedValue, CheckStatus, Endpoint, ProbeOptions, ProbeTarget,
 };
 
 /// One server in the JSON output: an element of `servers` (`--json`) or a
@@ -62,21 +64,9 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     };
     let Selection { targets, skipped } = select(ctx, &request, &inventory, &sources)?;
     if !ctx.quiet {
-        for Skipped {
-            name,
-            reason,
-            unapproved,
-        } in &skipped
-        {
-            let how = match unapproved {
-                None => String::new(),
-                Some(Approval::Rejected) => {
-                    "; name it with `--trust-project` to start it anyway".to_string()
-                }
-                Some(_) => "; pass `--trust-project` to start it anyway".to_string(),
-            };
+        for skipped in &skipped {
             let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
-                warning(err, &format!("skipped `{name}`: {reason}{how}"))
+                warning(err, &skipped_message(skipped))
             });
         }
     }
@@ -93,8 +83,64 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
         }
         return Ok(Ok(false));
     }
-    learn_handed(&ctx.shield, &targets, &sources);
-    let reasons = Reasons::new(&targets, &inventory);
+    let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
+    let progress = Progress::new(ctx, args, &order);
+    let mut written: io::Result<()> = Ok(());
+    let settings = ProbeSettings {
+        timeout: Duration::from_secs_f64(args.timeout),
+        jobs: args.jobs,
+        audit: args.audit.then_some(if args.audit_calls {
+            AuditCalls::NotDestructive
+        } else {
+            AuditCalls::ReadOnly
+        }),
+    };
+    let probed = probe_targets(ctx, targets, &inventory, &sources, &settings, |done| {
+        progress.finished(done);
+        // With --audit, name collisions need every server's tools, so
+        // lines wait for the last server.
+        if args.jsonl && !args.audit && written.is_ok() {
+            written = json_line(&ctx.shield, done);
+        }
+    });
+    progress.clear();
+    let (mut outcomes, elapsed) = probed?;
+    Ok(written.and_then(|()| finish(ctx, args, &mut outcomes, &order, elapsed)))
+}
+
+/// `skipped `name`: why`, and how to start it anyway when the person can.
+pub fn skipped_message(skipped: &Skipped) -> String {
+    let how = match skipped.unapproved {
+        None => "",
+        Some(Approval::Rejected) => "; name it with `--trust-project` to start it anyway",
+        Some(_) => "; pass `--trust-project` to start it anyway",
+    };
+    format!("skipped `{}`: {}{how}", skipped.name, skipped.reason)
+}
+
+/// How servers are probed: what `mcpenv probe`'s options say.
+pub struct ProbeSettings {
+    /// Seconds each server has to answer everything.
+    pub timeout: Duration,
+    /// How many servers at once (default: all).
+    pub jobs: Option<u32>,
+    /// Which tools an audit calls, when auditing.
+    pub audit: Option<AuditCalls>,
+}
+
+/// Starts `targets` and waits for each to finish, calling `finished` as
+/// each does; every server started is stopped on Ctrl-C or SIGTERM (then
+/// an error). Returns the outcomes as they finished and the time taken.
+pub fn probe_targets(
+    ctx: &Ctx,
+    targets: Vec<ProbeTarget>,
+    inventory: &Inventory,
+    sources: &EnvSources,
+    settings: &ProbeSettings,
+    mut finished: impl FnMut(&Done),
+) -> Result<(Vec<Done>, Duration), CliError> {
+    learn_handed(&ctx.shield, &targets, sources);
+    let reasons = Reasons::new(&targets, inventory);
     // Only stdio servers start processes.
     let reaper = targets
         .iter()
@@ -103,38 +149,25 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
         .flatten()
         .map(Arc::new);
     let options = ProbeOptions {
-        timeout: Duration::from_secs_f64(args.timeout),
-        jobs: args.jobs.map_or(targets.len(), |jobs| jobs as usize).max(1),
-        audit: args.audit.then_some(if args.audit_calls {
-            AuditCalls::NotDestructive
-        } else {
-            AuditCalls::ReadOnly
-        }),
+        timeout: settings.timeout,
+        jobs: settings
+            .jobs
+            .map_or(targets.len(), |jobs| jobs as usize)
+            .max(1),
+        audit: settings.audit,
         watch: reaper
             .clone()
             .map(|reaper| reaper as Arc<dyn probe::GroupWatch>),
     };
-    let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
-    let progress = Progress::new(ctx, args, &order);
-
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|error| CliError::failure_from("cannot start the async runtime", error))?;
     let start = Instant::now();
     let mut outcomes: Vec<Done> = Vec::new();
-    let mut written: io::Result<()> = Ok(());
     let interrupted = runtime.block_on(async {
         let probing = async {
-            outcomes = ops_probe::run(targets, &reasons, options, |done| {
-                progress.finished(done);
-                // With --audit, name collisions need every server's tools, so
-                // lines wait for the last server.
-                if args.jsonl && !args.audit && written.is_ok() {
-                    written = json_line(&ctx.shield, done);
-                }
-            })
-            .await;
+            outcomes = ops_probe::run(targets, &reasons, options, |done| finished(done)).await;
         };
         // SIGTERM too: a killed `probe` must not leave servers behind.
         let mut terminate =
@@ -153,7 +186,6 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             () = terminated => true,
         }
     });
-    progress.clear();
     // Dropping the runtime drops every probe still running, and with it
     // the guard that kills its process group.
     runtime.shutdown_timeout(Duration::from_secs(2));
@@ -165,8 +197,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
             "interrupted; every server started was stopped",
         ));
     }
-    let elapsed = start.elapsed();
-    Ok(written.and_then(|()| finish(ctx, args, &mut outcomes, &order, elapsed)))
+    Ok((outcomes, start.elapsed()))
 }
 
 /// Progress on stderr while servers run: on a terminal a live line per
@@ -261,7 +292,8 @@ impl Progress {
     }
 }
 
-fn progress_line(err: &mut dyn Write, done: &Done) -> io::Result<()> {
+/// `ok  `name` in N ms`, or `failed  `name` after N ms: why`.
+pub fn progress_line(err: &mut dyn Write, done: &Done) -> io::Result<()> {
     let outcome = &done.outcome;
     let ms = outcome.elapsed.as_millis();
     let name = shown(&outcome.name);
@@ -359,7 +391,7 @@ struct Summary {
 /// `mcpenv probe`'s report: every server in configuration order and the
 /// summary, as text or as one JSON document.
 #[derive(Serialize)]
-struct ProbeReport<'a> {
+pub struct ProbeReport<'a> {
     servers: Vec<ServerLine<'a>>,
     summary: Summary,
     #[serde(skip)]
@@ -380,19 +412,37 @@ impl Report for ProbeReport<'_> {
     }
 }
 
+impl<'a> ProbeReport<'a> {
+    /// The report of servers probed without an audit, in `outcomes`' order.
+    pub fn unaudited(outcomes: &'a [Done], elapsed: Duration) -> Self {
+        Self {
+            servers: outcomes.iter().map(server_line).collect(),
+            summary: summary(false, outcomes, elapsed),
+            outcomes,
+            audit: false,
+            elapsed,
+        }
+    }
+
+    /// Every server probed, as it finished.
+    pub fn outcomes(&self) -> &'a [Done] {
+        self.outcomes
+    }
+}
+
 /// Whether a server failed or failed an audit check: exit 1.
 fn any_failed(outcomes: &[Done]) -> bool {
     let tally = Tally::new(outcomes);
     tally.failed > 0 || tally.failed_checks > 0
 }
 
-fn summary(args: &ProbeArgs, outcomes: &[Done], elapsed: Duration) -> Summary {
+fn summary(audit: bool, outcomes: &[Done], elapsed: Duration) -> Summary {
     let tally = Tally::new(outcomes);
     Summary {
         ok: tally.ok,
         failed: tally.failed,
         ms: elapsed.as_millis(),
-        audit_failed: args.audit.then_some(tally.audit_failed),
+        audit_failed: audit.then_some(tally.audit_failed),
     }
 }
 
@@ -403,7 +453,7 @@ fn finish(
     order: &[String],
     elapsed: Duration,
 ) -> io::Result<bool> {
-    let summary = summary(args, outcomes, elapsed);
+    let summary = summary(args.audit, outcomes, elapsed);
     if args.jsonl {
         // With --audit, lines wait for the last server (collisions).
         if args.audit {

@@ -145,6 +145,7 @@ fn request(args: &ScanArgs) -> ScanRequest {
     ScanRequest {
         paths: args.paths.clone(),
         only_paths: args.only_paths,
+        skip_broken_configs: false,
     }
 }
 
@@ -165,18 +166,22 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<(ScanOutput, ScanFormat), CliEr
         }
     };
     let report = scan_secrets(ctx, &request(args))?;
+    Ok((output(ctx, report), format))
+}
+
+/// The scan report with each file as shown and what to do.
+pub fn output(ctx: &Ctx, report: ScanReport) -> ScanOutput {
     let shown_files = report
         .findings
         .iter()
         .map(|finding| shown_path(ctx, &finding.file))
         .collect();
     let hints = hints(ctx, &report.findings);
-    let output = ScanOutput {
+    ScanOutput {
         report,
         hints,
         shown_files,
-    };
-    Ok((output, format))
+    }
 }
 
 /// Whether this scan reads only the files it was given (a hook's run): then
@@ -203,16 +208,8 @@ pub fn emit(ctx: &Ctx, report: &ScanOutput, format: ScanFormat, quiet: bool) -> 
 /// one per client for the files it does not edit, in that client's syntax.
 fn hints(ctx: &Ctx, findings: &[ScanFinding]) -> Vec<String> {
     let mut hints = Vec::new();
-    let mut scopes: Vec<Scope> = findings.iter().filter_map(|f| f.extract_scope).collect();
-    scopes.sort();
-    scopes.dedup();
-    let extract = match scopes.as_slice() {
-        [] => None,
-        [Scope::Project] => Some(ctx.command(&["extract"])),
-        [one] => Some(ctx.command(&["extract", "-s", one.as_str()])),
-        _ => Some(ctx.command(&["extract", "--all"])),
-    };
-    if let Some(command) = extract {
+    let scopes = extract_scopes(findings);
+    if let Some(command) = extract_command(ctx, findings) {
         let store = shown_path(ctx, &ctx.user_env_file());
         let destination = match scopes.as_slice() {
             [Scope::User] => format!("your store `{store}`"),
@@ -246,6 +243,25 @@ fn hints(ctx: &Ctx, findings: &[ScanFinding]) -> Vec<String> {
         ));
     }
     hints
+}
+
+/// The scopes `mcpenv extract` moves some of `findings` from, in order.
+fn extract_scopes(findings: &[ScanFinding]) -> Vec<Scope> {
+    let mut scopes: Vec<Scope> = findings.iter().filter_map(|f| f.extract_scope).collect();
+    scopes.sort();
+    scopes.dedup();
+    scopes
+}
+
+/// The `mcpenv extract` that moves the secrets of `findings` it can move,
+/// naming their scopes; `None` when they are all in other clients' files.
+pub fn extract_command(ctx: &Ctx, findings: &[ScanFinding]) -> Option<String> {
+    match extract_scopes(findings).as_slice() {
+        [] => None,
+        [Scope::Project] => Some(ctx.command(&["extract"])),
+        [one] => Some(ctx.command(&["extract", "-s", one.as_str()])),
+        _ => Some(ctx.command(&["extract", "--all"])),
+    }
 }
 
 /// The SARIF alerts of a report: files relative to the repository root
