@@ -28,22 +28,27 @@ impl FileChange {
     /// the reader knows it); `/dev/null` stands for a side that does not
     /// exist, as in git.
     pub fn unified(&self, shown: &str) -> String {
-        let old_label = if self.before.is_some() {
-            format!("a/{shown}")
-        } else {
-            "/dev/null".to_string()
-        };
-        let new_label = if self.after.is_some() {
-            format!("b/{shown}")
-        } else {
-            "/dev/null".to_string()
-        };
+        let old_label = label(self.before.is_some(), "a", shown);
+        let new_label = label(self.after.is_some(), "b", shown);
         unified(
             self.before.as_deref().unwrap_or_default(),
             self.after.as_deref().unwrap_or_default(),
             &old_label,
             &new_label,
         )
+    }
+}
+
+/// A diff header's name for one side: `/dev/null` for a side that does not
+/// exist; `a/path` for a path relative to the project, as git writes it; a
+/// `~/…` or absolute path as it is.
+pub fn label(exists: bool, side: &str, shown: &str) -> String {
+    if !exists {
+        "/dev/null".to_string()
+    } else if shown.starts_with('/') || shown.starts_with('~') {
+        shown.to_string()
+    } else {
+        format!("{side}/{shown}")
     }
 }
 

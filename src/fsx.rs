@@ -338,6 +338,7 @@ pub fn edit_text<E>(
         })
         .map_err(TextEditError::Write)?;
         if verified.is_ok() {
+            drop(_lock);
             crate::edits::written(&resolved, old.as_deref(), &[new.as_bytes()]);
             return Ok(true);
         }

@@ -1082,6 +1082,10 @@ fn edit_with<E: From<ConfigError>>(
         // A program that ignores the locks may have renamed its own copy
         // over ours already; what it wrote counts only if it kept the edit.
         let exact = holds(&resolved, &pieces).unwrap_or(false);
+        // The file is written: the undo copy needs no lock, and Claude Code
+        // is not kept waiting while it is made.
+        drop(_claude_lock);
+        drop(_edit_lock);
         crate::edits::written(&resolved, before, &pieces);
         drop(pieces);
         drop(change);

@@ -380,7 +380,7 @@ fn env_file_plan(
 
 /// The report of `plan` as a check: whether the file is up to date, with
 /// the diff that would bring it there.
-pub fn check_export(plan: ExportPlan) -> ExportReport {
+pub fn check_export(ctx: &Context, plan: ExportPlan) -> ExportReport {
     let mut report = plan.report;
     report.check = true;
     report.warnings.extend(plan.trust);
@@ -390,7 +390,7 @@ pub fn check_export(plan: ExportPlan) -> ExportReport {
             before: plan.existing,
             after: Some(plan.text),
         };
-        report.diff = Some(change.unified(&report.file.display().to_string()));
+        report.diff = Some(change.unified(&crate::ops::shown::shown_path(ctx, &report.file)));
     }
     report
 }

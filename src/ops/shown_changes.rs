@@ -122,14 +122,10 @@ fn learn_values(redactor: &mut crate::redact::Redactor, value: &serde_json::Valu
 fn variables_changed(change: &FileChange, file: &str) -> String {
     let before = change.before.as_deref().unwrap_or_default();
     let after = change.after.as_deref().unwrap_or_default();
-    let side = |text: &Option<String>, prefix: &str| {
-        text.as_ref()
-            .map_or_else(|| "/dev/null".to_string(), |_| format!("{prefix}/{file}"))
-    };
     let mut text = format!(
         "--- {}\n+++ {}\n(changed lines only, values masked; references shown)\n",
-        side(&change.before, "a"),
-        side(&change.after, "b")
+        crate::diff::label(change.before.is_some(), "a", file),
+        crate::diff::label(change.after.is_some(), "b", file)
     );
     for line in similar::TextDiff::from_lines(before, after).iter_all_changes() {
         let sign = match line.tag() {

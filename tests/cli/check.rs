@@ -45,8 +45,7 @@ fn check_reports_every_state_per_server() {
     assert_snapshot!(out, @"
     github  project  pending approval
       GITHUB_TOKEN                     set (environment)
-      FROM_SETTINGS                    set in .claude/settings.local.json (interactive sessions only;
-                                       not `claude -p` or `claude mcp list`)
+      FROM_SETTINGS                    set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
       command `sh`                     found
     db  project  pending approval
       DATABASE_URL                     not set; its default applies
@@ -61,16 +60,12 @@ fn check_reports_every_state_per_server() {
 
     error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which does not exist or is not executable
       hint: check the path `/nonexistent/mcp-tool`
-    warning: `FROM_SETTINGS` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332
-             applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave
-             `${FROM_SETTINGS}` unexpanded
-      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude
-            Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
+    warning: `FROM_SETTINGS` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${FROM_SETTINGS}` unexpanded
+      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
     error: `DB_SCHEMA` is not set (needed by db)
       hint: set it with `mcpenv onboard`, or export it in your shell
     warning: `API_TOKEN` is set only in `.env`: Claude Code does not read that file
-      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
-            (interactive `claude` only)
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
     error: `EMPTY_ONE` is set but empty in `.env` (needed by api): the server gets an empty value
       hint: give it a value with `mcpenv onboard`, or edit the file
     warning: `.env.example`: lists `OLD_VARIABLE`, which no server uses
@@ -167,8 +162,7 @@ fn everything_set_exits_zero_and_strict_counts_warnings() {
       command `sh`  found
 
     warning: `TOKEN` is set only in `.env`: Claude Code does not read that file
-      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
-            (interactive `claude` only)
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
 
     The one server in effect has what it needs (0 errors, 1 warning)
     Approve the pending project servers with `mcpenv approve a`
@@ -194,8 +188,7 @@ fn dotenv_problems_are_reported_with_line_numbers() {
       command `sh`  found
 
     warning: `TOKEN` is set only in `.env`: Claude Code does not read that file
-      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings`
-            (interactive `claude` only)
+      hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
     warning: `.env`: line 3: an unquoted value ends at the first space; quote the value
       hint: fix that line: its variable is not read
     warning: `.env`: not ignored by git; its secrets could be committed
@@ -237,11 +230,9 @@ fn skipped_entries_in_effect_fail_the_check() {
     ok  project  pending approval
       command `sh`  found
 
-    error: `.mcp.json`: Claude Code does not load `urlnotype`: MCP server "urlnotype" has a "url" but no
-           "type"; add "type": "http" (or "sse" / "ws") to this entry
+    error: `.mcp.json`: Claude Code does not load `urlnotype`: MCP server "urlnotype" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
       hint: fix the entry in `.mcp.json`; until then Claude Code never starts it
-    error: `.mcp.json`: Claude Code does not load `nocmd`: invalid MCP server config for "nocmd":
-           command: expected string, received undefined
+    error: `.mcp.json`: Claude Code does not load `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
       hint: fix the entry in `.mcp.json`; until then Claude Code never starts it
 
     2 of 3 servers in effect lack something (2 errors, 0 warnings)
@@ -272,10 +263,8 @@ fn a_file_that_does_not_load_fails_the_check_and_the_rest_is_checked() {
     u1  user
       command `sh`  found
 
-    error: `.mcp.json`: `[ROOT]/project/.mcp.json` lists servers at the top level (`top`)
-           without `mcpServers`: Claude Code loads none of them
-      hint: Claude Code loads none of its servers (it reports "mcpServers: Invalid input: expected
-            record, received undefined"); fix the file by hand
+    error: `.mcp.json`: `[ROOT]/project/.mcp.json` lists servers at the top level (`top`) without `mcpServers`: Claude Code loads none of them
+      hint: Claude Code loads none of its servers (it reports "mcpServers: Invalid input: expected record, received undefined"); fix the file by hand
 
     The one server in effect has what it needs (1 error, 0 warnings)
     ----- stderr -----
@@ -315,17 +304,12 @@ fn a_command_with_placeholders_is_resolved_before_it_is_looked_up() {
       command `${TOOLS_DIR}/bin/server`                    not checked: depends on `${TOOLS_DIR}`
     proj  project  pending approval
       CLAUDE_PROJECT_DIR                                   missing
-      command `${CLAUDE_PROJECT_DIR}/.venv/bin/python`     not checked: depends on
-                                                           `${CLAUDE_PROJECT_DIR}`
+      command `${CLAUDE_PROJECT_DIR}/.venv/bin/python`     not checked: depends on `${CLAUDE_PROJECT_DIR}`
 
-    error: `.mcp.json`: `nope` runs `${HOME}/nope/x` (`[ROOT]/home/nope/x`), which does not
-           exist or is not executable
+    error: `.mcp.json`: `nope` runs `${HOME}/nope/x` (`[ROOT]/home/nope/x`), which does not exist or is not executable
       hint: check the path `[ROOT]/home/nope/x`
     error: `CLAUDE_PROJECT_DIR` is not set (needed by venv, proj)
-      hint: Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand
-            `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a
-            path relative to the directory Claude Code starts in, or give it a default
-            (`${CLAUDE_PROJECT_DIR:-.}`)
+      hint: Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a path relative to the directory Claude Code starts in, or give it a default (`${CLAUDE_PROJECT_DIR:-.}`)
     error: `TOOLS_DIR` is not set (needed by dep)
       hint: set it with `mcpenv onboard`, or export it in your shell
     warning: `.env.example`: does not exist, so teammates cannot see which variables the servers need
@@ -421,17 +405,11 @@ fn credential_names_claude_code_sends_empty_are_errors() {
       GITHUB_TOKEN       set (environment)
       command `sh`       found
 
-    error: `.mcp.json`: Claude Code 2.1.332 sends `${VAULT_TOKEN}` empty to remote servers (`registry`:
-           `url`; the name is on its list of credential names); use another variable name
-      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_VAULT_TOKEN}`;
-            `VAULT_TOKEN` keeps working for stdio servers
-    error: `.mcp.json`: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers (`registry`:
-           `headers.Authorization`; the name is on its list of credential names); use another variable
-           name
-      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_NPM_TOKEN}`;
-            `NPM_TOKEN` keeps working for stdio servers
-    error: `.mcp.json`: Claude Code 2.1.332 never hands `${MCP_CLIENT_SECRET}` to a server (`pkg`:
-           `args[1]`; the name is one of its own credentials or settings): it passes it empty
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${VAULT_TOKEN}` empty to remote servers (`registry`: `url`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_VAULT_TOKEN}`; `VAULT_TOKEN` keeps working for stdio servers
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers (`registry`: `headers.Authorization`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_NPM_TOKEN}`; `NPM_TOKEN` keeps working for stdio servers
+    error: `.mcp.json`: Claude Code 2.1.332 never hands `${MCP_CLIENT_SECRET}` to a server (`pkg`: `args[1]`; the name is one of its own credentials or settings): it passes it empty
       hint: give the server a variable of its own, e.g. `${PKG_MCP_CLIENT_SECRET}`
 
     2 of 2 servers in effect lack something (3 errors, 0 warnings)
@@ -471,28 +449,16 @@ fn scrub_mode_says_what_claude_code_blanks_and_github_actions_alone_does_not_scr
       GITHUB_TOKEN       set (environment)
       command `sh`       found
 
-    error: `.mcp.json`: Claude Code 2.1.332 sends `${VAULT_TOKEN}` empty to remote servers (`registry`:
-           `url`; the name is on its list of credential names); use another variable name
-      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_VAULT_TOKEN}`;
-            `VAULT_TOKEN` keeps working for stdio servers
-    error: `.mcp.json`: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers (`registry`:
-           `headers.Authorization`; the name is on its list of credential names); use another variable
-           name
-      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_NPM_TOKEN}`;
-            `NPM_TOKEN` keeps working for stdio servers
-    warning: `.mcp.json`: with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes
-             `${MY_API_KEY}` empty to `registry` (`headers.X-Api-Key`): the name looks secret
-      hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`,
-            `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off
-            (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
-    error: `.mcp.json`: Claude Code 2.1.332 never hands `${MCP_CLIENT_SECRET}` to a server (`pkg`:
-           `args[1]`; the name is one of its own credentials or settings): it passes it empty
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${VAULT_TOKEN}` empty to remote servers (`registry`: `url`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_VAULT_TOKEN}`; `VAULT_TOKEN` keeps working for stdio servers
+    error: `.mcp.json`: Claude Code 2.1.332 sends `${NPM_TOKEN}` empty to remote servers (`registry`: `headers.Authorization`; the name is on its list of credential names); use another variable name
+      hint: rename it in the entry and where its value is set, e.g. to `${REGISTRY_NPM_TOKEN}`; `NPM_TOKEN` keeps working for stdio servers
+    warning: `.mcp.json`: with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes `${MY_API_KEY}` empty to `registry` (`headers.X-Api-Key`): the name looks secret
+      hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
+    error: `.mcp.json`: Claude Code 2.1.332 never hands `${MCP_CLIENT_SECRET}` to a server (`pkg`: `args[1]`; the name is one of its own credentials or settings): it passes it empty
       hint: give the server a variable of its own, e.g. `${PKG_MCP_CLIENT_SECRET}`
-    warning: `.mcp.json`: with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes
-             `${NPM_TOKEN}` empty to `pkg` (`env.NPM_TOKEN`): the name looks secret
-      hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`,
-            `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off
-            (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
+    warning: `.mcp.json`: with `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` on, Claude Code 2.1.332 passes `${NPM_TOKEN}` empty to `pkg` (`env.NPM_TOKEN`): the name looks secret
+      hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
 
     2 of 2 servers in effect lack something (3 errors, 2 warnings)
     Approve the pending project servers with `mcpenv approve registry pkg`

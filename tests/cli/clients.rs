@@ -166,8 +166,8 @@ fn export_to_cursor_writes_its_syntax_and_check_follows_changes() {
     env.run(&["add", "-s", "project", "extra", "node"])
         .expect_code(0);
     assert_snapshot!(env.run(&["export", "--to", "cursor", "--check"]), @r#"
-    --- a/[ROOT]/project/.cursor/mcp.json
-    +++ b/[ROOT]/project/.cursor/mcp.json
+    --- a/.cursor/mcp.json
+    +++ b/.cursor/mcp.json
     @@ -15,6 +15,9 @@
            "headers": {
              "Authorization": "Bearer ${env:LINEAR_API_KEY}"

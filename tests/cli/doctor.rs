@@ -117,14 +117,12 @@ fn a_broken_config_is_reported_with_its_position_and_the_scan_still_runs() {
     insta::assert_snapshot!(out, @r#"
     Environment: 1 problem
     error: `.mcp.json`: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma
-      hint: Claude Code loads none of its servers (it reports "MCP config is not a valid JSON (line 1,
-            column 38)"); fix the file by hand
+      hint: Claude Code loads none of its servers (it reports "MCP config is not a valid JSON (line 1, column 38)"); fix the file by hand
 
     Secrets: 1 problem
     FILE            SCOPE  SERVER  FIELD             RULE        VALUE
     ~/.claude.json  user   gh      env.GITHUB_TOKEN  github-pat  ghp_…3s12
-    warning: `.mcp.json`: not scanned: failed to parse `[ROOT]/project/.mcp.json:1:38`:
-             trailing comma
+    warning: `.mcp.json`: not scanned: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma
 
     Servers: 1 problem
     error: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma

@@ -40,8 +40,8 @@ fn prune_removes_only_what_mcpenv_exported() {
     ");
     // A check fails while it remains, even with every server in sync.
     assert_snapshot!(env.run(&["export", "--to", "cursor", "--check"]), @r#"
-    --- a/[ROOT]/project/.cursor/mcp.json
-    +++ b/[ROOT]/project/.cursor/mcp.json
+    --- a/.cursor/mcp.json
+    +++ b/.cursor/mcp.json
     @@ -10,12 +10,6 @@
            "env": {
              "GITHUB_TOKEN": "${env:GITHUB_TOKEN}"
@@ -118,7 +118,7 @@ fn a_check_shows_the_diff_and_passes_once_in_sync() {
     project(&env, GITHUB);
     assert_snapshot!(env.run(&["export", "--to", "vscode", "--check"]), @r#"
     --- /dev/null
-    +++ b/[ROOT]/project/.vscode/mcp.json
+    +++ b/.vscode/mcp.json
     @@ -0,0 +1,15 @@
     +{
     +  "servers": {
@@ -165,7 +165,10 @@ fn a_check_diff_never_shows_a_secret_whole() {
     env.set_env("GITHUB_TOKEN", PAT);
     let out = env.run(&["export", "--to", "zed", "--scope", "user", "--check"]);
     assert_eq!(out.code, 1, "{out}");
-    assert!(out.stdout.contains("+++ b/"), "{out}");
+    assert!(
+        out.stdout.contains("+++ ~/.config/zed/settings.json"),
+        "{out}"
+    );
     assert!(out.stdout.contains("GITHUB_TOKEN"), "{out}");
     out.assert_no_secret(&[PAT, literal]);
     let json = env.run(&[

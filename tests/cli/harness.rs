@@ -85,7 +85,6 @@ impl TestEnv {
                 format!("unix:path={}", self.root.join("no-bus").display()),
             )
             .env("XDG_RUNTIME_DIR", self.root.join("runtime"))
-            .env("COLUMNS", "100")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null());
         for (key, value) in &self.extra_env {

@@ -350,27 +350,19 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
     out.assert_no_secret(&["ghp_fromdotenv"]);
     assert_snapshot!(out, @"
     github  project  pending approval
-      GITHUB_PERSONAL_ACCESS_TOKEN  set in .claude/settings.local.json (interactive sessions only; not
-                                    `claude -p` or `claude mcp list`)
+      GITHUB_PERSONAL_ACCESS_TOKEN  set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
       command `sh`                  found
     db  project  pending approval
       DATABASE_URL                  not set; its default applies
       command `sh`                  found
     docs  project  pending approval
-      DOCS_TITLE                    set in .claude/settings.local.json (interactive sessions only; not
-                                    `claude -p` or `claude mcp list`)
+      DOCS_TITLE                    set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
       command `sh`                  found
 
-    warning: `GITHUB_PERSONAL_ACCESS_TOKEN` is set only in `.claude/settings.local.json`, which Claude
-             Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp
-             list` leave `${GITHUB_PERSONAL_ACCESS_TOKEN}` unexpanded
-      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude
-            Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
-    warning: `DOCS_TITLE` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332
-             applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave
-             `${DOCS_TITLE}` unexpanded
-      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude
-            Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
+    warning: `GITHUB_PERSONAL_ACCESS_TOKEN` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${GITHUB_PERSONAL_ACCESS_TOKEN}` unexpanded
+      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
+    warning: `DOCS_TITLE` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${DOCS_TITLE}` unexpanded
+      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
 
     All 3 servers in effect have what they need (0 errors, 2 warnings)
     Approve the pending project servers with `mcpenv approve github db docs`

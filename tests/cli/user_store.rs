@@ -40,13 +40,23 @@ fn user_secrets_go_to_the_user_store_and_no_project_file() {
     );
     let dry = env.run(&["extract", "-s", "user", "--dry-run"]);
     dry.assert_no_secret(&[PAT]);
-    assert_snapshot!(dry, @"
+    assert_snapshot!(dry, @r#"
     FILE            SERVER  FIELD             VARIABLE      VALUE
     ~/.claude.json  gh      env.GITHUB_TOKEN  GITHUB_TOKEN  ghp_…3s12
+
+    --- /dev/null
+    +++ ~/.config/mcpenv/.env
+    (changed lines only, values masked; references shown)
+    +GITHUB_TOKEN=ghp_…3s12
+
+    ~/.claude.json (only the servers that change):
+    - user scope server `gh`: {"type":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-github"],"env":{"GITHUB_TOKEN":"ghp_…3s12"}}
+    + user scope server `gh`: {"type":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-github"],"env":{"GITHUB_TOKEN":"${GITHUB_TOKEN}"}}
     ----- stderr -----
     Would move 1 secret into `~/.config/mcpenv/.env` (dry run: nothing was written)
+    dry run: 2 files would change; nothing was written
     [exit status: 0]
-    ");
+    "#);
     let out = env.run(&["extract", "-s", "user"]);
     out.assert_no_secret(&[PAT]);
     assert_snapshot!(out, @"

@@ -18,8 +18,9 @@ use crate::ops::shown_changes::{self, ShownChange};
 pub struct DryRunReport<'a, R: Report> {
     /// Always true: nothing was written.
     pub dry_run: bool,
-    /// The command's own report, when it reads as a plan.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The command's own report, when it reads as a plan (its keys beside
+    /// these, as without `--dry-run`).
+    #[serde(flatten)]
     pub report: Option<&'a R>,
     /// Each file that would change.
     pub changes: Vec<ShownChange>,

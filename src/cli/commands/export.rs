@@ -140,7 +140,7 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExportReport, CliError> {
     };
     let plan = plan_export(ctx, &request)?;
     if args.check {
-        return Ok(check_export(plan));
+        return Ok(check_export(ctx, plan));
     }
     apply_export(ctx, plan)
 }
