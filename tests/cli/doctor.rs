@@ -44,7 +44,7 @@ fn a_missing_variable_and_a_literal_secret_are_two_problems_with_next_steps() {
     FILE       SCOPE    SERVER  FIELD             RULE        VALUE
     .mcp.json  project  gh      env.GITHUB_TOKEN  github-pat  ghp_…3s12
 
-    2 problems: fix the environment with `mcpenv onboard`; move the secrets with `mcpenv extract`
+    2 problems: fix what Environment lists (`mcpenv onboard` sets missing values); move the secrets with `mcpenv extract`
     ----- stderr -----
     [exit status: 1]
     ");
@@ -129,7 +129,7 @@ fn a_broken_config_is_reported_with_its_position_and_the_scan_still_runs() {
 
     hint: fix the file by hand: mcpenv never rewrites a file it cannot parse
 
-    3 problems: fix the environment with `mcpenv onboard`; move the secrets with `mcpenv extract -s user`; see why with `mcpenv probe`
+    3 problems: fix what Environment lists (`mcpenv onboard` sets missing values); move the secrets with `mcpenv extract -s user`; see why with `mcpenv probe`
     ----- stderr -----
     [exit status: 1]
     "#);

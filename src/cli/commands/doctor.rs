@@ -293,8 +293,10 @@ pub fn run(ctx: &Ctx, args: &DoctorArgs) -> Result<io::Result<bool>, CliError> {
     };
     output.ok = output.problems() == 0;
     if output.environment_problems() > 0 {
+        // A file that does not parse is fixed by hand; what is missing,
+        // by onboard: the findings above say which.
         output.next.push(format!(
-            "fix the environment with `{}`",
+            "fix what Environment lists (`{}` sets missing values)",
             ctx.command(&["onboard"])
         ));
     }
