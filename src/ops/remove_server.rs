@@ -46,8 +46,11 @@ pub struct RemoveReport {
 /// lock, so there is no plan to show apart from the write.
 pub fn remove_server(ctx: &Context, request: &RemoveRequest) -> Result<RemoveReport, Error> {
     let name = &request.name;
-    // Read before the removal: the variables the removed entry used.
-    let before = ctx.inventory().ok();
+    // Read before the removal: the variables the removed entry used (only
+    // when there is a `.env.example` to tidy: reading every scope twice
+    // costs time on a large `~/.claude.json`).
+    let example = EnvFiles::at(&ctx.locations.project_root()).example;
+    let before = example.is_file().then(|| ctx.inventory().ok()).flatten();
     let removed = match request.scope {
         Some(scope) => {
             let target = Target::for_scope(&ctx.locations, scope);
@@ -57,7 +60,6 @@ pub fn remove_server(ctx: &Context, request: &RemoveRequest) -> Result<RemoveRep
     };
     match removed {
         Ok((target, written)) => {
-            let example = EnvFiles::at(&ctx.locations.project_root()).example;
             let unused_example = before
                 .as_ref()
                 .map(|before| unused_example(ctx, before, name, target.scope, &example))

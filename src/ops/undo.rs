@@ -91,7 +91,7 @@ pub fn undo(ctx: &Context) -> Result<UndoReport, Error> {
     }
     for (file, before) in restores {
         let expected = |current: Option<&[u8]>| {
-            current.is_some_and(|bytes| journal::sha256(&[bytes]) == file.after_sha256)
+            current.is_some_and(|bytes| journal::digest(&[bytes]) == file.after_digest)
         };
         let put_back =
             crate::store::put_back(&ctx.locations, &file.path, expected, before.as_deref())
@@ -138,7 +138,7 @@ fn state(file: &FileRecord, before: &Option<String>) -> Result<State, Error> {
             .with_hint("check the file's permissions")
     })?;
     Ok(match (&current, before) {
-        (Some(bytes), _) if journal::sha256(&[bytes]) == file.after_sha256 => State::AsLeft,
+        (Some(bytes), _) if journal::digest(&[bytes]) == file.after_digest => State::AsLeft,
         (None, None) => State::AlreadyBack,
         (Some(bytes), Some(before)) if bytes == before.as_bytes() => State::AlreadyBack,
         _ => State::ChangedSince,
