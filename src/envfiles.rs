@@ -341,6 +341,25 @@ pub fn remove_value_with(
     Ok(changed)
 }
 
+/// Removes the lines of `names` from the `.env.example` at `path`, each
+/// with the comment mcpenv wrote above it ([`dotenv::example_without`]);
+/// a file that holds none of them (or does not exist) is left alone.
+/// Returns whether it wrote.
+pub fn remove_example_lines(
+    state_dir: &Path,
+    path: &Path,
+    names: &[String],
+) -> Result<bool, EnvFilesError> {
+    edit_text(state_dir, path, NewMode::Umasked(0o644), |old| {
+        old.map_or(Ok(None), |old| {
+            dotenv::example_without(old, names).map_err(|source| EnvFilesError::Entangled {
+                path: path.to_path_buf(),
+                source,
+            })
+        })
+    })
+}
+
 /// Adds `values` to the dotenv file at `path` (new files are 0600).
 fn add_values(
     state_dir: &Path,

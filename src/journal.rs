@@ -12,7 +12,7 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -202,7 +202,7 @@ impl Journal {
             .map_or(1, |(number, _)| number + 1);
         loop {
             let dir = self.root.join(format!("{number:06}"));
-            match fs::DirBuilder::new().mode_0700().create(&dir) {
+            match fs::DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => return Ok(dir),
                 Err(error) if error.kind() == io::ErrorKind::AlreadyExists => number += 1,
                 Err(error) => return Err(error),
@@ -252,18 +252,6 @@ impl Journal {
             problem: self.problem,
             forgone: None,
         }
-    }
-}
-
-/// `fs::DirBuilder` with mode 0700, readably.
-trait PrivateMode {
-    fn mode_0700(&mut self) -> &mut Self;
-}
-
-impl PrivateMode for fs::DirBuilder {
-    fn mode_0700(&mut self) -> &mut Self {
-        use std::os::unix::fs::DirBuilderExt;
-        self.mode(0o700)
     }
 }
 

@@ -717,6 +717,22 @@ impl HeldClaudeLock {
     }
 }
 
+/// mcpenv's lock for the file at `resolved`, then, for `~/.claude.json`
+/// (`claude_json`: its configured path, since Claude Code locks
+/// `~/.claude.json.lock` even when the file is a symbolic link), Claude
+/// Code's: the order every edit takes them in.
+fn lock_for_edit(
+    state_dir: &Path,
+    resolved: &Path,
+    claude_json: Option<&Path>,
+) -> Result<(EditLock, Option<HeldClaudeLock>), LockError> {
+    let edit_lock = EditLock::acquire(state_dir, resolved, fsx::LOCK_TIMEOUT)?;
+    let claude_lock = claude_json
+        .map(|configured| HeldClaudeLock::acquire(state_dir, configured))
+        .transpose()?;
+    Ok((edit_lock, claude_lock))
+}
+
 /// Puts `text` back into the file at `resolved` (`None`: removes it), if
 /// what the file holds now passes `expected`; under mcpenv's lock and, for
 /// `~/.claude.json`, Claude Code's, in that order as every edit takes them.
@@ -729,23 +745,19 @@ pub fn put_back(
     text: Option<&str>,
 ) -> io::Result<bool> {
     let previewing = crate::edits::previewing();
-    let _edit_lock = if previewing {
-        None
-    } else {
-        Some(
-            EditLock::acquire(&locations.state_dir, resolved, fsx::LOCK_TIMEOUT)
-                .map_err(io::Error::other)?,
-        )
-    };
     let is_claude_json = fsx::resolve_symlinks(&locations.claude_json)
         .is_ok_and(|claude_json| claude_json == resolved);
-    let _claude_lock = if is_claude_json && !previewing {
-        Some(
-            HeldClaudeLock::acquire(&locations.state_dir, &locations.claude_json)
-                .map_err(io::Error::other)?,
-        )
-    } else {
+    let _locks = if previewing {
         None
+    } else {
+        Some(
+            lock_for_edit(
+                &locations.state_dir,
+                resolved,
+                is_claude_json.then_some(locations.claude_json.as_path()),
+            )
+            .map_err(io::Error::other)?,
+        )
     };
     let current = fsx::read_regular(resolved)?;
     if !expected(current.as_deref()) {
@@ -1022,19 +1034,13 @@ fn edit_with<E: From<ConfigError>>(
     if let Some(parent) = resolved.parent().filter(|_| target.is_claude_json()) {
         fs_err::create_dir_all(parent).map_err(write_error)?;
     }
-    let _edit_lock = EditLock::acquire(&locations.state_dir, &resolved, fsx::LOCK_TIMEOUT)
-        .map_err(|error| ConfigError::lock(path, error))?;
+    let (_edit_lock, _claude_lock) = lock_for_edit(
+        &locations.state_dir,
+        &resolved,
+        target.is_claude_json().then_some(path.as_path()),
+    )
+    .map_err(|error| ConfigError::lock(path, error))?;
     remove_stale_temporaries(&resolved);
-    // Claude Code locks `~/.claude.json.lock` even when the file is a
-    // symbolic link: the lock goes with the configured path.
-    let _claude_lock = if target.is_claude_json() {
-        Some(
-            HeldClaudeLock::acquire(&locations.state_dir, path)
-                .map_err(|error| ConfigError::lock(path, error))?,
-        )
-    } else {
-        None
-    };
     let new_mode = if target.is_claude_json() {
         NewMode::Exact(0o600)
     } else {

@@ -175,25 +175,24 @@ pub fn display_width(text: &str) -> usize {
 /// with less room it goes on lines of its own below them.
 const MIN_ROOM: usize = 24;
 
-/// `text` broken at spaces into lines of at most `room` columns. A word
-/// wider than `room` stays whole on a line of its own: it may be a URL or a
-/// name someone copies, so it is never cut.
+/// `text` broken at spaces into lines of at most `room` columns, first fit
+/// (textwrap). A word wider than `room` stays whole on a line of its own: it
+/// may be a URL or a name someone copies, so it is never cut.
 pub fn wrap(text: &str, room: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ').filter(|word| !word.is_empty()) {
-        if !line.is_empty() && display_width(&line) + 1 + display_width(word) > room {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
+    let options = textwrap::Options::new(room.max(1))
+        .break_words(false)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    let lines: Vec<String> = textwrap::wrap(text, options)
+        .into_iter()
+        .map(|line| line.trim_end().to_string())
+        .collect();
+    if lines.is_empty() {
+        vec![String::new()]
+    } else {
+        lines
     }
-    if !line.is_empty() || lines.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
 
 /// Writes `lead` (shown `lead_width` columns wide) then `text` in `style`;

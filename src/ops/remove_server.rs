@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::envfiles::EnvFiles;
 use crate::error::StoreError;
-use crate::fsx::{self, NewMode, TextEditError};
+use crate::fsx;
 use crate::layered::Inventory;
 use crate::ops::names::unknown_name_hints;
 use crate::ops::shown::scope_file;
@@ -215,32 +215,6 @@ fn unused_example(
 /// comment mcpenv wrote above each); never touches `.env`.
 pub fn drop_example_lines(ctx: &Context, names: &[String]) -> Result<bool, Error> {
     let example = EnvFiles::at(&ctx.locations.project_root()).example;
-    fsx::edit_text(
-        &ctx.locations.state_dir,
-        &example,
-        NewMode::Umasked(0o644),
-        |old| match old {
-            Some(text) => crate::dotenv::example_without(text, names),
-            None => Ok(None),
-        },
-    )
-    .map_err(|error| {
-        let shown = ctx.locations.display(&example);
-        match error {
-            TextEditError::Change(error) => {
-                Error::failure(format!("cannot drop lines from `{shown}`: {error}"))
-                    .with_hint("edit the file by hand")
-            }
-            TextEditError::Read(error) | TextEditError::Write(error) => {
-                Error::failure(format!("cannot edit `{shown}`: {error}"))
-                    .with_hint("check the file's permissions")
-            }
-            TextEditError::Locked(error) => Error::failure(error.to_string())
-                .with_hint("another mcpenv is editing the file; try again when it is done"),
-            TextEditError::Contended => {
-                Error::failure(format!("`{shown}` kept changing while mcpenv edited it"))
-                    .with_hint("try again")
-            }
-        }
-    })
+    crate::envfiles::remove_example_lines(&ctx.locations.state_dir, &example, names)
+        .map_err(crate::ops::extraction::env_error)
 }

@@ -39,6 +39,16 @@ fn world() -> Option<(TestEnv, SecretService)> {
     Some((env, service))
 }
 
+/// Puts the token itself, pasted, into the project's server.
+fn with_literal_token(env: &TestEnv) {
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {"github": {"command": "sh",
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}}})
+        .to_string(),
+    );
+}
+
 /// Makes `dir` a git repository whose `origin` is `remote`.
 pub fn clone_at(dir: &Path, remote: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -178,12 +188,7 @@ fn extract_and_share_move_literal_secrets_into_the_keychain() {
     let Some((env, service)) = world() else {
         return;
     };
-    env.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"github": {"command": "sh",
-            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}}})
-        .to_string(),
-    );
+    with_literal_token(&env);
     let out = env.run(&["extract", "--to", "keychain"]).expect_code(0);
     out.assert_no_secret(&[TOKEN]);
     let dotenv = env.read("project/.env");
@@ -302,12 +307,7 @@ fn without_a_secret_service_it_says_so_and_never_falls_back_to_plaintext() {
     // The harness's default: a bus address where nothing listens.
     let env = TestEnv::bare();
     clone_at(&env.project, REMOTE);
-    env.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"github": {"command": "sh",
-            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}}})
-        .to_string(),
-    );
+    with_literal_token(&env);
     env.write("project/.gitignore", ".env\n");
     let before = env.read("project/.mcp.json");
     let out = env.run(&["extract", "--to", "keychain"]).expect_code(1);
@@ -367,12 +367,7 @@ fn a_dry_run_describes_the_keychain_write_and_makes_none() {
     let Some((env, service)) = world() else {
         return;
     };
-    env.write(
-        "project/.mcp.json",
-        &json!({"mcpServers": {"github": {"command": "sh",
-            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": TOKEN}}}})
-        .to_string(),
-    );
+    with_literal_token(&env);
     let mcp_json = env.bytes("project/.mcp.json");
     let out = env
         .run(&["extract", "--to", "keychain", "--dry-run"])
