@@ -3,7 +3,7 @@
 //! `enableAllProjectMcpServers` keys of its settings files.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -231,13 +231,12 @@ pub fn local_settings_gated(locations: &Locations) -> bool {
     file.is_file() && tracked_by_git(git_root, &file)
 }
 
-fn tracked_by_git(git_root: &Path, file: &Path) -> bool {
-    Command::new("git")
-        .arg("-C")
-        .arg(git_root)
+/// Whether git tracks `file` in the repository at `git_root` (a file the
+/// repository itself ships).
+pub fn tracked_by_git(git_root: &Path, file: &Path) -> bool {
+    crate::git::command(git_root)
         .args(["ls-files", "--error-unmatch", "--"])
         .arg(file)
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

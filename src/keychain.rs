@@ -18,7 +18,7 @@
 //! locked is an error saying so.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -224,11 +224,8 @@ fn one_line(text: &str) -> String {
 pub fn project_part(dir: &Path) -> String {
     let dir = dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let git = |args: &[&str]| -> Option<String> {
-        let output = Command::new("git")
-            .arg("-C")
-            .arg(&dir)
+        let output = crate::git::command(&dir)
             .args(args)
-            .stdin(Stdio::null())
             .stderr(Stdio::null())
             .output()
             .ok()?;
@@ -281,6 +278,7 @@ pub fn remote_name(url: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
 
     #[test]
     fn one_repository_has_one_name_whatever_the_url() {

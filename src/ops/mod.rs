@@ -12,6 +12,7 @@ pub mod export_servers;
 pub mod extract_secrets;
 pub mod extraction;
 pub mod get_server;
+pub mod handed;
 pub mod hints;
 pub mod import_servers;
 pub mod list_servers;
@@ -74,6 +75,20 @@ impl Context {
         let mut words = self.mcpenv.clone();
         words.extend(rest.iter().map(|word| (*word).to_string()));
         crate::display::shell_words(&words)
+    }
+
+    /// The mcpenv command line that runs `words` with `names` (servers,
+    /// variables) as its operands, quoted for a shell. A name may come from
+    /// a repository (`.mcp.json` may call a server `--trust`): when any
+    /// starts with `-`, a `--` comes first, so no name is ever read as an
+    /// option.
+    pub fn command_with_names<S: AsRef<str>>(&self, words: &[&str], names: &[S]) -> String {
+        let mut rest: Vec<&str> = words.to_vec();
+        if names.iter().any(|name| name.as_ref().starts_with('-')) {
+            rest.push("--");
+        }
+        rest.extend(names.iter().map(AsRef::as_ref));
+        self.command(&rest)
     }
 
     /// Every scope's servers; the shield learns their secrets.

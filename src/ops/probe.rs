@@ -14,7 +14,9 @@ use crate::approval::Approval;
 use crate::check::EnvSources;
 use crate::claude_code::blanked::{self, Sink};
 use crate::layered::{Inventory, Sourced};
+use crate::model::ServerEntry;
 use crate::model::{Field, Transport};
+use crate::ops::handed;
 use crate::ops::names::unknown_name_hints;
 use crate::ops::{Context, Error};
 use crate::placeholder;
@@ -68,7 +70,7 @@ pub fn select(
     } else {
         inventory.names().into_iter().map(str::to_string).collect()
     };
-    let (env, unresolved) = environment(ctx, sources);
+    let mut values = HandedValues::new(ctx, sources);
     let mut targets = Vec::new();
     let mut skipped = Vec::new();
     for name in names {
@@ -85,71 +87,91 @@ pub fn select(
         {
             continue;
         }
-        if let Some(reason) = skip_reason(winner, request.trust_project, named)
-            .or_else(|| unresolved_reason(winner, &unresolved))
-        {
-            let unapproved = winner
-                .approval
-                .filter(|approval| *approval != Approval::Approved)
-                .filter(|_| winner.reason().is_none() && !winner.disabled);
-            skipped.push(Skipped {
-                name,
-                reason,
-                unapproved,
-            });
-            continue;
-        }
+        // What is not started asks no password manager for anything.
+        let reason = skip_reason(winner, request.trust_project, named);
+        let env = match reason {
+            Some(reason) => Err(reason),
+            None => values.for_entry(&winner.entry),
+        };
+        let env = match env {
+            Ok(env) => env,
+            Err(reason) => {
+                let unapproved = winner
+                    .approval
+                    .filter(|approval| *approval != Approval::Approved)
+                    .filter(|_| winner.reason().is_none() && !winner.disabled);
+                skipped.push(Skipped {
+                    name,
+                    reason,
+                    unapproved,
+                });
+                continue;
+            }
+        };
         targets.push(target(ctx, winner, &env, Blanking::new(ctx, request)));
     }
     Ok(Selection { targets, skipped })
 }
 
-/// What a server is started with, as under `mcpenv run`: the values of
-/// the dotenv files, references resolved, with the environment winning;
-/// and the variables whose reference gave no value, which are not handed
-/// on at all (never as the reference's text).
-fn environment(
-    ctx: &Context,
-    sources: &EnvSources,
-) -> (BTreeMap<String, String>, BTreeMap<String, ResolveError>) {
-    let mut resolver = Resolver::new(ctx.shield.clone());
-    let mut env = BTreeMap::new();
-    let mut unresolved = BTreeMap::new();
-    for (name, value) in sources.file_values() {
-        if ctx.process_env.contains_key(&name) {
-            continue;
-        }
-        match resolver.value_of(&value) {
-            Ok(value) => {
-                env.insert(name, value);
-            }
-            Err(error) => {
-                unresolved.insert(name, error);
-            }
-        }
-    }
-    env.extend(ctx.process_env.clone());
-    (env, unresolved)
+/// The values a started server may get from the dotenv files: those of
+/// the files the person's own ([`handed::held_files`] are left out), each
+/// reference (`op://…`, `keychain:…`) resolved once, and only when a server
+/// that is started needs it.
+struct HandedValues<'c> {
+    ctx: &'c Context,
+    files: BTreeMap<String, String>,
+    resolver: Resolver,
+    resolved: BTreeMap<String, Result<String, ResolveError>>,
 }
 
-/// Why a server whose placeholders name a variable without a value from
-/// its reference is not started: it would fail for a reason known now.
-fn unresolved_reason(
-    server: &Sourced,
-    unresolved: &BTreeMap<String, ResolveError>,
-) -> Option<String> {
-    server
-        .entry
-        .expandable_fields()
-        .into_iter()
-        .flat_map(|(_, text)| placeholder::references(text))
-        .find_map(|reference| {
-            let error = unresolved.get(&reference.name)?;
-            Some(format!(
-                "`{}` {}; not started ({})",
-                reference.name, error.message, error.hint
-            ))
-        })
+impl<'c> HandedValues<'c> {
+    fn new(ctx: &'c Context, sources: &EnvSources) -> Self {
+        let held = handed::held_files(&ctx.locations);
+        Self {
+            ctx,
+            files: handed::handed_values(sources, &held),
+            resolver: Resolver::new(ctx.shield.clone()),
+            resolved: BTreeMap::new(),
+        }
+    }
+
+    /// What a server whose entry is `entry` is started with, as Claude Code
+    /// started by `mcpenv run` would hand it: the process environment, and
+    /// of the dotenv files only the variables the entry references (the
+    /// environment winning). `Err` is why it is not started: a variable it
+    /// needs has a reference that gives no value (never handed on as the
+    /// reference's text).
+    fn for_entry(&mut self, entry: &ServerEntry) -> Result<BTreeMap<String, String>, String> {
+        let mut env = self.ctx.process_env.clone();
+        for (_, text) in entry.expandable_fields() {
+            for reference in placeholder::references(text) {
+                let name = reference.name;
+                if env.contains_key(&name) {
+                    continue;
+                }
+                let Some(value) = self.files.get(&name) else {
+                    continue;
+                };
+                let resolver = &mut self.resolver;
+                let resolved = self
+                    .resolved
+                    .entry(name.clone())
+                    .or_insert_with(|| resolver.value_of(value));
+                match resolved {
+                    Ok(value) => {
+                        env.insert(name, value.clone());
+                    }
+                    Err(error) => {
+                        return Err(format!(
+                            "`{name}` {}; not started ({})",
+                            error.message, error.hint
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(env)
+    }
 }
 
 /// Why a server is not probed, if it is not.
@@ -352,8 +374,8 @@ fn target(
     for (key, value) in entry.env() {
         child_env.insert(key.to_string(), expand(Field::Env(key.to_string()), value));
     }
-    // The child sees exactly this environment: mcpenv's, the `.env` files
-    // and the entry's `env`, as under `mcpenv run -- claude`.
+    // The child sees exactly this environment: mcpenv's, the dotenv values
+    // its entry references and the entry's `env`.
     let mut command = std::process::Command::new(program);
     command
         .args(args)

@@ -2,7 +2,9 @@
 //! `.env` of the project and of every directory above it whose `.mcp.json`
 //! is in effect (a monorepo's root), nearer first, then the user's store
 //! (`~/.config/mcpenv/.env`), in that precedence; variables already in the
-//! environment win, as with dotenvy. A value that is a reference
+//! environment win, as with dotenvy. A dotenv file the repository ships
+//! is not loaded before the person trusts the folder ([`handed`]). A value
+//! that is a reference
 //! (`op://…`, `keychain:…`) is replaced by what it names. Starting the
 //! command is the front-end's job.
 
@@ -13,6 +15,7 @@ use serde::Serialize;
 
 use crate::check::EnvSources;
 use crate::dotenv;
+use crate::ops::handed;
 use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
 use crate::references::Resolver;
@@ -60,10 +63,23 @@ pub fn run_environment(
             .collect()
     };
     let mut environment = RunEnvironment::default();
+    // Files named with `--env-file` are the person's choice; the usual
+    // ones are theirs unless the repository ships them.
+    let held = if request.env_files.is_empty() {
+        handed::held_files(&ctx.locations)
+    } else {
+        Vec::new()
+    };
     let mut set: HashSet<String> = HashSet::new();
     let mut resolver = Resolver::new(ctx.shield.clone());
     for file in &files {
         let stop = |loaded, error| Err(RunEnvError { loaded, error });
+        if let Some(held) = held.iter().find(|held| &held.path == file) {
+            environment
+                .warnings
+                .push(format!("`{}` not loaded: {}", file.display(), held.hint));
+            continue;
+        }
         let loaded = match dotenv::read(file) {
             Ok(loaded) => loaded,
             Err(error) => {

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::check;
+use crate::ops::handed;
 use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
 use crate::references::Resolver;
@@ -30,7 +31,9 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         &sources,
         &crate::templates::all(&ctx.template_dirs).0,
     );
-    let values = sources.file_values();
+    // What the repository ships is not the person's to export.
+    let held = handed::held_files(&ctx.locations);
+    let values = handed::handed_values(&sources, &held);
     let mut resolver = Resolver::new(ctx.shield.clone());
     let mut variables = BTreeMap::new();
     for variable in &report.variables {

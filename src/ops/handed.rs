@@ -1,0 +1,91 @@
+//! Which dotenv values a process mcpenv starts may receive: the rule that
+//! keeps a cloned repository's words out of the person's processes.
+//!
+//! - A dotenv file the repository ships (tracked by git) is the
+//!   repository's, not the person's: none of its values is handed to any
+//!   process until the person trusts the folder (Claude Code's trust dialog,
+//!   or `mcpenv approve --trust`). A `.env` written after the clone (by
+//!   `onboard`, `extract` or by hand) is untracked and the person's own. A
+//!   folder outside git cannot tell the two apart; its files count as the
+//!   person's.
+//! - A server mcpenv starts itself (`probe`, `doctor --probe`, `serve`'s
+//!   `probe_servers`) gets the environment Claude Code would hand it (the
+//!   process environment and its entry's `env`) plus, from the dotenv files,
+//!   only the variables its own entry references: a `NODE_OPTIONS` or
+//!   `LD_PRELOAD` in a `.env` never reaches a server that did not ask for it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::approval;
+use crate::check::EnvSources;
+use crate::locate::Locations;
+
+/// A project dotenv file whose values are not handed on, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct HeldFile {
+    /// The file.
+    pub path: PathBuf,
+    /// What to do about it, one sentence.
+    pub hint: String,
+}
+
+/// The project dotenv files (`.env`, `.env.local` of every directory whose
+/// `.mcp.json` is in effect) that the repository ships, in a folder the
+/// person has not trusted. Empty outside git, and when the folder is
+/// trusted. Asks git only about files that exist.
+pub fn held_files(locations: &Locations) -> Vec<HeldFile> {
+    let Some(git_root) = &locations.git_root else {
+        return Vec::new();
+    };
+    let candidates: Vec<PathBuf> = locations
+        .env_dirs()
+        .into_iter()
+        .flat_map(|dir| [dir.join(".env.local"), dir.join(".env")])
+        .filter(|path| path.is_file())
+        .collect();
+    let tracked: Vec<PathBuf> = candidates
+        .into_iter()
+        .filter(|path| approval::tracked_by_git(git_root, path))
+        .collect();
+    // Reading the trust costs a parse of `~/.claude.json`: only when needed.
+    if tracked.is_empty() || approval::project_trusted(locations) {
+        return Vec::new();
+    }
+    tracked
+        .into_iter()
+        .map(|path| HeldFile {
+            hint: held_hint(&path, locations),
+            path,
+        })
+        .collect()
+}
+
+fn held_hint(path: &Path, locations: &Locations) -> String {
+    let shown = path
+        .strip_prefix(locations.project_root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    format!(
+        "`{shown}` is committed to the repository, so its values are the repository's, not yours; mcpenv hands none of them to a process until you trust this folder (`mcpenv approve --trust`). If the values are yours, stop tracking it: `git rm --cached {shown}`"
+    )
+}
+
+/// The values of the dotenv files that may be handed on, highest
+/// precedence winning, as [`EnvSources::file_values`] less the held files.
+pub fn handed_values(sources: &EnvSources, held: &[HeldFile]) -> BTreeMap<String, String> {
+    let mut values = BTreeMap::new();
+    // Lowest precedence first: a later file overwrites.
+    for file in sources.dotenv_files().into_iter().rev() {
+        if held.iter().any(|held| held.path == file.path) {
+            continue;
+        }
+        for (name, value) in &file.entries {
+            values.insert(name.clone(), value.clone());
+        }
+    }
+    values
+}
