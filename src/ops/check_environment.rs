@@ -73,8 +73,8 @@ pub fn check_environment(
         .filter(|server| server.status == Status::Pending)
         .map(|server| server.name.as_str())
         .collect();
-    let approve_command = (!pending.is_empty())
-        .then(|| context.command(&[&["approve"], pending.as_slice()].concat()));
+    let approve_command =
+        (!pending.is_empty()).then(|| context.command_with_names(&["approve"], &pending));
     let check = EnvironmentCheck {
         ok: report.ok(strict),
         report,

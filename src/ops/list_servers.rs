@@ -238,7 +238,8 @@ pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Rea
         .map(|entry| {
             let mut server = ListedServer::new(&inventory, entry);
             if server.status == Status::Pending {
-                server.approve_command = Some(context.command(&["approve", &server.name]));
+                server.approve_command =
+                    Some(context.command_with_names(&["approve"], &[&server.name]));
             }
             server
         })

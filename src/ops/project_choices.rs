@@ -66,6 +66,10 @@ pub struct ChoiceReport {
     /// Whether this run recorded the folder's trust (`--trust`, or yes at
     /// the question).
     pub trusted_now: bool,
+    /// The command that records the folder's trust with these approvals,
+    /// while it is not trusted (approvals only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust_command: Option<String>,
 }
 
 /// A name the write did not bring into the state asked for.
@@ -139,6 +143,11 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
             overruled = overruled_names(ctx, &wanted, state)?;
         }
     }
+    let trusted = approval::project_trusted(&ctx.locations);
+    let trust_command = (state == Approval::Approved && !trusted).then(|| {
+        let names: Vec<&String> = wanted.iter().chain(&already).collect();
+        ctx.command_with_names(&["approve", "--trust"], &names)
+    });
     Ok(ChoiceReport {
         state,
         file: ctx.locations.local_settings(),
@@ -146,9 +155,10 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
         already,
         overruled,
         written: saved.written,
-        trusted: approval::project_trusted(&ctx.locations),
+        trusted,
         not_excluded: saved.not_excluded,
         trusted_now: false,
+        trust_command,
     })
 }
 
@@ -159,6 +169,7 @@ pub fn trust_folder(ctx: &Context, mut report: ChoiceReport) -> Result<ChoiceRep
     store::trust_project(&ctx.locations)?;
     report.trusted = true;
     report.trusted_now = true;
+    report.trust_command = None;
     report.overruled = overruled_names(ctx, &report.recorded, Approval::Approved)?;
     Ok(report)
 }

@@ -74,7 +74,7 @@ fn approve_creates_the_private_file_and_the_exclude_rule() {
     Approved `github` in `[ROOT]/project/.claude/settings.local.json`
     Wrote `[ROOT]/project/.git/info/exclude`
     Wrote `[ROOT]/project/.claude/settings.local.json`
-    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust …`
+    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust github`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.claude/settings.local.json"), @r#"
@@ -96,7 +96,7 @@ fn approve_creates_the_private_file_and_the_exclude_rule() {
     assert_snapshot!(again, @"
     ----- stderr -----
     Approved `github` in `[ROOT]/project/.claude/settings.local.json`
-    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust …`
+    Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust github`
     [exit status: 0]
     ");
 }

@@ -65,10 +65,10 @@ impl Report for ChoiceReport {
         }
         if self.trusted_now {
             writeln!(err, "Recorded that you trust this folder in Claude Code")?;
-        } else if self.state == Approval::Approved && !self.trusted {
+        } else if let Some(command) = self.trust_command.as_ref().filter(|_| !self.trusted) {
             writeln!(
                 err,
-                "Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `mcpenv approve --trust …`"
+                "Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `{command}`"
             )?;
         }
         Ok(())

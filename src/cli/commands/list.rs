@@ -22,21 +22,9 @@ pub struct ListReport {
     pub list: ServerList,
     #[serde(skip)]
     add_hint: String,
-    /// `mcpenv approve` as this run would spell it (`-C DIR` kept).
+    /// The command that approves every pending server (`-C DIR` kept).
     #[serde(skip)]
-    approve_prefix: String,
-}
-
-impl ListReport {
-    /// The command that approves `names`.
-    fn approve_hint(&self, names: &[&str]) -> String {
-        let words: Vec<String> = names.iter().map(|name| (*name).to_string()).collect();
-        format!(
-            "{} {}",
-            self.approve_prefix,
-            crate::display::shell_words(&words)
-        )
-    }
+    approve_hint: Option<String>,
 }
 
 /// Writes a file error as `error: …` and its `hint:` lines.
@@ -95,18 +83,10 @@ impl Report for ListReport {
         for error in &self.list.errors {
             write_file_error(error, err)?;
         }
-        let pending: Vec<&str> = self
-            .list
-            .servers
-            .iter()
-            .filter(|server| server.approve_command.is_some())
-            .map(|server| server.name.as_str())
-            .collect();
-        if !pending.is_empty() {
+        if let Some(approve) = &self.approve_hint {
             writeln!(
                 err,
-                "hint: Claude Code asks before starting a pending project server; approve it with `{}`",
-                self.approve_hint(&pending)
+                "hint: Claude Code asks before starting a pending project server; approve it with `{approve}`"
             )?;
         }
         if self.list.servers.is_empty() && self.list.errors.is_empty() {
@@ -132,9 +112,17 @@ impl Report for ListReport {
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
     let (list, read) = list_servers(&ctx.ops, args.scope.map(Scope::from));
     ctx.shield.learn_read(&read);
+    let pending: Vec<&str> = list
+        .servers
+        .iter()
+        .filter(|server| server.approve_command.is_some())
+        .map(|server| server.name.as_str())
+        .collect();
+    let approve_hint =
+        (!pending.is_empty()).then(|| ctx.command_with_names(&["approve"], &pending));
     Ok(ListReport {
-        list,
         add_hint: ctx.command(&["add", "NAME", "--", "COMMAND", "ARGS..."]),
-        approve_prefix: ctx.command(&["approve"]),
+        approve_hint,
+        list,
     })
 }
