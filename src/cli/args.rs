@@ -291,6 +291,12 @@ pub struct ImportOptions {
     #[arg(long)]
     pub force: bool,
 
+    /// Take the servers of a file inside the repository into the local or
+    /// user scope, where Claude Code starts them without asking (read the
+    /// file first; without this flag mcpenv shows them and asks).
+    #[arg(long)]
+    pub trust_file: bool,
+
     /// Print JSON.
     #[arg(long)]
     pub json: bool,

@@ -43,6 +43,9 @@ pub struct ImportRequest {
     pub include_disabled: bool,
     /// Write into a `.env` that other users can read.
     pub force: bool,
+    /// The person has read the servers of a repository file and takes
+    /// them into a scope Claude Code starts without asking.
+    pub trust_file: bool,
 }
 
 /// A name the scope already has, with both entries, for a front-end to
@@ -76,6 +79,23 @@ pub enum ClashAnswer {
 
 /// Asks about one clash; `None` (cancelled) stops the import.
 pub type AskAboutClash<'a> = &'a mut dyn FnMut(&Clash) -> Option<ClashAnswer>;
+
+/// Servers read from a file of the repository, about to become local or
+/// user servers, which Claude Code starts without asking: a front-end
+/// shows them and asks the person.
+#[derive(Debug)]
+pub struct RepositoryServers {
+    /// The file, inside the repository.
+    pub file: PathBuf,
+    /// The scope they would go to.
+    pub scope: Scope,
+    /// Each server's name and what it runs (its command line, or its URL),
+    /// as the file says: untrusted text.
+    pub servers: Vec<(String, String)>,
+}
+
+/// Asks whether to import [`RepositoryServers`]; `false` stops the import.
+pub type ConfirmRepository<'a> = &'a mut dyn FnMut(&RepositoryServers) -> bool;
 
 /// The import decided; nothing written yet.
 #[derive(Debug)]
@@ -154,6 +174,7 @@ pub fn plan_import(
     ctx: &Context,
     request: &ImportRequest,
     mut ask: Option<AskAboutClash<'_>>,
+    confirm: Option<ConfirmRepository<'_>>,
 ) -> Result<ImportPlan, Error> {
     let client = request.client;
     let args = request;
@@ -492,6 +513,7 @@ pub fn plan_import(
     };
     // `${HOME}` (from an editor's `${userHome}`) is nothing to set.
     example.retain(|line| !import::is_process_variable(&line.name));
+    gate_repository_servers(ctx, request, &file, &servers, confirm)?;
     let report = ImportReport {
         client,
         file,
@@ -638,4 +660,81 @@ fn suggested_name(name: &str) -> String {
         Err(model::NameError::Reserved(_)) => format!("{suggestion}-server"),
         Err(_) => "imported-server".to_string(),
     }
+}
+
+/// A file inside the repository (`.cursor/mcp.json`, `.vscode/mcp.json`,
+/// any `--file` under the project) holds the repository's servers, chosen
+/// by whoever committed them. In the project scope Claude Code asks each
+/// person before starting them; in the local and user scopes it does not.
+/// So those imports go ahead only when the person agreed: `trust_file`, or
+/// yes to `confirm` after seeing every command.
+fn gate_repository_servers(
+    ctx: &Context,
+    request: &ImportRequest,
+    file: &std::path::Path,
+    servers: &[(String, ServerEntry)],
+    confirm: Option<ConfirmRepository<'_>>,
+) -> Result<(), Error> {
+    if request.scope == Scope::Project || request.trust_file || servers.is_empty() {
+        return Ok(());
+    }
+    let root = ctx
+        .locations
+        .git_root
+        .clone()
+        .unwrap_or_else(|| ctx.locations.project_root());
+    let real =
+        |path: &std::path::Path| dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if !real(file).starts_with(real(&root)) {
+        return Ok(());
+    }
+    let servers: Vec<(String, String)> = servers
+        .iter()
+        .map(|(name, entry)| {
+            let runs = match entry.url() {
+                Some(url) => url.to_string(),
+                None => {
+                    let mut words = vec![entry.command().unwrap_or_default().to_string()];
+                    words.extend(entry.args().into_iter().map(str::to_string));
+                    shell_words(&words)
+                }
+            };
+            (name.clone(), runs)
+        })
+        .collect();
+    let repository = RepositoryServers {
+        file: file.to_path_buf(),
+        scope: request.scope,
+        servers,
+    };
+    if let Some(confirm) = confirm
+        && confirm(&repository)
+    {
+        return Ok(());
+    }
+    let shown_file = file.strip_prefix(ctx.locations.project_root()).map_or_else(
+        |_| ctx.locations.display(file),
+        |rest| rest.display().to_string(),
+    );
+    let flag_command = |extra: &[&str]| {
+        let mut words = vec!["import", "--from", request.client.as_str()];
+        if let Some(given) = request.file.as_ref().and_then(|file| file.to_str()) {
+            words.extend(["--file", given]);
+        }
+        words.extend_from_slice(extra);
+        ctx.command(&words)
+    };
+    Err(Error::failure(format!(
+        "`{}` is a file of this repository: its servers would become {} servers, which Claude Code starts without asking",
+        shown(&shown_file),
+        request.scope
+    ))
+    .with_hint(format!(
+        "import them into the project scope, where Claude Code asks before starting each: `{}`",
+        flag_command(&["--scope", "project"])
+    ))
+    .with_hint(format!(
+        "or, once you have read every command in it and trust them: `{}`",
+        flag_command(&["--scope", request.scope.as_str(), "--trust-file"])
+    )))
 }

@@ -114,9 +114,10 @@ fn a_name_clash_fails_with_hints_and_rename_or_replace_resolve_it() {
         "cursor",
         "--rename",
         "github=github-cursor",
+        "--trust-file",
     ])
     .expect_code(0);
-    env.run(&["import", "--from", "cursor", "--replace"])
+    env.run(&["import", "--from", "cursor", "--replace", "--trust-file"])
         .expect_code(0);
     let listed = env.run(&["list", "--json"]).expect_code(0).json();
     let names: Vec<&str> = listed["servers"]

@@ -150,7 +150,7 @@ fn an_interrupted_import_finishes_on_the_second_run() {
         ),
     );
     let long = make_unwritable(&env, "home/.claude.json");
-    let out = env.run(&["import", "--from", "cursor", "-s", "local"]);
+    let out = env.run(&["import", "--from", "cursor", "-s", "local", "--trust-file"]);
     out.assert_no_secret(&[PAT]);
     assert_snapshot!(shown(&out), @r#"
     ----- stderr -----
@@ -165,7 +165,7 @@ fn an_interrupted_import_finishes_on_the_second_run() {
     // `.gitignore` got its rule before `.env` existed.
     assert_eq!(env.read("project/.gitignore"), ".env\n");
     make_writable(&env, "home/.claude.json", &long);
-    let out = env.run(&["import", "--from", "cursor", "-s", "local"]);
+    let out = env.run(&["import", "--from", "cursor", "-s", "local", "--trust-file"]);
     out.assert_no_secret(&[PAT]);
     assert_snapshot!(out, @"
     ----- stderr -----
@@ -176,7 +176,7 @@ fn an_interrupted_import_finishes_on_the_second_run() {
     ");
     // Once everything is there, a third run finds nothing to do.
     let before = env.bytes("home/.claude.json");
-    assert_snapshot!(env.run(&["import", "--from", "cursor", "-s", "local"]), @"
+    assert_snapshot!(env.run(&["import", "--from", "cursor", "-s", "local", "--trust-file"]), @"
     ----- stderr -----
     Already in local scope as imported: `github`, `docs`
     Nothing to import from cursor (`[ROOT]/project/.cursor/mcp.json`)
@@ -426,7 +426,7 @@ const SCENARIOS: [Scenario; 5] = [
     },
     Scenario {
         name: "import",
-        args: &["import", "--from", "cursor", "-s", "local"],
+        args: &["import", "--from", "cursor", "-s", "local", "--trust-file"],
         setup: with_cursor_servers,
     },
 ];

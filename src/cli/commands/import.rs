@@ -16,7 +16,7 @@ use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::model::ServerEntry;
 use crate::ops::import_servers::{
-    Clash, ClashAnswer, ImportReport, ImportRequest, apply_import, plan_import,
+    Clash, ClashAnswer, ImportReport, ImportRequest, RepositoryServers, apply_import, plan_import,
 };
 use crate::scope::Scope;
 
@@ -130,6 +130,7 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportOutput, CliError> {
         replace: options.replace,
         include_disabled: options.include_disabled,
         force: options.force,
+        trust_file: options.trust_file,
     };
     // A clash is asked about only on a terminal, and never when the
     // answer would be lost (a dry run, JSON).
@@ -141,7 +142,13 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportOutput, CliError> {
         show_clash(ctx, clash);
         ask_about_clash(&clash.name, clash.scope).ok()
     };
-    let plan = plan_import(ctx, &request, can_ask.then_some(&mut ask as _))?;
+    let mut confirm = |servers: &RepositoryServers| confirm_repository(ctx, servers);
+    let plan = plan_import(
+        ctx,
+        &request,
+        can_ask.then_some(&mut ask as _),
+        can_ask.then_some(&mut confirm as _),
+    )?;
     // A dry run writes as usual through `edits`, which shows instead.
     let mut report = apply_import(ctx, plan)?;
     report.dry_run = options.dry_run;
@@ -149,6 +156,34 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ImportOutput, CliError> {
         env_files_shown: shown_env_files(ctx, &report.moves),
         report,
     })
+}
+
+/// Shows the servers of a repository file, each with what it runs, and
+/// asks whether to take them into a scope Claude Code starts without
+/// asking. No answer is no.
+fn confirm_repository(ctx: &Ctx, repository: &RepositoryServers) -> bool {
+    let _ = crate::cli::output::write(
+        &ctx.shield,
+        crate::cli::output::Stream::Stderr,
+        false,
+        |err| {
+            writeln!(
+                err,
+                "`{}` is a file of this repository, written by whoever committed it. In {} scope, Claude Code starts these servers without asking:",
+                repository.file.display(),
+                repository.scope
+            )?;
+            for (name, runs) in &repository.servers {
+                writeln!(err, "  `{}` runs `{}`", shown(name), shown(runs))?;
+            }
+            Ok(())
+        },
+    );
+    dialoguer::Confirm::new()
+        .with_prompt(format!("Import them into {} scope?", repository.scope))
+        .default(false)
+        .interact()
+        .unwrap_or(false)
 }
 
 /// Shows how the entry in the file differs from the one being imported
