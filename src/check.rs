@@ -359,7 +359,11 @@ pub struct CommandCheck {
     /// The command as configured.
     pub command: String,
     /// The command with its placeholders expanded as Claude Code would
-    /// (when it has any and each is set or has a default).
+    /// (when it has any and each is set or has a default), every value
+    /// substituted from the environment or a file masked (`/opt/****/bin`):
+    /// a repository's command may name any variable (`${PGPASSWORD}`), and
+    /// what `check` prints can end up in a CI log. A default written in the
+    /// entry itself is shown as written.
     pub resolved: Option<String>,
     /// Whether it is on PATH (or exists, for a path); `None` when it was not
     /// checked because it depends on variables that are not set.
@@ -1261,14 +1265,27 @@ fn example_descriptions(example: &DotEnv) -> BTreeMap<String, String> {
 /// first, from what Claude Code sees, else from `.env` (as `mcpenv run`
 /// would); a command that depends on an unset variable without a default
 /// is not judged.
+/// What a value substituted into a shown command becomes.
+const MASKED_SUBSTITUTION: &str = "****";
+
 fn check_command(command: &str, locations: &Locations, sources: &EnvSources) -> CommandCheck {
-    let expansion = placeholder::expand(command, |name| {
+    let lookup = |name: &str| {
         sources
             .for_claude(name)
             .or_else(|| sources.in_files(name))
             .map(|(value, _)| value)
+    };
+    let expansion = placeholder::expand(command, lookup);
+    let shown = placeholder::expand(command, |name| {
+        lookup(name).map(|value| {
+            if value.is_empty() {
+                value
+            } else {
+                MASKED_SUBSTITUTION.to_string()
+            }
+        })
     });
-    let resolved = (expansion.text != command).then(|| expansion.text.clone());
+    let resolved = (expansion.text != command).then_some(shown.text);
     if !expansion.missing.is_empty() {
         return CommandCheck {
             command: command.to_string(),
