@@ -212,8 +212,13 @@ impl Redactor {
     }
 
     /// Learns `value` if `scan` would flag it as the value of the variable
-    /// `name` (a `.env` line, a `-e NAME=value`).
+    /// `name` (a `.env` line, a `-e NAME=value`), or if the name says it
+    /// is a secret and the value is a literal (`GITHUB_TOKEN=dev`): what
+    /// is shown is masked even where `scan` would call the value a decoy.
     pub fn learn_env(&mut self, name: &str, value: &str) {
+        if secrets::keyword_secret(name, value) {
+            self.learn(value.trim());
+        }
         let mut env = Map::new();
         env.insert(name.to_string(), Value::String(value.to_string()));
         let mut fields = Map::new();
@@ -331,7 +336,15 @@ impl Redactor {
                     members.insert(key, member);
                 }
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            // A number where a string belongs (`"PIN": 123456`) can be a
+            // secret too: shown as the masked string it would be.
+            Value::Number(number) => {
+                let text = number.to_string();
+                if let Cow::Owned(masked) = self.mask_text(&text) {
+                    *value = Value::String(masked);
+                }
+            }
+            Value::Null | Value::Bool(_) => {}
         }
     }
 }

@@ -260,9 +260,17 @@ impl Scanner {
 
     fn env(&mut self, env: &Map<String, Value>) {
         for (key, value) in env {
-            let Some(value) = value.as_str() else {
-                continue;
-            };
+            // A value of the wrong type (`"PIN": 1234`, `"KEY": ["sk-…"]`)
+            // is no less a secret: Claude Code refuses the entry, but the
+            // file still holds it and `get` still shows it.
+            for text in leaf_texts(value) {
+                self.env_value(key, &text);
+            }
+        }
+    }
+
+    fn env_value(&mut self, key: &str, value: &str) {
+        {
             let text = capped(value);
             self.candidates.clear();
             scan_tokens(text, &mut self.candidates);
@@ -279,7 +287,7 @@ impl Scanner {
                     self.push(Tier::Generic, rule, span);
                 }
             }
-            self.emit(text, |_| Field::Env(key.clone()));
+            self.emit(text, |_| Field::Env(key.to_string()));
         }
     }
 
@@ -365,6 +373,18 @@ impl Scanner {
                 span: candidate.span,
             });
         }
+    }
+}
+
+/// The texts a JSON value holds: itself when a string, a number's or a
+/// boolean's digits, every leaf of an array or object.
+fn leaf_texts(value: &Value) -> Vec<std::borrow::Cow<'_, str>> {
+    match value {
+        Value::String(text) => vec![std::borrow::Cow::Borrowed(text.as_str())],
+        Value::Number(number) => vec![std::borrow::Cow::Owned(number.to_string())],
+        Value::Array(items) => items.iter().flat_map(leaf_texts).collect(),
+        Value::Object(members) => members.values().flat_map(leaf_texts).collect(),
+        Value::Bool(_) | Value::Null => Vec::new(),
     }
 }
 
@@ -1051,8 +1071,14 @@ fn is_env_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// A value judged by its name: the AWS secret shape, else `generic-secret`.
+/// A value judged by its name: a password under a password name, the AWS
+/// secret shape, else `generic-secret`.
 fn name_gated(name: &str, value: &str) -> Option<(&'static str, Range<usize>)> {
+    if is_password_name(name) {
+        if let Some(span) = password_value(value) {
+            return Some((GENERIC_SECRET, span));
+        }
+    }
     let strength = name_strength(name)?;
     if is_aws_secret_name(name) {
         let trimmed = value.trim();
@@ -1067,6 +1093,85 @@ fn name_gated(name: &str, value: &str) -> Option<(&'static str, Range<usize>)> {
         }
     }
     accept_value(value, strength).map(|span| (GENERIC_SECRET, span))
+}
+
+/// Last name segments that say the value is a password or a secret a
+/// person chose, whose shape proves nothing: `hunter2` under `DB_PASSWORD`
+/// is as secret as a random string (detect-secrets' keyword rule).
+const PASSWORD_SEGMENTS: [&str; 6] = ["PASSWORD", "PASSWD", "PWD", "PASSPHRASE", "SECRET", "PIN"];
+
+/// Whether `name` holds a password whatever the value looks like:
+/// `DB_PASSWORD`, `MYSQL_PWD`, `CLIENT_SECRET`, `PIN`, and names that glue
+/// the word on (`PGPASSWORD`, `REDISPASSWORD`). Public names (`NEXT_PUBLIC_…`,
+/// `…_PUBLIC_…`) are not.
+fn is_password_name(name: &str) -> bool {
+    // The shell's working directory, not a MySQL password.
+    if name == "PWD" || name == "OLDPWD" {
+        return false;
+    }
+    if PUBLIC_PREFIXES.iter().any(|prefix| {
+        name.get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+    }) {
+        return false;
+    }
+    let mut last = "";
+    for segment in Segments::new(name) {
+        if is_one_of(segment, &PUBLIC_SEGMENTS) {
+            return false;
+        }
+        last = segment;
+    }
+    let glued = |word: &str| {
+        last.len() > word.len()
+            && last
+                .get(last.len() - word.len()..)
+                .is_some_and(|tail| tail.eq_ignore_ascii_case(word))
+    };
+    is_one_of(last, &PASSWORD_SEGMENTS) || glued("PASSWORD") || glued("PASSWD")
+}
+
+/// Whether `value` is a literal (no placeholder, reference, mask or
+/// filler) under a name that says it is a secret (`GITHUB_TOKEN`,
+/// `PGPASSWORD`): what every preview and listing masks, whatever its shape.
+pub fn keyword_secret(name: &str, value: &str) -> bool {
+    (is_secret_name(name) || is_password_name(name)) && password_value(value).is_some()
+}
+
+/// The span of a password under a password name: anything but empty, a
+/// reference or placeholder (`${DB_PASSWORD}`, `<password>`, `op://…`), a
+/// masked or filler value (`****`, `your-password-here`) and the words that
+/// switch a setting rather than open a door (`true`, `none`).
+fn password_value(value: &str) -> Option<Range<usize>> {
+    const STAND_INS: [&str; 12] = [
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "todo",
+        "tbd",
+    ];
+    let trimmed = value.trim();
+    if trimmed.is_empty()
+        || has_reference(trimmed)
+        || is_bracketed(trimmed)
+        || is_masked(trimmed)
+        || has_filler(trimmed)
+        || crate::references::manager_of(trimmed).is_some()
+        || STAND_INS
+            .iter()
+            .any(|word| trimmed.eq_ignore_ascii_case(word))
+    {
+        return None;
+    }
+    let start = value.len() - value.trim_start().len();
+    Some(start..start + trimmed.len())
 }
 
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SECRET_KEY`, `SECRET_ACCESS_KEY`.

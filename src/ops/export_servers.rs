@@ -390,7 +390,12 @@ pub fn check_export(ctx: &Context, plan: ExportPlan) -> ExportReport {
             before: plan.existing,
             after: Some(plan.text),
         };
-        report.diff = Some(change.unified(&crate::ops::shown::shown_path(ctx, &report.file)));
+        // The file is the client's and may hold literal secrets: shown as
+        // every preview is, with what the shield learns from it masked.
+        report.diff = crate::ops::shown_changes::shown(ctx, &[change])
+            .into_iter()
+            .next()
+            .map(|shown| shown.diff);
     }
     report
 }
