@@ -57,6 +57,7 @@ mod teammate;
 mod templates;
 mod templates_schema;
 mod terminal;
+mod trust_boundaries;
 mod undo;
 mod untrusted_text;
 mod user_store;
