@@ -217,7 +217,17 @@ impl Redactor {
     /// is shown is masked even where `scan` would call the value a decoy.
     pub fn learn_env(&mut self, name: &str, value: &str) {
         if secrets::keyword_secret(name, value) {
-            self.learn(value.trim());
+            // `Bearer …` keeps its scheme readable, as `display_value` does.
+            let value = value.trim();
+            let credential = value
+                .split_once(' ')
+                .filter(|(scheme, _)| {
+                    SCHEMES
+                        .iter()
+                        .any(|known| known.eq_ignore_ascii_case(scheme))
+                })
+                .map_or(value, |(_, credential)| credential.trim());
+            self.learn(credential);
         }
         let mut env = Map::new();
         env.insert(name.to_string(), Value::String(value.to_string()));

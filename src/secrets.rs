@@ -1158,7 +1158,26 @@ fn password_value(value: &str) -> Option<Range<usize>> {
         "tbd",
     ];
     let trimmed = value.trim();
+    // A value that only repeats what the name says (`PASSWORD=password`,
+    // `JWT_SECRET=secret`) or asks to be changed (`changeit`) stands in for
+    // one; so does the path of a file holding it (`/run/secrets/db`).
+    let mut buffer = [0u8; 32];
+    let stands_in = folded_alnum(trimmed, &mut buffer).is_some_and(|word| {
+        [
+            &b"password"[..],
+            b"passwd",
+            b"pass",
+            b"secret",
+            b"pin",
+            b"passphrase",
+            b"changeme",
+            b"changeit",
+        ]
+        .contains(&word)
+    });
     if trimmed.is_empty()
+        || stands_in
+        || is_path(trimmed)
         || has_reference(trimmed)
         || is_bracketed(trimmed)
         || is_masked(trimmed)
@@ -2056,9 +2075,51 @@ mod tests {
                     AWS_SECRET_ACCESS_KEY,
                     aws_secret
                 ),
+                // A word under a password name is still a password.
+                found("env.PASSWORD", GENERIC_SECRET, "production"),
                 found("env.DATABASE_URL", URL_USERINFO_PASSWORD, "Zq8rT2vL9x"),
             ]
         );
+    }
+
+    #[test]
+    fn a_password_name_makes_any_literal_a_secret() {
+        for (name, value) in [
+            ("PGPASSWORD", "postgres"),
+            ("DB_PASSWORD", "hunter2"),
+            ("MYSQL_PWD", "pw"),
+            ("MYSQL_ROOT_PASSWORD", "root"),
+            ("REDISPASSWD", "x1"),
+            ("JWT_SECRET", "dev"),
+            ("PIN", "1234"),
+            ("GPG_PASSPHRASE", "correct horse battery staple"),
+        ] {
+            let found_ = scan(json!({"command": "x", "env": {name: value}}));
+            assert_eq!(
+                found_,
+                [found(&format!("env.{name}"), GENERIC_SECRET, value)],
+                "{name}"
+            );
+        }
+        for (name, value) in [
+            ("DB_PASSWORD", ""),
+            ("DB_PASSWORD", "${DB_PASSWORD}"),
+            ("DB_PASSWORD", "<your password>"),
+            ("DB_PASSWORD", "op://Team/db/password"),
+            ("DB_PASSWORD", "****"),
+            ("DB_PASSWORD", "your-password-here"),
+            ("USE_SECRET", "true"),
+            ("PWD", "/home/me/project"),
+            ("NEXT_PUBLIC_SECRET", "shown-to-everyone"),
+            ("PASSWORD_FILE", "/run/secrets/db"),
+            ("PINECONE_INDEX", "docs"),
+        ] {
+            assert_eq!(
+                scan(json!({"command": "x", "env": {name: value}})),
+                [],
+                "{name}={value}"
+            );
+        }
     }
 
     #[test]

@@ -1529,9 +1529,8 @@ const DECOYS: &[Decoy] = &[
     |rng| env_decoy(rng, "API_KEY", "null"),
     |rng| env_decoy(rng, "TOKEN_LIMIT", "100000"),
     |rng| env_decoy(rng, "MAX_TOKENS", "4096"),
-    |rng| env_decoy(rng, "PASSWORD", "production"),
-    |rng| env_decoy(rng, "DB_PASSWORD", "Development"),
-    |rng| env_decoy(rng, "AUTH_SECRET", "info"),
+    // A word under a password name (`PASSWORD=production`) is a password
+    // a person chose, not a decoy: `secrets::tests::a_password_name_…`.
     |rng| env_decoy(rng, "PASSWORD", "changeme"),
     |rng| env_decoy(rng, "KEYSTORE_PASSWORD", "changeit"),
     |rng| env_decoy(rng, "ADMIN_PASSWORD", "password"),
