@@ -6,8 +6,9 @@
 //!
 //! dotenvy 0.15.7 substitutes `$NAME` and `${NAME}` in unquoted and
 //! double-quoted values, from earlier lines and from the process environment
-//! (which wins). mcpenv's writer escapes every `$`, so what it writes reads
-//! back literally.
+//! (which wins). mcpenv's writer puts every value in single quotes (see
+//! [`quote`]), so what it writes reads back literally, in dotenvy and in a
+//! shell that sources the file (`set -a; . ./.env`).
 
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -108,7 +109,7 @@ impl DotEnv {
     /// Parses `text` as the contents of the file at `path`.
     ///
     /// Substitution of `$NAME` still reads the process environment (dotenvy
-    /// does that; mcpenv's own values never contain an unescaped `$`).
+    /// does that; mcpenv's own values are single-quoted, so never expand).
     pub fn parse(path: &Path, text: String) -> Self {
         let (entries, problems) = parse_text(&text);
         Self {
@@ -871,8 +872,9 @@ pub fn example_with(existing: &str, variables: &[ExampleLine]) -> String {
         for line in comment.lines() {
             append_line(&mut text, format!("# {line}").trim_end());
         }
-        // Plain text as it is; a default `.env` cannot hold is left out
-        // rather than mangled.
+        // Plain text as it is (these characters mean nothing to dotenvy or
+        // a shell, bare); anything else through `quote`, and a default it
+        // refuses is left out rather than mangled.
         let plain = value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-./:@,+".contains(c));
