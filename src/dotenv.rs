@@ -6,8 +6,9 @@
 //!
 //! dotenvy 0.15.7 substitutes `$NAME` and `${NAME}` in unquoted and
 //! double-quoted values, from earlier lines and from the process environment
-//! (which wins). mcpenv's writer escapes every `$`, so what it writes reads
-//! back literally.
+//! (which wins). mcpenv's writer puts every value in single quotes (see
+//! [`quote`]), so what it writes reads back literally, in dotenvy and in a
+//! shell that sources the file (`set -a; . ./.env`).
 
 use std::cell::Cell;
 use std::io::{self, Read};
@@ -53,7 +54,7 @@ pub enum DotEnvError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QuoteError {
     /// The value holds a control character other than newline and tab.
-    #[error("the value contains {}, which mcpenv does not write to `.env` files", describe_char(*character))]
+    #[error("the value contains {}, which mcpenv does not write to dotenv files or print for a shell", describe_char(*character))]
     ControlCharacter {
         /// The first offending character.
         character: char,
@@ -108,7 +109,7 @@ impl DotEnv {
     /// Parses `text` as the contents of the file at `path`.
     ///
     /// Substitution of `$NAME` still reads the process environment (dotenvy
-    /// does that; mcpenv's own values never contain an unescaped `$`).
+    /// does that; mcpenv's own values are single-quoted, so never expand).
     pub fn parse(path: &Path, text: String) -> Self {
         let (entries, problems) = parse_text(&text);
         Self {
@@ -642,33 +643,49 @@ fn append_line(text: &mut String, line: &str) {
     text.push_str(ending);
 }
 
-/// Quotes `value` for a `.env` file so that dotenvy reads it back exactly.
+/// Quotes `value` for a dotenv file so that dotenvy 0.15.7 and a shell
+/// that sources or `eval`s it (`set -a; . ./.env`: sh, bash, zsh; fish for
+/// `mcpenv env --format fish`) all read back exactly `value`, expanding
+/// nothing.
 ///
-/// Single quotes unless the value contains `'` or `\`; otherwise double
-/// quotes with `\`, `"`, `$` and newline escaped. Newline and tab are allowed;
-/// other control characters (carriage return, NUL, escape, …) are rejected.
+/// The value goes in single quotes, where none of them expands `$`, a
+/// backtick or `!`. Each `'` and `\` is written outside the quotes, as
+/// `\'` and `\\`, the one escape all of them read the same way: a `'`
+/// cannot be inside single quotes in a shell, and a `\` inside them is a
+/// quote escape to fish and, before the closing quote, to dotenvy's line
+/// joiner. So `it's` is `'it'\''s'` and `C:\dir` is `'C:'\\'dir'`.
+/// Newline and tab are kept (inside the quotes, all readers keep them).
+/// Any other character [`display::is_unsafe`](crate::display::is_unsafe)
+/// flags (NUL, carriage return, escape, bidirectional controls, …) is
+/// refused: no shell variable holds a NUL, dotenvy drops a carriage return
+/// before a newline, and the rest would reach a terminal raw (mcpenv's
+/// output escapes them, which would change what `eval` reads).
 pub fn quote(value: &str) -> Result<String, QuoteError> {
     if let Some(character) = value
         .chars()
-        .find(|&c| c.is_control() && c != '\n' && c != '\t')
+        .find(|&c| crate::display::is_unsafe(c) && c != '\n' && c != '\t')
     {
         return Err(QuoteError::ControlCharacter { character });
     }
-    if !value.contains(['\'', '\\']) {
-        return Ok(format!("'{value}'"));
+    if value.is_empty() {
+        return Ok("''".to_owned());
     }
     let mut quoted = String::with_capacity(value.len() + 8);
-    quoted.push('"');
+    let mut open = false;
     for c in value.chars() {
-        match c {
-            '\\' => quoted.push_str("\\\\"),
-            '"' => quoted.push_str("\\\""),
-            '$' => quoted.push_str("\\$"),
-            '\n' => quoted.push_str("\\n"),
-            c => quoted.push(c),
+        let escaped = matches!(c, '\'' | '\\');
+        if escaped == open {
+            quoted.push('\'');
+            open = !open;
         }
+        if escaped {
+            quoted.push('\\');
+        }
+        quoted.push(c);
     }
-    quoted.push('"');
+    if open {
+        quoted.push('\'');
+    }
     Ok(quoted)
 }
 
@@ -682,6 +699,7 @@ fn describe_char(c: char) -> String {
         '\u{8}' => "a backspace",
         '\u{b}' => "a vertical tab",
         '\u{c}' => "a form feed",
+        c if !c.is_control() => "a bidirectional control character",
         _ => "the control character",
     };
     format!("{name} (U+{:04X})", u32::from(c))
@@ -854,8 +872,9 @@ pub fn example_with(existing: &str, variables: &[ExampleLine]) -> String {
         for line in comment.lines() {
             append_line(&mut text, format!("# {line}").trim_end());
         }
-        // Plain text as it is; a default `.env` cannot hold is left out
-        // rather than mangled.
+        // Plain text as it is (these characters mean nothing to dotenvy or
+        // a shell, bare); anything else through `quote`, and a default it
+        // refuses is left out rather than mangled.
         let plain = value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "_-./:@,+".contains(c));
@@ -1197,14 +1216,17 @@ mod tests {
         assert_eq!(quote("plain value").unwrap(), "'plain value'");
         assert_eq!(quote("").unwrap(), "''");
         assert_eq!(
-            quote("a\"b $X ${Y} # = \n\t").unwrap(),
-            "'a\"b $X ${Y} # = \n\t'"
+            quote("a\"b $X ${Y} `x` $(x) !x # = \n\t").unwrap(),
+            "'a\"b $X ${Y} `x` $(x) !x # = \n\t'"
         );
-        assert_eq!(quote("it's").unwrap(), "\"it's\"");
+        assert_eq!(quote("it's").unwrap(), r"'it'\''s'");
         assert_eq!(
             quote("C:\\dir \"q\" $HOME\nnext").unwrap(),
-            "\"C:\\\\dir \\\"q\\\" \\$HOME\\nnext\""
+            "'C:'\\\\'dir \"q\" $HOME\nnext'"
         );
+        assert_eq!(quote("'").unwrap(), r"\'");
+        assert_eq!(quote(r"\'\").unwrap(), r"\\\'\\");
+        assert_eq!(quote(r"a\\b'").unwrap(), r"'a'\\\\'b'\'");
     }
 
     #[test]
@@ -1214,10 +1236,13 @@ mod tests {
             ("\0", "NUL (U+0000)"),
             ("\u{1b}[0m", "an escape character (U+001B)"),
             ("\u{85}", "the control character (U+0085)"),
+            ("a\u{202e}b", "a bidirectional control character (U+202E)"),
         ] {
             assert_eq!(
                 quote(value).unwrap_err().to_string(),
-                format!("the value contains {name}, which mcpenv does not write to `.env` files")
+                format!(
+                    "the value contains {name}, which mcpenv does not write to dotenv files or print for a shell"
+                )
             );
         }
     }
@@ -1254,7 +1279,7 @@ mod tests {
         );
         assert_eq!(
             set("export  A = old # keep me\n", &[("A", "it's")]),
-            "export  A = \"it's\" # keep me\n"
+            "export  A = 'it'\\''s' # keep me\n"
         );
     }
 
@@ -1514,7 +1539,7 @@ mod tests {
                 .prop_map(str::to_owned),
                 "[a-zA-Z0-9_]{1,4}",
                 any::<char>()
-                    .prop_filter("rejected by quote", |c| !c.is_control()
+                    .prop_filter("rejected by quote", |c| !crate::display::is_unsafe(*c)
                         || *c == '\n'
                         || *c == '\t')
                     .prop_map(String::from),

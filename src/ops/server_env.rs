@@ -19,6 +19,9 @@ use crate::references::Resolver;
 pub struct ServerEnv {
     /// Name → value, in name order.
     pub variables: BTreeMap<String, String>,
+    /// Name → where its value comes from (a file, for messages).
+    #[serde(skip)]
+    pub sources: BTreeMap<String, String>,
 }
 
 /// The variables the servers reference that only the dotenv files set.
@@ -36,6 +39,7 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
     let values = handed::handed_values(&sources, &held);
     let mut resolver = Resolver::new(ctx.shield.clone());
     let mut variables = BTreeMap::new();
+    let mut sources = BTreeMap::new();
     for variable in &report.variables {
         if ctx.process_env.contains_key(&variable.name) {
             continue;
@@ -43,15 +47,16 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         let Some(value) = values.get(&variable.name) else {
             continue;
         };
+        let place = variable
+            .source
+            .as_deref()
+            .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`"));
         // A reference is exported as the value it names.
-        let value = resolver.value_of(value).map_err(|error| {
-            let place = variable
-                .source
-                .as_deref()
-                .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`"));
-            unresolved(&variable.name, &place, error)
-        })?;
+        let value = resolver
+            .value_of(value)
+            .map_err(|error| unresolved(&variable.name, &place, error))?;
         variables.insert(variable.name.clone(), value);
+        sources.insert(variable.name.clone(), place);
     }
-    Ok(ServerEnv { variables })
+    Ok(ServerEnv { variables, sources })
 }

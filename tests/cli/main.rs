@@ -13,6 +13,7 @@ mod clients;
 mod completions;
 mod conformance;
 mod doctor;
+mod dotenv_shell;
 mod dotenvx;
 mod dry_run;
 mod exit_codes;

@@ -84,7 +84,7 @@ fn env_prints_what_dotenv_provides_for_the_servers() {
     [exit status: 0]
     ");
     assert_snapshot!(env.run(&["env", "--format", "fish"]), @r"
-    set -gx TOKEN 'it\'s $x'
+    set -gx TOKEN 'it'\''s $x'
     ----- stderr -----
     [exit status: 0]
     ");

@@ -12,6 +12,7 @@ use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
 use crate::dotenv;
+use crate::ops;
 use crate::ops::server_env::{ServerEnv, server_env};
 use crate::redact;
 
@@ -41,13 +42,15 @@ impl Report for EnvReport {
             } else {
                 value.clone()
             };
+            // `run` refused every value `quote` refuses; a masked one is
+            // shorter still.
+            let quoted = dotenv::quote(&value).map_err(io::Error::other)?;
+            // One quoting for all three: dotenvy, POSIX shells and fish read
+            // it the same way (see `dotenv::quote`).
             match self.format {
-                EnvFormat::Sh => writeln!(out, "export {name}={}", sh_quote(&value))?,
-                EnvFormat::Fish => writeln!(out, "set -gx {name} {}", fish_quote(&value))?,
-                EnvFormat::Dotenv | EnvFormat::Json => {
-                    let quoted = dotenv::quote(&value).unwrap_or_else(|_| sh_quote(&value));
-                    writeln!(out, "{name}={quoted}")?;
-                }
+                EnvFormat::Sh => writeln!(out, "export {name}={quoted}")?,
+                EnvFormat::Fish => writeln!(out, "set -gx {name} {quoted}")?,
+                EnvFormat::Dotenv | EnvFormat::Json => writeln!(out, "{name}={quoted}")?,
             }
         }
         Ok(())
@@ -64,20 +67,13 @@ impl Report for EnvReport {
     }
 }
 
-/// POSIX single quotes: `'` becomes `'\''`.
-fn sh_quote(value: &str) -> String {
-    format!("'{}'", value.replace('\'', r"'\''"))
-}
-
-/// fish single quotes: `\` and `'` are escaped with a backslash.
-fn fish_quote(value: &str) -> String {
-    format!("'{}'", value.replace('\\', r"\\").replace('\'', r"\'"))
-}
-
 /// Runs `mcpenv env`; returns the report and whether to print it as JSON.
 pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
     let env = server_env(ctx)?;
     let json = args.json || args.format == EnvFormat::Json;
+    if !json {
+        refuse_unprintable(&env)?;
+    }
     Ok((
         EnvReport {
             env,
@@ -92,13 +88,22 @@ pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
     ))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoting_survives_quotes() {
-        assert_eq!(sh_quote("it's"), r"'it'\''s'");
-        assert_eq!(fish_quote(r"a\b'c"), r"'a\\b\'c'");
+/// Fails, naming the variable and never its value, when a value cannot be
+/// printed so that a shell reads it back exactly (a NUL, an escape
+/// character): before anything is printed, so `eval` gets all or nothing.
+fn refuse_unprintable(env: &ServerEnv) -> Result<(), CliError> {
+    for (name, value) in &env.variables {
+        if let Err(error) = dotenv::quote(value) {
+            let place = env
+                .sources
+                .get(name)
+                .map_or("a `.env` file", String::as_str);
+            return Err(
+                ops::Error::failure(format!("`{name}` in {place}: {error}")).with_hint(format!(
+                    "fix the value of `{name}` there, or read it as JSON: `mcpenv env --json`"
+                )),
+            );
+        }
     }
+    Ok(())
 }
