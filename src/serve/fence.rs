@@ -1,7 +1,8 @@
 //! The fence between mcpenv's words and everyone else's in a tool result.
 //! Whatever a repository, a dotenv file or a server wrote (server names,
 //! commands, URLs, variable names and descriptions, file contents, error
-//! texts that quote them) goes only into objects named `untrusted`; the
+//! texts that quote them, paths, whose folder names a repository may
+//! have chosen) goes only into objects named `untrusted`; the
 //! rest of a result, and every sentence of its text, is mcpenv's own and
 //! refers to such values by where they are (`untrusted.command`), never by
 //! quoting them. An agent can then tell data from instructions by the key
@@ -47,6 +48,7 @@ pub fn fence_each(value: &mut Value, array: &str, keys: &[&str]) {
 /// What a server definition holds that its file wrote.
 pub const SERVER: &[&str] = &[
     "name",
+    "file",
     "command",
     "args",
     "url",
@@ -79,16 +81,21 @@ pub fn servers(value: &mut Value, array: &str) {
 /// A `list_servers` report.
 pub fn server_list(value: &mut Value) {
     servers(value, "servers");
-    fence_each(value, "warnings", &["message"]);
-    fence_each(value, "errors", &["message", "claude_says", "hints"]);
+    fence_each(value, "warnings", &["file", "message"]);
+    fence_each(
+        value,
+        "errors",
+        &["file", "message", "claude_says", "hints"],
+    );
 }
 
 /// What a checked server holds that its file wrote.
-pub const CHECKED_SERVER: &[&str] = &["name", "reason", "variables", "command", "blanked"];
-/// What a variable holds that a file wrote.
-pub const VARIABLE: &[&str] = &["name", "servers", "description"];
-/// What a finding holds that quotes a file: its server and its sentences.
-pub const FINDING: &[&str] = &["server", "message", "hint"];
+pub const CHECKED_SERVER: &[&str] = &["name", "file", "reason", "variables", "command", "blanked"];
+/// What a variable holds that a file wrote (its source is a path).
+pub const VARIABLE: &[&str] = &["name", "source", "servers", "description"];
+/// What a finding holds that quotes a file: its server, its file and its
+/// sentences.
+pub const FINDING: &[&str] = &["server", "file", "message", "hint"];
 
 /// A `check_environment` report.
 pub fn check(value: &mut Value) {
@@ -103,7 +110,7 @@ pub fn check(value: &mut Value) {
 pub fn changes(value: &mut Value) {
     if let Value::Array(items) = value {
         for item in items {
-            fence(item, &["diff"]);
+            fence(item, &["file", "diff"]);
         }
     }
 }

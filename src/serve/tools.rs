@@ -189,14 +189,13 @@ fn list_output() -> Value {
             "servers": {"type": "array", "items": server_output()},
             "warnings": {"type": "array", "items": {
                 "type": "object",
-                "required": ["file", "untrusted"],
-                "properties": {"file": {"type": "string"}, "untrusted": untrusted()}
+                "required": ["untrusted"],
+                "properties": {"untrusted": untrusted()}
             }},
             "errors": {"type": "array", "items": {
                 "type": "object",
-                "required": ["file", "scopes", "untrusted"],
+                "required": ["scopes", "untrusted"],
                 "properties": {
-                    "file": {"type": "string"},
                     "scopes": strings(),
                     "line": nullable("integer"),
                     "column": nullable("integer"),
@@ -213,11 +212,10 @@ fn list_output() -> Value {
 fn server_output() -> Value {
     json!({
         "type": "object",
-        "required": ["scope", "transport", "file", "shadowed", "status", "untrusted"],
+        "required": ["scope", "transport", "shadowed", "status", "untrusted"],
         "properties": {
             "scope": {"enum": ["user", "project", "local"]},
             "transport": {"type": "string"},
-            "file": {"type": "string"},
             "shadowed": {"type": "boolean"},
             "shadowed_by": {"enum": ["user", "project", "local", null]},
             "approval": {"enum": ["approved", "pending", "rejected", null]},
@@ -278,9 +276,8 @@ fn write_output() -> Value {
             "status": {"enum": ["written", "needs_confirmation", "declined", "cancelled", "failed"]},
             "changes": {"type": "array", "items": {
                 "type": "object",
-                "required": ["file", "committed", "untrusted"],
+                "required": ["committed", "untrusted"],
                 "properties": {
-                    "file": {"type": "string"},
                     "committed": {"type": "boolean"},
                     "untrusted": untrusted()
                 }
@@ -300,10 +297,9 @@ fn check_output() -> Value {
             "ok": {"type": "boolean"},
             "servers": {"type": "array", "items": {
                 "type": "object",
-                "required": ["scope", "file", "status", "ok", "untrusted"],
+                "required": ["scope", "status", "ok", "untrusted"],
                 "properties": {
                     "scope": {"enum": ["user", "project", "local"]},
-                    "file": {"type": "string"},
                     "status": {"type": "string"},
                     "ok": {"type": "boolean"},
                     "untrusted": untrusted()
@@ -314,7 +310,6 @@ fn check_output() -> Value {
                 "required": ["state", "untrusted"],
                 "properties": {
                     "state": {"enum": ["set", "empty", "defaulted", "missing"]},
-                    "source": nullable("string"),
                     "seen_by_claude": {"type": "boolean"},
                     "interactive_only": {"type": "boolean"},
                     "secret": {"type": "boolean"},
@@ -328,7 +323,6 @@ fn check_output() -> Value {
                 "properties": {
                     "code": {"type": "string"},
                     "severity": {"enum": ["error", "warning"]},
-                    "file": nullable("string"),
                     "untrusted": untrusted()
                 }
             }},
@@ -414,23 +408,19 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
 }
 
 /// The text for files that do not load, when there are any: the listing
-/// or check is not whole. What is wrong with each quotes the file, so the
-/// text names only the file and where the rest is.
+/// or check is not whole. What is wrong with each quotes the file, and its
+/// path holds folder names the repository chose, so the text only counts
+/// them and says where the rest is.
 pub fn unloaded(read: &Read) -> Option<String> {
-    let errors = file_errors(&read.inventory);
-    if errors.is_empty() {
+    let errors = file_errors(&read.inventory).len();
+    if errors == 0 {
         return None;
     }
-    let mut text = String::from(
-        "Some configuration files do not load, so their servers are left out (the rest is in the structured content; what is wrong with each file is in `errors[].untrusted.message`, what to do in `errors[].untrusted.hints`):",
-    );
-    for error in errors {
-        text.push_str(&format!(
-            "\n- `{}`",
-            crate::display::escape(&error.file.display().to_string())
-        ));
-    }
-    Some(text)
+    Some(format!(
+        "{errors} configuration file{} not load, so {} servers are left out (the rest is in the structured content): each file is in `errors[].untrusted.file`, what is wrong with it in `errors[].untrusted.message`, what to do in `errors[].untrusted.hints`",
+        if errors == 1 { " does" } else { "s do" },
+        if errors == 1 { "its" } else { "their" },
+    ))
 }
 
 /// The short text of a `list_servers` result.

@@ -145,7 +145,13 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
             });
             fence(
                 &mut report,
-                &["name", "warnings", "still_missing", "approve_command"],
+                &[
+                    "name",
+                    "file",
+                    "warnings",
+                    "still_missing",
+                    "approve_command",
+                ],
             );
             Ok(report)
         }),
@@ -257,7 +263,16 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
                 "written": report.written,
                 "approve_command": report.approve_command,
             });
-            fence(&mut report, &["name", "moved_variables", "approve_command"]);
+            fence(
+                &mut report,
+                &[
+                    "name",
+                    "file",
+                    "written",
+                    "moved_variables",
+                    "approve_command",
+                ],
+            );
             Ok(report)
         }),
     })

@@ -18,7 +18,15 @@ pub type Session = RunningService<RoleClient, ClientConfig>;
 /// `mcpenv serve` started in the project: its stdout and stdin, for a
 /// client. The child lives as long as the test's runtime.
 pub fn spawn_serve(env: &TestEnv) -> (tokio::process::ChildStdout, tokio::process::ChildStdin) {
-    let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
+    spawn_serve_in(env, &env.project)
+}
+
+/// [`spawn_serve`] in the folder `dir`.
+pub fn spawn_serve_in(
+    env: &TestEnv,
+    dir: &std::path::Path,
+) -> (tokio::process::ChildStdout, tokio::process::ChildStdin) {
+    let mut command = tokio::process::Command::from(env.command(dir, &["serve"]));
     command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -305,8 +313,17 @@ async fn unknown_tools_and_broken_files_use_their_channels() {
     assert_eq!(result.is_error, Some(true));
     let text = &result.content[0].as_text().unwrap().text;
     assert!(
-        text.contains(".mcp.json") && text.contains("errors[].untrusted.hints"),
+        text.contains("1 configuration file does not load")
+            && text.contains("errors[].untrusted.hints"),
         "{text}"
+    );
+    assert!(
+        structured(&result)["errors"][0]["untrusted"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("/project/.mcp.json"),
+        "{}",
+        structured(&result)
     );
     assert!(
         structured(&result)["errors"][0]["untrusted"]["hints"]

@@ -76,7 +76,17 @@ async fn connect_with(
     action: Option<ElicitationAction>,
     meanwhile: Option<(std::path::PathBuf, String)>,
 ) -> (Session, Person) {
-    let (stdout, stdin) = crate::serve::spawn_serve(env);
+    connect_in(env, &env.project, action, meanwhile).await
+}
+
+/// [`connect_with`], `mcpenv serve` started in the folder `dir`.
+pub async fn connect_in(
+    env: &TestEnv,
+    dir: &std::path::Path,
+    action: Option<ElicitationAction>,
+    meanwhile: Option<(std::path::PathBuf, String)>,
+) -> (Session, Person) {
+    let (stdout, stdin) = crate::serve::spawn_serve_in(env, dir);
     let person = Person {
         action,
         shown: Arc::default(),

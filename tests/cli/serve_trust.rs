@@ -7,7 +7,7 @@ use rmcp::model::{CallToolResult, ElicitationAction};
 use serde_json::{Value, json};
 
 use crate::harness::TestEnv;
-use crate::serve_gate::{call, connect, structured, text};
+use crate::serve_gate::{call, connect, connect_in, structured, text};
 use crate::terminal::{Terminal, exited};
 
 /// Every file an agent's write could touch, for "nothing was written".
@@ -330,6 +330,29 @@ async fn repository_text_reaches_every_tool_result_only_under_untrusted() {
         seen_under_untrusted,
         "the planted texts were not read at all"
     );
+    session.cancel().await.unwrap();
+
+    // The written and the declined results, with the person asked.
+    for action in [ElicitationAction::Decline, ElicitationAction::Accept] {
+        let (session, _) = connect(&env, Some(action)).await;
+        for (tool, arguments) in [
+            (
+                "add_server",
+                json!({"name": "clean", "scope": "local", "command": "true"}),
+            ),
+            ("add_server", json!({"name": "clean", "command": "true"})),
+            (
+                "share_server",
+                json!({"name": "PLANTED_local", "keep": true}),
+            ),
+        ] {
+            let result = call(&session, tool, arguments.clone()).await;
+            assert_eq!(result.is_error, Some(false), "{tool}: {}", text(&result));
+            assert_fenced(tool, &arguments, &result);
+        }
+        session.cancel().await.unwrap();
+    }
+    let (session, _) = connect(&env, None).await;
 
     // A repository file that does not load says so in mcpenv's words; what
     // it holds, as quoted in the error, stays under `untrusted` too.
@@ -368,5 +391,43 @@ async fn repository_text_reaches_every_tool_result_only_under_untrusted() {
         let result = call(&session, tool, arguments.clone()).await;
         assert_fenced(tool, &arguments, &result);
     }
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn folder_names_a_repository_chose_are_paths_under_untrusted_too() {
+    let env = TestEnv::new();
+    let folder = env.project.join(NOTE);
+    std::fs::create_dir_all(&folder).unwrap();
+    env.write(
+        &format!("project/{NOTE}/.mcp.json"),
+        &json!({"mcpServers": {"team": {"command": "sh", "env": {"TEAM_TOKEN": "${TEAM_TOKEN}"}}}})
+            .to_string(),
+    );
+    env.write(&format!("project/{NOTE}/.env"), "UNUSED=1\n");
+    let (session, _) = connect_in(&env, &folder, None, None).await;
+    for (tool, arguments) in [
+        ("list_servers", json!({})),
+        ("check_environment", json!({})),
+        ("explain_server", json!({"server": "team", "probe": true})),
+        ("probe_servers", json!({})),
+        ("add_server", json!({"name": "clean", "command": "true"})),
+        (
+            "add_server",
+            json!({"name": "clean", "scope": "local", "command": "true"}),
+        ),
+    ] {
+        let result = call(&session, tool, arguments.clone()).await;
+        assert_fenced(tool, &arguments, &result);
+        if tool == "list_servers" {
+            // The folder's server is there, its path under `untrusted`.
+            let whole = serde_json::to_string(&result).unwrap();
+            assert!(whole.contains("team") && whole.contains(NOTE), "{whole}");
+        }
+    }
+    env.write(&format!("project/{NOTE}/.mcp.json"), "{");
+    let result = call(&session, "list_servers", json!({})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_fenced("list_servers", &json!({}), &result);
     session.cancel().await.unwrap();
 }
