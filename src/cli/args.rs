@@ -123,6 +123,8 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Serve mcpenv's read-only jobs as MCP tools over stdio (`mcpenv add -s user mcpenv -- mcpenv serve`).
     Serve(ServeArgs),
+    /// Confirm or decline, at your terminal, the changes an agent asked `mcpenv serve` for.
+    Confirm(ConfirmArgs),
     /// Internal: kills the process groups `probe` lists once `probe` is gone.
     #[command(name = "__reap", hide = true)]
     Reap,
@@ -864,6 +866,14 @@ pub struct ShareArgs {
 /// `mcpenv serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {}
+
+/// `mcpenv confirm`.
+#[derive(Debug, Args)]
+pub struct ConfirmArgs {
+    /// Only the change of this id (as the agent names it); default: every change waiting.
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+}
 
 /// `mcpenv doctor`.
 #[derive(Debug, Args)]

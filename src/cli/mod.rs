@@ -363,6 +363,7 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             commands::serve::run(ctx, args)?;
             return Ok(Outcome::Success);
         }
+        Command::Confirm(args) => emit(ctx, &commands::confirm::run(ctx, args)?, false, quiet),
         Command::Reap => unreachable!("handled before resolving"),
         Command::Env(args) => {
             let (report, json) = commands::env::run(ctx, args)?;

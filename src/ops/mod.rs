@@ -5,6 +5,7 @@
 
 pub mod add;
 pub mod check_environment;
+pub mod confirm;
 pub mod doctor;
 pub mod error;
 pub mod export_manifest;

@@ -1,30 +1,28 @@
-//! The human gate in front of writes to committed files: the person sees
-//! the exact change (each file's diff, secrets masked) and agrees to it
-//! before anything is written.
+//! The human gate in front of every write, of every scope: the person
+//! sees the exact change (each file's diff, secrets masked) and agrees to
+//! it before anything is written. A private scope is no exception: Claude
+//! Code starts local and user servers without asking.
 //!
 //! With a client that declares elicitation, the server asks the person
 //! itself (`elicitation/create`, a form with no fields: accept, decline or
-//! cancel). Otherwise the first call returns the preview and a one-time
-//! confirmation token, and only a second call that carries it writes; the
-//! client's own approval of that call (the tools are annotated
-//! destructive) is where the person agrees. A token is bound to the
-//! change: its fingerprint covers the tool, its arguments and every
-//! file's text before and after, so a changed argument or a file edited
-//! in between makes it stale, and a token is spent by its first use.
-
-use std::sync::Mutex;
-
-use indexmap::IndexMap;
+//! cancel). Otherwise (token mode) the first call keeps the change waiting
+//! in mcpenv's state ([`crate::ops::confirm`]) and returns its id; the
+//! person answers with `mcpenv confirm` at their own terminal, and only a
+//! later call with the id writes. Nothing the agent is handed approves
+//! anything. Both answers are bound to the change: its fingerprint covers
+//! the tool, its arguments and every file's text before and after, so a
+//! changed argument or a file edited in between voids the answer, and an
+//! answer is spent by its first use.
 
 use sha2::{Digest, Sha256};
 
 use crate::diff::FileChange;
 pub use crate::ops::shown_changes::{ShownChange, shown};
 
-/// A change's identity: what a token is bound to.
+/// A change's identity: what the person's answer is bound to.
 pub type Fingerprint = [u8; 32];
 
-/// The fingerprint of `tool` called with `arguments` (without the token
+/// The fingerprint of `tool` called with `arguments` (without the id
 /// itself) making `changes`.
 pub fn fingerprint(
     tool: &str,
@@ -59,60 +57,27 @@ pub fn fingerprint(
     hasher.finalize().into()
 }
 
-/// The argument that carries a confirmation token.
+/// The argument that carries the id of a change the person confirmed.
 pub const CONFIRMATION: &str = "confirmation";
 
-/// The tokens handed out and not yet spent, each with the change it
-/// stands for, oldest first.
-#[derive(Debug, Default)]
-pub struct Confirmations {
-    issued: Mutex<IndexMap<String, Fingerprint>>,
+/// `fingerprint` in hex, as the store of changes waiting keeps it.
+pub fn hex(fingerprint: &Fingerprint) -> String {
+    fingerprint
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
-/// The most tokens kept: an agent that previews again and again makes the
-/// oldest ones lapse instead of growing the list.
-const KEPT: usize = 64;
-
-/// Why a token does not let a call write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-    /// Never handed out, or spent already.
-    Unknown,
-    /// Handed out for another change (an argument or a file differs).
-    Stale,
-}
-
-impl Confirmations {
-    /// A new token for the change `fingerprint`: 128 random bits in hex.
-    pub fn issue(&self, fingerprint: Fingerprint) -> Result<String, getrandom::Error> {
-        let mut bytes = [0u8; 16];
-        getrandom::fill(&mut bytes)?;
-        let token: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        let mut issued = self.lock();
-        if issued.len() >= KEPT {
-            issued.shift_remove_index(0);
-        }
-        issued.insert(token.clone(), fingerprint);
-        Ok(token)
-    }
-
-    /// Spends `token` for the change `fingerprint`. A token is spent by
-    /// any use, also a refused one: a stale token cannot be tried again
-    /// once the files are put back.
-    pub fn redeem(&self, token: &str, fingerprint: Fingerprint) -> Result<(), Refusal> {
-        match self.lock().shift_remove(token) {
-            None => Err(Refusal::Unknown),
-            Some(bound) if bound != fingerprint => Err(Refusal::Stale),
-            Some(_) => Ok(()),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, IndexMap<String, Fingerprint>> {
-        // Inserting or removing a token cannot leave the map half-changed.
-        self.issued
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
+/// The files of a change as `mcpenv confirm` shows them.
+pub fn pending_files(changes: &[ShownChange]) -> Vec<crate::ops::confirm::PendingFile> {
+    changes
+        .iter()
+        .map(|change| crate::ops::confirm::PendingFile {
+            file: change.file.clone(),
+            committed: change.committed,
+            diff: change.diff.clone(),
+        })
+        .collect()
 }
 
 /// The message of the elicitation that asks the person: what the tool
@@ -141,34 +106,16 @@ mod tests {
     }
 
     #[test]
-    fn a_token_is_spent_by_its_first_use_and_bound_to_its_change() {
-        let confirmations = Confirmations::default();
+    fn a_fingerprint_is_bound_to_the_files_text() {
         let arguments = serde_json::Map::new();
         let first = fingerprint("share_server", &arguments, &[change("{}")]);
         let other = fingerprint("share_server", &arguments, &[change("{ }")]);
         assert_ne!(first, other);
-        let token = confirmations.issue(first).unwrap();
-        assert_eq!(token.len(), 32);
-        assert_eq!(confirmations.redeem(&token, first), Ok(()));
-        assert_eq!(confirmations.redeem(&token, first), Err(Refusal::Unknown));
-        let token = confirmations.issue(first).unwrap();
-        assert_eq!(confirmations.redeem(&token, other), Err(Refusal::Stale));
-        assert_eq!(confirmations.redeem(&token, first), Err(Refusal::Unknown));
+        assert_eq!(hex(&first).len(), 64);
     }
 
     #[test]
-    fn the_oldest_tokens_lapse_past_the_limit() {
-        let confirmations = Confirmations::default();
-        let first = confirmations.issue([0; 32]).unwrap();
-        let later: Vec<String> = (0..KEPT)
-            .map(|_| confirmations.issue([1; 32]).unwrap())
-            .collect();
-        assert_eq!(confirmations.redeem(&first, [0; 32]), Err(Refusal::Unknown));
-        assert_eq!(confirmations.redeem(&later[0], [1; 32]), Ok(()));
-    }
-
-    #[test]
-    fn the_token_itself_is_not_part_of_the_fingerprint() {
+    fn the_id_itself_is_not_part_of_the_fingerprint() {
         let mut arguments = serde_json::Map::new();
         arguments.insert("name".into(), "a".into());
         let without = fingerprint("t", &arguments, &[]);

@@ -1,6 +1,6 @@
 //! The tools that write: `add_server` and `share_server`, over the use
-//! cases [`ops::add`] and [`ops::share`], behind the human gate when a
-//! committed file changes ([`super::gate`]). The agent never sends a
+//! cases [`ops::add`] and [`ops::share`], every one behind the human gate
+//! ([`super::gate`]), whatever the scope. The agent never sends a
 //! secret value: a literal secret in its arguments is refused with the
 //! placeholder to put in its place.
 
@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
+use super::fence::fence;
 use crate::diff::FileChange;
 use crate::model::{self, Transport};
 use crate::ops::add::{self, AddRequest, Literal, Source};
@@ -26,8 +27,6 @@ pub struct Decided {
     pub summary: String,
     /// Every file that changes.
     pub changes: Vec<FileChange>,
-    /// Whether a committed file changes, so the person must agree first.
-    pub needs_consent: bool,
     /// Writes it and says what was done.
     pub apply: Apply,
 }
@@ -120,7 +119,6 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
         },
     )?;
     let changes = add::preview(ctx, &plan)?;
-    let needs_consent = scope == Scope::Project;
     let mut summary = format!(
         "Add the {} MCP server `{name}` to {scope} scope ({}).",
         plan.transport,
@@ -132,11 +130,10 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
     }
     Ok(Decided {
         summary,
-        needs_consent,
         changes,
         apply: Box::new(move |ctx: &Context| {
             let report = add::apply(ctx, plan)?;
-            Ok(json!({
+            let mut report = json!({
                 "name": report.name,
                 "scope": report.scope,
                 "transport": report.transport,
@@ -145,7 +142,18 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
                 "still_missing": report.still_missing,
                 "approve_command": (report.scope == Scope::Project)
                     .then(|| ctx.command(&["approve", &report.name])),
-            }))
+            });
+            fence(
+                &mut report,
+                &[
+                    "name",
+                    "file",
+                    "warnings",
+                    "still_missing",
+                    "approve_command",
+                ],
+            );
+            Ok(report)
         }),
     })
 }
@@ -238,7 +246,6 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
     );
     Ok(Decided {
         summary,
-        needs_consent: true,
         changes,
         apply: Box::new(move |ctx: &Context| {
             let report = share::apply(ctx, plan)?;
@@ -247,7 +254,7 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
                 .iter()
                 .map(|moved| moved.variable.as_str())
                 .collect();
-            Ok(json!({
+            let mut report = json!({
                 "name": report.name,
                 "from": report.from,
                 "file": report.file,
@@ -255,7 +262,18 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
                 "moved_variables": variables,
                 "written": report.written,
                 "approve_command": report.approve_command,
-            }))
+            });
+            fence(
+                &mut report,
+                &[
+                    "name",
+                    "file",
+                    "written",
+                    "moved_variables",
+                    "approve_command",
+                ],
+            );
+            Ok(report)
         }),
     })
 }
@@ -266,13 +284,13 @@ pub fn written(
     changes: Vec<super::gate::ShownChange>,
     report: Value,
 ) -> CallToolResult {
-    let text = format!("Done: {summary}");
+    let text = "Done: the change was written (what it was: `untrusted.summary`; each file's diff: `changes[].untrusted.diff`; what was done: `report`)".to_string();
     super::structured(
         json!({
             "status": "written",
-            "summary": summary,
-            "changes": changes,
+            "changes": super::shown_changes(changes),
             "report": report,
+            "untrusted": {"note": super::fence::NOTE, "summary": summary},
         }),
         text,
         false,

@@ -54,6 +54,7 @@ mod secrets_corpus;
 mod serve;
 mod serve_crosscheck;
 mod serve_gate;
+mod serve_trust;
 mod teammate;
 mod templates;
 mod templates_schema;

@@ -18,7 +18,15 @@ pub type Session = RunningService<RoleClient, ClientConfig>;
 /// `mcpenv serve` started in the project: its stdout and stdin, for a
 /// client. The child lives as long as the test's runtime.
 pub fn spawn_serve(env: &TestEnv) -> (tokio::process::ChildStdout, tokio::process::ChildStdin) {
-    let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
+    spawn_serve_in(env, &env.project)
+}
+
+/// [`spawn_serve`] in the folder `dir`.
+pub fn spawn_serve_in(
+    env: &TestEnv,
+    dir: &std::path::Path,
+) -> (tokio::process::ChildStdout, tokio::process::ChildStdin) {
+    let mut command = tokio::process::Command::from(env.command(dir, &["serve"]));
     command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -199,7 +207,7 @@ async fn list_servers_returns_every_scope_without_secrets() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|server| server["name"] == name)
+            .find(|server| server["untrusted"]["name"] == name)
             .unwrap_or_else(|| panic!("no {name} in {value}"))
             .clone()
     };
@@ -208,19 +216,26 @@ async fn list_servers_returns_every_scope_without_secrets() {
     assert_eq!(shared["transport"], "stdio");
     assert_eq!(shared["status"], "pending");
     assert_eq!(shared["approval"], "pending");
+    // What the configuration wrote is under `untrusted`.
     assert_eq!(
-        shared["env_names"],
+        shared["untrusted"]["env_names"],
         json!(["API_TOKEN", "EMPTY_ONE", "FROM_DOTENV"])
     );
-    assert_eq!(shared["approve_command"], "mcpenv approve shared");
+    assert_eq!(
+        shared["untrusted"]["approve_command"],
+        "mcpenv approve shared"
+    );
     let mine = row("mine");
     assert_eq!(mine["scope"], "local");
     assert_eq!(mine["status"], "active");
-    assert_eq!(mine["env_names"], json!(["TOKEN"]));
+    assert_eq!(mine["untrusted"]["env_names"], json!(["TOKEN"]));
     let everywhere = row("everywhere");
     assert_eq!(everywhere["scope"], "user");
     assert_eq!(everywhere["transport"], "http");
-    assert_eq!(everywhere["url"], "https://mcp.example.com/mcp");
+    assert_eq!(
+        everywhere["untrusted"]["url"],
+        "https://mcp.example.com/mcp"
+    );
     session.cancel().await.unwrap();
 }
 
@@ -241,7 +256,7 @@ async fn check_environment_reports_missing_and_empty_without_values() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|variable| variable["name"] == name)
+            .find(|variable| variable["untrusted"]["name"] == name)
             .unwrap_or_else(|| panic!("no {name} in {value}"))["state"]
             .clone()
     };
@@ -249,11 +264,11 @@ async fn check_environment_reports_missing_and_empty_without_values() {
     assert_eq!(state("EMPTY_ONE"), "empty");
     assert_eq!(state("FROM_DOTENV"), "set");
     assert_eq!(value["ok"], false);
+    // The variables' names come from the configuration: counted in the
+    // text, named only under `untrusted`.
     let text = result.content[0].as_text().unwrap().text.clone();
-    assert!(
-        text.contains("API_TOKEN") && text.contains("EMPTY_ONE"),
-        "{text}"
-    );
+    assert!(text.contains("2 variables need a value"), "{text}");
+    assert!(!text.contains("API_TOKEN"), "{text}");
 
     let one = call(&session, "check_environment", json!({"server": "mine"}))
         .await
@@ -262,7 +277,7 @@ async fn check_environment_reports_missing_and_empty_without_values() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|server| &server["name"])
+        .map(|server| &server["untrusted"]["name"])
         .collect();
     assert_eq!(names, [&json!("mine")]);
     assert_no_secret(&one);
@@ -271,10 +286,13 @@ async fn check_environment_reports_missing_and_empty_without_values() {
         .await
         .unwrap();
     assert_eq!(nobody.is_error, Some(true));
+    // The known names come from the configuration: under `untrusted`.
     let text = &nobody.content[0].as_text().unwrap().text;
+    assert!(text.contains("untrusted.error"), "{text}");
+    let said = structured(&nobody)["untrusted"].to_string();
     assert!(
-        text.contains("no MCP server named `nobody`") && text.contains("`mine`"),
-        "{text}"
+        said.contains("no MCP server named `nobody`") && said.contains("`mine`"),
+        "{said}"
     );
     session.cancel().await.unwrap();
 }
@@ -295,8 +313,24 @@ async fn unknown_tools_and_broken_files_use_their_channels() {
     assert_eq!(result.is_error, Some(true));
     let text = &result.content[0].as_text().unwrap().text;
     assert!(
-        text.contains(".mcp.json") && text.contains("hint:"),
+        text.contains("1 configuration file does not load")
+            && text.contains("errors[].untrusted.hints"),
         "{text}"
+    );
+    assert!(
+        structured(&result)["errors"][0]["untrusted"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("/project/.mcp.json"),
+        "{}",
+        structured(&result)
+    );
+    assert!(
+        structured(&result)["errors"][0]["untrusted"]["hints"]
+            .to_string()
+            .contains("Claude Code skips this file"),
+        "{}",
+        structured(&result)
     );
     assert_no_secret(&result);
     session.cancel().await.unwrap();

@@ -299,7 +299,7 @@ fn the_mcp_inspector_lists_and_calls_the_tools() {
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|server| server["name"].as_str())
+        .filter_map(|server| server["untrusted"]["name"].as_str())
         .collect();
     assert!(names.contains(&"shared"), "{text}");
     for secret in [PLANTED_SECRET, DOTENV_SECRET] {
@@ -323,7 +323,15 @@ fn the_mcp_inspector_lists_and_calls_the_tools() {
             ],
         ));
         assert_eq!(result["isError"], true, "{argument}: {text}");
-        let message = result["content"][0]["text"].as_str().unwrap_or_default();
+        // A name that is no server's is answered with the known names,
+        // which the configuration wrote: under `untrusted`.
+        let message = match result["structuredContent"]["untrusted"]["error"].as_str() {
+            Some(error) => error.to_string(),
+            None => result["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        };
         assert!(message.contains(expected), "{argument}: {text}");
     }
 }

@@ -1,7 +1,7 @@
 //! `mcpenv serve`'s writing tools and the human gate, driven by rmcp's
 //! client over the real binary: elicitation accepted, declined and
-//! cancelled; the confirmation-token flow with replayed and stale tokens;
-//! literal secrets refused; and no secret value in any result.
+//! cancelled; literal secrets refused; and no secret value in any result.
+//! Token mode (`mcpenv confirm`) is in `serve_trust`.
 
 use std::sync::{Arc, Mutex};
 
@@ -24,9 +24,9 @@ const SENT_SECRET: &str = "ghp_Zq8Rk2VbN4mXw7Ty1Lp9Hs3Dj6Fc0Ga5Ue2Q";
 /// A person behind the client: answers every elicitation with `action`,
 /// and keeps each message they were shown.
 #[derive(Clone)]
-struct Person {
+pub struct Person {
     action: Option<ElicitationAction>,
-    shown: Arc<Mutex<Vec<String>>>,
+    pub shown: Arc<Mutex<Vec<String>>>,
     /// A file someone else edits while the person reads (path, text).
     meanwhile: Option<(std::path::PathBuf, String)>,
 }
@@ -62,11 +62,11 @@ impl ClientHandler for Person {
     }
 }
 
-type Session = RunningService<RoleClient, Person>;
+pub type Session = RunningService<RoleClient, Person>;
 
 /// A session with `mcpenv serve` in the project; `action` is how the
 /// person answers elicitations, `None` for a client without elicitation.
-async fn connect(env: &TestEnv, action: Option<ElicitationAction>) -> (Session, Person) {
+pub async fn connect(env: &TestEnv, action: Option<ElicitationAction>) -> (Session, Person) {
     connect_with(env, action, None).await
 }
 
@@ -76,7 +76,17 @@ async fn connect_with(
     action: Option<ElicitationAction>,
     meanwhile: Option<(std::path::PathBuf, String)>,
 ) -> (Session, Person) {
-    let (stdout, stdin) = crate::serve::spawn_serve(env);
+    connect_in(env, &env.project, action, meanwhile).await
+}
+
+/// [`connect_with`], `mcpenv serve` started in the folder `dir`.
+pub async fn connect_in(
+    env: &TestEnv,
+    dir: &std::path::Path,
+    action: Option<ElicitationAction>,
+    meanwhile: Option<(std::path::PathBuf, String)>,
+) -> (Session, Person) {
+    let (stdout, stdin) = crate::serve::spawn_serve_in(env, dir);
     let person = Person {
         action,
         shown: Arc::default(),
@@ -86,7 +96,7 @@ async fn connect_with(
     (session, person)
 }
 
-async fn call(session: &Session, name: &str, arguments: Value) -> CallToolResult {
+pub async fn call(session: &Session, name: &str, arguments: Value) -> CallToolResult {
     let Value::Object(arguments) = arguments else {
         unreachable!("tests pass objects")
     };
@@ -101,7 +111,7 @@ async fn call(session: &Session, name: &str, arguments: Value) -> CallToolResult
     result
 }
 
-fn text(result: &CallToolResult) -> String {
+pub fn text(result: &CallToolResult) -> String {
     result
         .content
         .iter()
@@ -110,7 +120,7 @@ fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-fn structured(result: &CallToolResult) -> &Value {
+pub fn structured(result: &CallToolResult) -> &Value {
     result
         .structured_content
         .as_ref()
@@ -183,7 +193,7 @@ async fn share_asks_the_person_with_the_masked_diff_and_writes_once_they_accept(
     assert_eq!(env.mode("project/.env") & 0o777, 0o600);
     assert!(!env.read("home/.claude.json").contains(LOCAL_SECRET));
     assert_eq!(
-        answer["report"]["moved_variables"],
+        answer["report"]["untrusted"]["moved_variables"],
         json!(["GITHUB_PERSONAL_ACCESS_TOKEN"])
     );
     session.cancel().await.unwrap();
@@ -266,109 +276,9 @@ async fn add_server_from_a_template_takes_no_secret_value() {
             .contains("GITHUB_PERSONAL_ACCESS_TOKEN=")
     );
     assert_eq!(
-        structured(&added)["report"]["still_missing"],
+        structured(&added)["report"]["untrusted"]["still_missing"],
         json!(["GITHUB_PERSONAL_ACCESS_TOKEN"])
     );
-    session.cancel().await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn without_elicitation_a_single_use_token_bound_to_the_change_gates_the_write() {
-    let env = world();
-    let before = snapshot(&env);
-    let (session, _) = connect(&env, None).await;
-
-    // The preview: the diff and a token, nothing written.
-    let preview = call(&session, "share_server", json!({"name": "mine"})).await;
-    assert_eq!(preview.is_error, Some(false), "{}", text(&preview));
-    let answer = structured(&preview).clone();
-    assert_eq!(answer["status"], "needs_confirmation");
-    let token = answer["confirmation"].as_str().unwrap().to_string();
-    assert_eq!(token.len(), 32);
-    let files: Vec<&str> = answer["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|change| change["file"].as_str().unwrap())
-        .collect();
-    assert!(
-        files.contains(&".mcp.json") && files.contains(&".env"),
-        "{files:?}"
-    );
-    assert!(text(&preview).contains("+++ b/.mcp.json"));
-    assert_eq!(snapshot(&env), before);
-
-    // A token never issued.
-    let forged = call(
-        &session,
-        "share_server",
-        json!({"name": "mine", "confirmation": "0".repeat(32)}),
-    )
-    .await;
-    assert_eq!(forged.is_error, Some(true));
-    assert!(text(&forged).contains("not valid"), "{}", text(&forged));
-
-    // Other arguments than previewed: stale, and spent.
-    let other = call(
-        &session,
-        "share_server",
-        json!({"name": "mine", "keep": true, "confirmation": token}),
-    )
-    .await;
-    assert_eq!(other.is_error, Some(true));
-    assert!(text(&other).contains("another change"), "{}", text(&other));
-    let again = call(
-        &session,
-        "share_server",
-        json!({"name": "mine", "confirmation": token}),
-    )
-    .await;
-    assert_eq!(again.is_error, Some(true), "a refused token is spent");
-    assert_eq!(snapshot(&env), before);
-
-    // A file changed after the preview: stale.
-    let preview = call(&session, "share_server", json!({"name": "mine"})).await;
-    let token = structured(&preview)["confirmation"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    env.write(
-        "project/.env",
-        &format!("OTHER_KEY={DOTENV_SECRET}\nMORE=1\n"),
-    );
-    let changed = call(
-        &session,
-        "share_server",
-        json!({"name": "mine", "confirmation": token}),
-    )
-    .await;
-    assert_eq!(changed.is_error, Some(true));
-    assert!(
-        text(&changed).contains("another change"),
-        "{}",
-        text(&changed)
-    );
-    assert!(!env.root.join("project/.mcp.json").exists());
-
-    // The agreed change, once; the same token again is a replay (the
-    // private copy is kept, so the same call still makes sense).
-    let share = json!({"name": "mine", "keep": true});
-    let preview = call(&session, "share_server", share.clone()).await;
-    let token = structured(&preview)["confirmation"].clone();
-    let mut confirmed = share.clone();
-    confirmed["confirmation"] = token;
-    let done = call(&session, "share_server", confirmed.clone()).await;
-    assert_eq!(done.is_error, Some(false), "{}", text(&done));
-    assert_eq!(structured(&done)["status"], "written");
-    assert!(
-        env.read("project/.mcp.json")
-            .contains("${GITHUB_PERSONAL_ACCESS_TOKEN}")
-    );
-    let after = snapshot(&env);
-    let replay = call(&session, "share_server", confirmed).await;
-    assert_eq!(replay.is_error, Some(true));
-    assert!(text(&replay).contains("used already"), "{}", text(&replay));
-    assert_eq!(snapshot(&env), after);
     session.cancel().await.unwrap();
 }
 
@@ -376,7 +286,7 @@ async fn without_elicitation_a_single_use_token_bound_to_the_change_gates_the_wr
 async fn add_server_takes_variables_by_name_and_refuses_a_literal_secret() {
     let env = world();
     let before = snapshot(&env);
-    let (session, _) = connect(&env, None).await;
+    let (session, person) = connect(&env, Some(ElicitationAction::Accept)).await;
 
     for arguments in [
         json!({"name": "api", "url": "https://api.example.com/mcp",
@@ -391,33 +301,29 @@ async fn add_server_takes_variables_by_name_and_refuses_a_literal_secret() {
     }
     assert_eq!(snapshot(&env), before);
 
-    // Project scope: previewed, then written with the token.
+    assert!(
+        person.shown.lock().unwrap().is_empty(),
+        "refused before asking"
+    );
+
+    // Project scope: asked, then written.
     let arguments = json!({"name": "gh", "command": "npx",
         "args": ["-y", "@modelcontextprotocol/server-github"],
         "env_variables": ["GITHUB_PERSONAL_ACCESS_TOKEN"]});
-    let preview = call(&session, "add_server", arguments.clone()).await;
-    assert_eq!(
-        structured(&preview)["status"],
-        "needs_confirmation",
-        "{}",
-        text(&preview)
-    );
-    assert_eq!(snapshot(&env), before);
-    let mut confirmed = arguments.clone();
-    confirmed["confirmation"] = structured(&preview)["confirmation"].clone();
-    let done = call(&session, "add_server", confirmed).await;
+    let done = call(&session, "add_server", arguments).await;
     assert_eq!(structured(&done)["status"], "written", "{}", text(&done));
+    assert_eq!(person.shown.lock().unwrap().len(), 1);
     let written: Value = serde_json::from_str(&env.read("project/.mcp.json")).unwrap();
     assert_eq!(
         written["mcpServers"]["gh"]["env"]["GITHUB_PERSONAL_ACCESS_TOKEN"],
         "${GITHUB_PERSONAL_ACCESS_TOKEN}"
     );
     assert_eq!(
-        structured(&done)["report"]["approve_command"],
+        structured(&done)["report"]["untrusted"]["approve_command"],
         "mcpenv approve gh"
     );
 
-    // A private scope is not committed: written at once.
+    // A private scope is asked about too (Claude Code starts it unasked).
     let local = call(
         &session,
         "add_server",
@@ -425,6 +331,7 @@ async fn add_server_takes_variables_by_name_and_refuses_a_literal_secret() {
     )
     .await;
     assert_eq!(structured(&local)["status"], "written", "{}", text(&local));
+    assert_eq!(person.shown.lock().unwrap().len(), 2);
     assert!(
         env.read("home/.claude.json")
             .contains("https://docs.example.com/mcp")
@@ -438,7 +345,14 @@ async fn add_server_takes_variables_by_name_and_refuses_a_literal_secret() {
     )
     .await;
     assert_eq!(taken.is_error, Some(true));
-    assert!(text(&taken).contains("already"), "{}", text(&taken));
+    // Decided by the files: said under `untrusted`, which may quote them.
+    assert!(
+        structured(&taken)["untrusted"]["error"]
+            .to_string()
+            .contains("already"),
+        "{}",
+        text(&taken)
+    );
     let both = call(
         &session,
         "add_server",
@@ -480,8 +394,17 @@ async fn explain_server_says_what_is_missing_and_probe_servers_keeps_the_consent
     let answer = structured(&explained);
     assert_eq!(answer["will_work"], false);
     let steps = answer["next_steps"].to_string();
-    assert!(steps.contains("TEAM_TOKEN"), "{steps}");
-    assert!(steps.contains("mcpenv approve team"), "{steps}");
+    // The steps point at the details, which quote the configuration.
+    assert!(steps.contains("problems["), "{steps}");
+    assert!(steps.contains("untrusted.approve_command"), "{steps}");
+    assert!(
+        answer["problems"].to_string().contains("TEAM_TOKEN"),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["untrusted"]["approve_command"],
+        "mcpenv approve team"
+    );
     // Only this server's business, and no flag an agent cannot pass.
     assert!(!steps.contains("OTHER_ONLY"), "{steps}");
     assert!(!steps.contains("--trust-project"), "{steps}");
@@ -492,7 +415,7 @@ async fn explain_server_says_what_is_missing_and_probe_servers_keeps_the_consent
     // Not approved: never started, with the reason.
     assert_eq!(answer["probe"]["started"], false, "{answer}");
     assert!(
-        answer["probe"]["skipped_because"]
+        answer["probe"]["untrusted"]["skipped_because"]
             .as_str()
             .unwrap()
             .contains("not approved")
@@ -500,13 +423,17 @@ async fn explain_server_says_what_is_missing_and_probe_servers_keeps_the_consent
 
     let unknown = call(&session, "explain_server", json!({"server": "nope"})).await;
     assert_eq!(unknown.is_error, Some(true));
-    assert!(text(&unknown).contains("nope"));
+    assert!(
+        structured(&unknown)["untrusted"]["error"]
+            .to_string()
+            .contains("nope")
+    );
 
     let probed = call(&session, "probe_servers", json!({})).await;
     let servers = structured(&probed)["servers"].as_array().unwrap().clone();
     let team = servers
         .iter()
-        .find(|server| server["name"] == "team")
+        .find(|server| server["untrusted"]["name"] == "team")
         .unwrap();
     assert_eq!(team["started"], false);
     session.cancel().await.unwrap();

@@ -7,6 +7,7 @@ pub mod add_words;
 pub mod approve;
 pub mod check;
 pub mod completions;
+pub mod confirm;
 pub mod doctor;
 pub mod dry_run;
 pub mod env;
