@@ -349,11 +349,19 @@ fn a_link_to_an_ignored_file_inside_the_repository_works_and_is_named() {
     env.write("project/.gitignore", ".env\nconfig/local.env\n");
     std::fs::create_dir_all(env.project.join("config")).unwrap();
     link(&env, ".env", "config/local.env");
+    // The preview names where the bytes would go.
+    let preview = env.run(&["extract", "--dry-run"]).expect_code(0);
+    preview.assert_no_secret(&[PAT]);
+    assert!(
+        preview.to_string().contains(".env (→ `config/local.env`)"),
+        "{preview}"
+    );
+    assert!(!env.project.join("config/local.env").exists());
     let out = env.run(&["extract"]).expect_code(0);
     out.assert_no_secret(&[PAT]);
     assert_snapshot!(out.stderr, @r"
     Moved 1 secret into `.env`
-    Wrote `[ROOT]/project/.env`
+    Wrote `[ROOT]/project/.env` (→ `[ROOT]/project/config/local.env`)
     Wrote `[ROOT]/project/.env.example`
     Wrote `[ROOT]/project/.mcp.json`
     Claude Code takes `${VAR}` values from its environment, not from `.env`: load it first (`set -a; . ./.env; set +a`)
