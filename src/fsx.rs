@@ -143,7 +143,8 @@ fn check_regular(path: &Path, metadata: &fs::Metadata) -> io::Result<()> {
 }
 
 /// Opens `path` for reading only if it is a regular file (symlinks
-/// followed); `None` when it does not exist. A FIFO, socket, device or
+/// followed); `None` when it does not exist, or is a repository's file
+/// that leads out of the repository ([`confine`]). A FIFO, socket, device or
 /// directory is an error ([`NotRegularFile`] inside the `io::Error`) and is
 /// never opened for a read that could block.
 ///
