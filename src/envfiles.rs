@@ -53,6 +53,19 @@ pub enum EnvFilesError {
         #[source]
         source: QuoteError,
     },
+    /// A file of the repository leads out of it through a symbolic link:
+    /// nothing is read or written there.
+    #[error(transparent)]
+    LeavesRepository(#[from] fsx::LeavesRepository),
+    /// A dotenv file for secrets leads, through a symbolic link, to a file
+    /// of the repository that git does not ignore, so would commit.
+    #[error("`{}` leads to `{}`, which git does not ignore", path.display(), target.display())]
+    TargetNotIgnored {
+        /// The dotenv file, as named.
+        path: PathBuf,
+        /// The file it leads to.
+        target: PathBuf,
+    },
     /// Reading or writing a file failed.
     #[error("failed to write `{}`", path.display())]
     Io {
@@ -105,9 +118,11 @@ pub struct Saved {
     pub written: Vec<PathBuf>,
 }
 
-/// Whether `.env` at `path` may receive secrets: absent, or not readable by
-/// group or others (unless `force`).
+/// Whether `.env` at `path` may receive secrets: inside the repository and
+/// git-ignored where it really is ([`check_secret_file`]), and absent or
+/// not readable by group or others (unless `force`).
 pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
+    check_secret_file(path)?;
     match std::fs::metadata(path) {
         Ok(metadata) => {
             let mode = metadata.permissions().mode() & 0o777;
@@ -124,6 +139,45 @@ pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
             path: path.to_path_buf(),
             source,
         }),
+    }
+}
+
+/// Whether the dotenv file at `path` may hold secrets where it really is:
+/// a repository's file that leads out of the repository is refused, and so
+/// is one that leads (a symbolic link, perhaps to a file not there yet) to
+/// a file of the repository git does not ignore, which would commit the
+/// secrets written to it.
+pub fn check_secret_file(path: &Path) -> Result<(), EnvFilesError> {
+    check_confined(path)?;
+    let Some(target) = fsx::link_target(path) else {
+        return Ok(());
+    };
+    let ignored = path.parent().and_then(|dir| git_ignores(dir, &target));
+    if ignored == Some(false) {
+        return Err(EnvFilesError::TargetNotIgnored {
+            path: path.to_path_buf(),
+            target,
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a repository's file at `path` that leads out of the repository
+/// ([`fsx::check_confined`]): what every step checks of every file it will
+/// write before writing the first.
+pub fn check_confined(path: &Path) -> Result<(), EnvFilesError> {
+    fsx::check_confined(path).map_err(|source| io_error(path, source))
+}
+
+/// An I/O error about `path`, the refusal of a link leading out of the
+/// repository as itself.
+fn io_error(path: &Path, source: io::Error) -> EnvFilesError {
+    match fsx::LeavesRepository::in_io(&source) {
+        Some(leaves) => EnvFilesError::LeavesRepository(leaves.clone()),
+        None => EnvFilesError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
     }
 }
 
@@ -204,6 +258,10 @@ pub fn save_with(
     force: bool,
     progress: &mut Progress,
 ) -> Result<(), EnvFilesError> {
+    // Every file first, so a refusal leaves all of them as they were.
+    for path in planned(files, values, example) {
+        check_confined(&path)?;
+    }
     if !values.is_empty() {
         check_private(&files.env, force)?;
     }
@@ -266,10 +324,9 @@ fn preview_text(
     path: &Path,
     change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
 ) -> Result<FileChange, EnvFilesError> {
-    let before = fsx::read_if_exists(path).map_err(|source| EnvFilesError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // A preview shows no write that the edit would refuse.
+    check_confined(path)?;
+    let before = fsx::read_if_exists(path).map_err(|source| io_error(path, source))?;
     let after = change(before.as_deref())?.or_else(|| before.clone());
     Ok(FileChange {
         path: path.to_path_buf(),
@@ -450,10 +507,7 @@ fn edit_text(
 ) -> Result<bool, EnvFilesError> {
     store::tidy(state_dir, path);
     fsx::edit_text(state_dir, path, new_mode, change).map_err(|error| match error {
-        TextEditError::Read(source) | TextEditError::Write(source) => EnvFilesError::Io {
-            path: path.to_path_buf(),
-            source,
-        },
+        TextEditError::Read(source) | TextEditError::Write(source) => io_error(path, source),
         TextEditError::Locked(_) => EnvFilesError::Locked {
             path: path.to_path_buf(),
         },

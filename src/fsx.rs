@@ -12,12 +12,19 @@ use std::time::{Duration, Instant, SystemTime};
 
 use sha2::{Digest, Sha256};
 
+mod confine;
+pub use confine::{LeavesRepository, confine, link_target, real_location};
+
 /// Longest symlink chain followed before giving up (Linux's own limit).
 const MAX_SYMLINK_HOPS: usize = 40;
 
 /// Follows the whole symlink chain of `path`, even when the final target
 /// does not exist yet, so a write replaces the target and keeps the links.
+/// A repository's file that really lies outside the repository is refused
+/// ([`LeavesRepository`] inside the `io::Error`): every writer resolves
+/// its file here first.
 pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
+    check_confined(path)?;
     let mut current = path.to_path_buf();
     for _ in 0..MAX_SYMLINK_HOPS {
         match fs::symlink_metadata(&current) {
@@ -37,6 +44,13 @@ pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
         "more than {MAX_SYMLINK_HOPS} symbolic links in the chain of `{}`",
         path.display()
     )))
+}
+
+/// Fails, naming both, when `path` is a repository's file that really lies
+/// outside the repository ([`LeavesRepository`] inside the `io::Error`).
+/// For commands that check every file they will write before the first.
+pub fn check_confined(path: &Path) -> io::Result<()> {
+    confine::check(path).map_err(LeavesRepository::into_io)
 }
 
 /// What a path holds, when that is not a regular file.
@@ -129,7 +143,8 @@ fn check_regular(path: &Path, metadata: &fs::Metadata) -> io::Result<()> {
 }
 
 /// Opens `path` for reading only if it is a regular file (symlinks
-/// followed); `None` when it does not exist. A FIFO, socket, device or
+/// followed); `None` when it does not exist, or is a repository's file
+/// that leads out of the repository ([`confine`]). A FIFO, socket, device or
 /// directory is an error ([`NotRegularFile`] inside the `io::Error`) and is
 /// never opened for a read that could block.
 ///
@@ -140,6 +155,11 @@ fn check_regular(path: &Path, metadata: &fs::Metadata) -> io::Result<()> {
 /// changes nothing (Linux ignores it for regular files), so it is not
 /// cleared.
 pub fn open_regular(path: &Path) -> io::Result<Option<File>> {
+    // A repository's file that leads outside it is not followed: what is
+    // there (`~/.aws/credentials`) is not the repository's to hand out.
+    if confine::check(path).is_err() {
+        return Ok(None);
+    }
     match fs::metadata(path) {
         Ok(metadata) => check_regular(path, &metadata)?,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),

@@ -30,6 +30,7 @@ pub mod model;
 pub mod ops;
 pub mod placeholder;
 pub mod probe;
+pub mod project_links;
 pub mod redact;
 pub mod references;
 pub mod sarif;

@@ -74,7 +74,7 @@ impl Locations {
         };
         let git_root = find_git_root(&working_dir);
         let key_dir = git_root.clone().unwrap_or_else(|| working_dir.clone());
-        Ok(Self {
+        let locations = Self {
             home: environment.home.clone(),
             claude_json,
             claude_data_dir,
@@ -83,7 +83,55 @@ impl Locations {
             git_root,
             managed_dir: environment.managed_dir.clone(),
             state_dir: environment.state_dir.clone(),
-        })
+        };
+        locations.confine_repository();
+        Ok(locations)
+    }
+
+    /// The directories a project's files must not lead out of: the top of
+    /// the work tree the working directory is in and the repository it
+    /// belongs to (a linked worktree's main repository, where project
+    /// writes go), else, outside git, the project root.
+    pub fn repository_roots(&self) -> Vec<PathBuf> {
+        let work_tree = self
+            .working_dir
+            .ancestors()
+            .find(|ancestor| ancestor.join(".git").exists())
+            .map(Path::to_path_buf);
+        let mut roots: Vec<PathBuf> = work_tree.into_iter().chain(self.git_root.clone()).collect();
+        if roots.is_empty() {
+            roots.push(self.project_root());
+        }
+        roots.dedup();
+        roots
+    }
+
+    /// The repository a project's file at `path` belongs to, if any.
+    pub fn repository_of(&self, path: &Path) -> Option<PathBuf> {
+        self.repository_roots()
+            .into_iter()
+            .filter(|root| path.starts_with(root))
+            .max_by_key(|root| root.components().count())
+    }
+
+    /// Holds every file of this project's repository to it
+    /// ([`crate::fsx::confine`]): mcpenv reads and writes them only where
+    /// they really are inside it. A repository holding the home directory
+    /// (a dotfiles repository at `~`) holds the user's own files, which
+    /// may lead anywhere the user likes, and is left alone, as are
+    /// mcpenv's and Claude Code's own files wherever they are.
+    fn confine_repository(&self) {
+        let own = [
+            self.claude_json.clone(),
+            self.claude_data_dir.clone(),
+            self.state_dir.clone(),
+        ];
+        for root in self.repository_roots() {
+            if !self.home.as_os_str().is_empty() && self.home.starts_with(&root) {
+                continue;
+            }
+            crate::fsx::confine(&root, &own);
+        }
     }
 
     /// Every `.mcp.json` Claude Code merges into the project scope, from the

@@ -466,7 +466,7 @@ pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
             plan: extraction,
             example,
         } => {
-            progress = begin_writes(ctx, Some((extraction, example)), &[&plan.target.path]);
+            progress = begin_writes(ctx, Some((extraction, example)), &[&plan.target.path])?;
             save_plan_env_with(ctx, extraction, example, plan.force, &mut progress)?;
             moves.clone_from(&extraction.moves);
         }

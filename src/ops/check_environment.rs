@@ -63,6 +63,9 @@ pub fn check_environment(
         &sources,
         &crate::templates::all(&context.template_dirs).0,
     );
+    report
+        .findings
+        .extend(crate::project_links::findings(&context.locations));
     if let Some(name) = server {
         only(&mut report, name)?;
     }

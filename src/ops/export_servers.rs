@@ -423,6 +423,8 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
     }
     let client = report.client;
     let file = report.file.clone();
+    // Before its directory is made: `.codex` may be a link to `~/.codex`.
+    crate::ops::writes::check_confined([&file])?;
     if let Some(parent) = file.parent().filter(|_| !crate::edits::previewing()) {
         fs_err::create_dir_all(parent).map_err(|error| {
             Error::failure_from(format!("cannot create `{}`", parent.display()), error)

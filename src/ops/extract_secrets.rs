@@ -247,7 +247,7 @@ fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, E
         .iter()
         .map(|group| group[0].0.path.as_path())
         .collect();
-    let mut progress = begin_writes(ctx, Some((extraction, &example)), &configs);
+    let mut progress = begin_writes(ctx, Some((extraction, &example)), &configs)?;
     save_plan_env_with(ctx, extraction, &example, plan.force, &mut progress)?;
     for group in &by_file {
         let done = store::replace_fields(&ctx.locations, group)

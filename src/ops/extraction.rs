@@ -77,6 +77,11 @@ pub fn env_error(error: EnvFilesError) -> Error {
         EnvFilesError::Malformed { path, .. } => {
             format!("fix `{}` by hand; nothing was changed", path.display())
         }
+        EnvFilesError::LeavesRepository(_) => crate::ops::hints::LEAVES_REPOSITORY.to_string(),
+        EnvFilesError::TargetNotIgnored { target, .. } => format!(
+            "add `{}` to `.gitignore`, or replace the link with a regular file; nothing was changed",
+            target.display()
+        ),
         _ => "nothing in the configs was changed; fix the problem and run the command again"
             .to_string(),
     };

@@ -6,10 +6,18 @@ use crate::error::ConfigError;
 use crate::fsx::{LockError, LockKind};
 use crate::ops::{Error, Kind};
 
+/// What to do about a repository's file that leads out of the repository.
+pub const LEAVES_REPOSITORY: &str = "mcpenv reads and writes a repository's files only inside it: replace the link with a regular file (or point it inside the repository); nothing was changed";
+
 /// The hints for a file error: what to do next.
 pub fn config_hints(error: &ConfigError) -> Vec<String> {
     let one = |hint: &str| vec![hint.to_string()];
     match error {
+        ConfigError::Read { source, .. } | ConfigError::Write { source, .. }
+            if crate::fsx::LeavesRepository::in_io(source).is_some() =>
+        {
+            one(LEAVES_REPOSITORY)
+        }
         ConfigError::Syntax { .. } => {
             one("fix the file by hand: mcpenv never rewrites a file it cannot parse")
         }

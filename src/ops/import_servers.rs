@@ -554,7 +554,7 @@ pub fn apply_import(ctx: &Context, plan: ImportPlan) -> Result<ImportReport, Err
     store::preflight(&target)?;
     let saves_env = !extraction.new_variables.is_empty() || !example.is_empty();
     let env = saves_env.then_some((&extraction, example.as_slice()));
-    let mut progress = begin_writes(ctx, env, &[&target.path]);
+    let mut progress = begin_writes(ctx, env, &[&target.path])?;
     if servers.is_empty() {
         return Ok(report);
     }

@@ -452,6 +452,7 @@ pub fn apply_onboard(
     for (file, _) in &by_file {
         progress.plan(*file);
     }
+    crate::ops::writes::check_confined(progress.left())?;
     // Kept in the keychain first, so no file names an entry not made.
     let mut accounts = Accounts::default();
     let mut to_write = Vec::new();

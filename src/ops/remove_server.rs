@@ -211,6 +211,13 @@ fn unused_example(
     unused
 }
 
+/// Refuses, before the removal writes anything, a `.env.example` that
+/// leads out of the repository, for a removal that will tidy it.
+pub fn check_example(ctx: &Context) -> Result<(), Error> {
+    let example = EnvFiles::at(&ctx.locations.project_root()).example;
+    crate::ops::writes::check_confined([&example])
+}
+
 /// Drops the lines of `names` from the project's `.env.example` (with the
 /// comment mcpenv wrote above each); never touches `.env`.
 pub fn drop_example_lines(ctx: &Context, names: &[String]) -> Result<bool, Error> {

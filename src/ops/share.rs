@@ -224,7 +224,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     if !plan.keep {
         configs.push(&plan.private.path);
     }
-    let mut progress = begin_writes(ctx, Some((&plan.extraction, &plan.example)), &configs);
+    let mut progress = begin_writes(ctx, Some((&plan.extraction, &plan.example)), &configs)?;
     save_plan_env_with(
         ctx,
         &plan.extraction,

@@ -15,8 +15,27 @@ pub fn scope_file(ctx: &Context, scope: Scope, path: &Path) -> String {
             path.display(),
             ctx.locations.local_key
         ),
-        Scope::Project | Scope::User => format!("`{}`", path.display()),
+        Scope::Project | Scope::User => written(path),
     }
+}
+
+/// A file as status lines name it, in backticks, and, when it is a
+/// repository's file reached through a symbolic link, where its bytes
+/// really are: "`.env` (→ `config/local.env`)".
+pub fn written(path: &Path) -> String {
+    format!(
+        "`{}`{}",
+        path.display(),
+        link_note(path, |target| target.display().to_string())
+    )
+}
+
+/// What follows a file's name when it is a repository's file reached
+/// through a symbolic link: " (→ `target`)", the target named by `shown`;
+/// empty for any other file.
+pub fn link_note(path: &Path, shown: impl Fn(&Path) -> String) -> String {
+    crate::fsx::link_target(path)
+        .map_or_else(String::new, |target| format!(" (→ `{}`)", shown(&target)))
 }
 
 /// A path as shown in tables: relative to the working directory inside

@@ -34,7 +34,14 @@ pub fn shown(ctx: &Context, changes: &[FileChange]) -> Vec<ShownChange> {
     changes
         .iter()
         .map(|change| {
-            let file = crate::ops::shown::shown_path(ctx, &change.path);
+            // A file reached through a link also names where it really is.
+            let file = format!(
+                "{}{}",
+                crate::ops::shown::shown_path(ctx, &change.path),
+                crate::ops::shown::link_note(&change.path, |target| {
+                    crate::ops::shown::shown_path(ctx, target)
+                })
+            );
             let name = change
                 .path
                 .file_name()

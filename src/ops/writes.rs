@@ -53,12 +53,14 @@ pub fn save_project_env(
 /// The [`Progress`] of a command that saves the values of an extraction
 /// `plan` (with the `.env.example` lines it documents), in the order
 /// [`save_plan_env_with`] writes them, then each of `configs`; what an
-/// interrupted earlier run left for any of them is cleared first.
+/// interrupted earlier run left for any of them is cleared first. A
+/// repository's file among them that leads out of the repository is
+/// refused before any is written.
 pub fn begin_writes(
     ctx: &Context,
     env: Option<(&ExtractionPlan, &[crate::dotenv::ExampleLine])>,
     configs: &[&Path],
-) -> Progress {
+) -> Result<Progress, Error> {
     let mut progress = Progress::default();
     if let Some((plan, example)) = env {
         let user = ctx.user_env_file();
@@ -75,8 +77,18 @@ pub fn begin_writes(
     for config in configs {
         progress.plan(*config);
     }
+    check_confined(progress.left())?;
     tidy(ctx, progress.left());
-    progress
+    Ok(progress)
+}
+
+/// Refuses, before anything is written, when one of `paths` is a
+/// repository's file that leads out of the repository.
+pub fn check_confined<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<(), Error> {
+    for path in paths {
+        envfiles::check_confined(path).map_err(env_error)?;
+    }
+    Ok(())
 }
 
 /// Whether saving `plan` touches the project's files: a secret of a

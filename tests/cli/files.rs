@@ -236,9 +236,10 @@ fn a_symlinked_claude_json_is_written_through() {
 #[test]
 fn a_symlinked_mcp_json_is_written_through() {
     let env = TestEnv::new();
-    env.write("shared/team.mcp.json", "{\n  \"mcpServers\": {}\n}");
+    // Inside the repository: one leading out of it is refused (repo_links).
+    env.write("project/shared/team.mcp.json", "{\n  \"mcpServers\": {}\n}");
     symlink(
-        env.root.join("shared/team.mcp.json"),
+        env.project.join("shared/team.mcp.json"),
         env.project.join(".mcp.json"),
     )
     .unwrap();
@@ -250,7 +251,7 @@ fn a_symlinked_mcp_json_is_written_through() {
             .file_type()
             .is_symlink()
     );
-    assert!(env.read("shared/team.mcp.json").contains("\"x\""));
+    assert!(env.read("project/shared/team.mcp.json").contains("\"x\""));
 }
 
 #[test]

@@ -24,7 +24,14 @@ use crate::scan::{PAT, STRIPE};
 /// reading works, writing fails, whoever runs the test (root included).
 fn make_unwritable(env: &TestEnv, path: &str) -> PathBuf {
     let original = env.root.join(path);
-    let long = env.root.join("elsewhere").join("x".repeat(250));
+    // A project's file stays inside the repository: mcpenv refuses one
+    // that leads out of it before writing anything.
+    let top = path.split('/').next().filter(|top| *top == "project");
+    let long = env
+        .root
+        .join(top.unwrap_or_default())
+        .join("elsewhere")
+        .join("x".repeat(250));
     fs::create_dir_all(long.parent().unwrap()).unwrap();
     fs::rename(&original, &long).unwrap();
     symlink(&long, &original).unwrap();
@@ -204,7 +211,7 @@ fn an_interrupted_extract_names_what_it_wrote_and_finishes_on_the_second_run() {
     ----- stderr -----
     error: stopped part way: already wrote `[ROOT]/project/.gitignore`, `[ROOT]/project/.env`; left `[ROOT]/project/.env.example`, `[ROOT]/project/.mcp.json` as they were
       caused by: failed to write `[ROOT]/project/.env.example`
-      caused by: File name too long (os error 36) at path "[ROOT]/elsewhere/.[LONG].XXXXXX.tmp"
+      caused by: File name too long (os error 36) at path "[ROOT]/project/elsewhere/.[LONG].XXXXXX.tmp"
 
     hint: nothing in the configs was changed; fix the problem and run the command again
     hint: run the same command again to finish: it does only what is missing

@@ -46,6 +46,7 @@ mod realworld;
 mod realworld_clients;
 mod references;
 mod remove;
+mod repo_links;
 mod run;
 mod scan;
 mod scan_sarif;

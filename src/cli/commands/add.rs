@@ -35,7 +35,7 @@ impl Report for AddReport {
             )?;
         }
         for file in &self.env_written {
-            writeln!(err, "Wrote `{}`", file.display())?;
+            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
         }
         let verb = if self.replaced { "Replaced" } else { "Added" };
         writeln!(

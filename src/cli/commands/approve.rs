@@ -42,7 +42,7 @@ impl Report for ChoiceReport {
             )?;
         }
         for file in &self.written {
-            writeln!(err, "Wrote `{}`", file.display())?;
+            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
         }
         for overruled in &self.overruled {
             warning(

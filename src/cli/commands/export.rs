@@ -89,7 +89,7 @@ impl Report for ExportReport {
                         self.scope.as_str()
                     )?;
                 }
-                writeln!(err, "Wrote `{file}`")
+                writeln!(err, "Wrote {}", crate::ops::shown::written(&self.file))
             }
             (false, false) => writeln!(
                 err,

@@ -98,7 +98,7 @@ impl Report for ExtractOutput {
         }
         if !self.report.dry_run {
             for file in &self.report.written {
-                writeln!(err, "Wrote `{}`", file.display())?;
+                writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
             }
             if self.to_user_store || self.report.store == SecretStore::Keychain {
                 writeln!(

@@ -101,7 +101,7 @@ impl Report for ImportOutput {
             )?;
         }
         for file in &self.report.written {
-            writeln!(err, "Wrote `{}`", file.display())?;
+            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
         }
         Ok(())
     }

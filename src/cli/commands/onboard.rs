@@ -211,7 +211,8 @@ fn say_saved(ctx: &Ctx, saved: &OnboardReport) {
         }
     }
     for file in &saved.written {
-        say(ctx, &format!("Wrote `{}`", shown_path(ctx, file)));
+        let note = crate::ops::shown::link_note(file, |target| shown_path(ctx, target));
+        say(ctx, &format!("Wrote `{}`{note}", shown_path(ctx, file)));
     }
     // For `.env`, the report's warnings already say how Claude Code sees it.
     if saved.to == SaveTo::ClaudeSettings {

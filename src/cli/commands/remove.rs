@@ -74,6 +74,9 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveOutput, CliError> {
         name: args.name.clone(),
         scope: args.scope.map(Scope::from),
     };
+    if args.tidy_example {
+        crate::ops::remove_server::check_example(ctx)?;
+    }
     let report = remove_server(ctx, &request)?;
     let example_shown = shown_path(ctx, &report.example);
     let drop = !report.unused_example.is_empty()

@@ -34,7 +34,7 @@ impl Report for ShareReport {
             )?;
         }
         for file in &self.written {
-            writeln!(err, "Wrote `{}`", file.display())?;
+            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
         }
         if !self.moves.is_empty() {
             writeln!(
