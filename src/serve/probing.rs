@@ -64,7 +64,7 @@ pub async fn probe(ctx: &Context, names: Vec<String>, audit: bool) -> Result<Vec
         // An agent has no `--trust-project`: the person approves instead.
         let approve = format!(
             "the person approves it first: `{}`",
-            ctx.command(&["approve", &skipped.name])
+            ctx.command_with_names(&["approve"], &[&skipped.name])
         );
         let reason = if skipped.unapproved.is_some() {
             format!("{}; {approve}", skipped.reason)
