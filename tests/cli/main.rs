@@ -47,6 +47,7 @@ mod references;
 mod remove;
 mod run;
 mod scan;
+mod scan_fail_closed;
 mod scan_sarif;
 mod secrets;
 mod secrets_corpus;
