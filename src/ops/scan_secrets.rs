@@ -20,6 +20,7 @@ use crate::secrets;
 use crate::value_position::{ParsedText, Position, Syntax};
 
 mod text;
+mod walk;
 
 /// Every secret found.
 #[derive(Debug, Serialize)]
@@ -236,10 +237,17 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                 });
                 continue;
             }
-            collect(&full, &mut sources).map_err(|error| {
+            let walked = walk::collect(&full, !request.only_paths).map_err(|error| {
                 Error::failure_from(format!("cannot read `{}`", path.display()), error)
                     .with_hint("check the path; scan takes config files and directories")
             })?;
+            warnings.extend(walked.skipped);
+            sources.extend(
+                walked
+                    .files
+                    .into_iter()
+                    .map(|path| Source { path, client: None }),
+            );
         }
         sources
     };
@@ -321,48 +329,6 @@ fn note_warning(note: &Note) -> Warning {
         file: note.path.clone(),
         message: note.message.clone(),
     }
-}
-
-/// Files below `path` worth scanning: JSON, JSON with comments, TOML.
-fn collect(path: &Path, sources: &mut Vec<Source>) -> io::Result<()> {
-    let metadata = std::fs::metadata(path)?;
-    if !metadata.is_file() && !metadata.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file or directory (a FIFO, socket or device is never read)",
-        ));
-    }
-    if metadata.is_file() {
-        sources.push(Source {
-            path: path.to_path_buf(),
-            client: None,
-        });
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    entries.sort();
-    for entry in entries {
-        let name = entry
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or_default();
-        if entry.is_dir() {
-            if !matches!(name, ".git" | "node_modules" | "target") {
-                collect(&entry, sources)?;
-            }
-        } else if entry.is_file()
-            // Only regular files: a FIFO named `x.json` would block the read.
-            && (name.ends_with(".json") || name.ends_with(".jsonc") || name.ends_with(".toml"))
-        {
-            sources.push(Source {
-                path: entry,
-                client: None,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// What one file yields.

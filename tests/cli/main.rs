@@ -48,6 +48,7 @@ mod remove;
 mod run;
 mod scan;
 mod scan_fail_closed;
+mod scan_links;
 mod scan_sarif;
 mod secrets;
 mod secrets_corpus;

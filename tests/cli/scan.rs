@@ -251,7 +251,7 @@ fn json_and_another_format_are_a_usage_error() {
 
 /// What `mcpenv scan ARGS` opened, by `strace`; `None` (and a note) where
 /// strace is missing or not permitted.
-fn opened_files(env: &TestEnv, args: &[&str]) -> Option<(CommandOutput, Vec<String>)> {
+pub fn opened_files(env: &TestEnv, args: &[&str]) -> Option<(CommandOutput, Vec<String>)> {
     let trace = env.root.join("trace.txt");
     let command = env.command(&env.project, args);
     let program = command.get_program().to_owned();
