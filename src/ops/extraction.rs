@@ -77,6 +77,10 @@ pub fn env_error(error: EnvFilesError) -> Error {
         EnvFilesError::Malformed { path, .. } => {
             format!("fix `{}` by hand; nothing was changed", path.display())
         }
+        EnvFilesError::Folder { folder, .. } => format!(
+            "make `{}` a folder mcpenv can write (move away what is there), then run the command again; nothing in the configs was changed",
+            folder.display()
+        ),
         _ => "nothing in the configs was changed; fix the problem and run the command again"
             .to_string(),
     };

@@ -55,6 +55,7 @@ mod secrets_corpus;
 mod serve;
 mod serve_crosscheck;
 mod serve_gate;
+mod state_errors;
 mod teammate;
 mod templates;
 mod templates_schema;
