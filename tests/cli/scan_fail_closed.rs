@@ -126,7 +126,7 @@ fn every_way_of_scanning_agrees_on_a_truncated_config() {
             (
                 "unparsed-config",
                 "`.mcp.json` does not parse (EOF while parsing an object): only its text was scanned for secrets",
-                &serde_json::json!({"startLine": 6, "startColumn": 0, "endLine": 6, "endColumn": 0}),
+                &serde_json::json!({"startLine": 6, "startColumn": 1, "endLine": 6, "endColumn": 1}),
             ),
             (
                 "github-pat",

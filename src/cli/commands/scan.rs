@@ -338,11 +338,13 @@ fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
                 file.message
             ),
             identity: [uri_text(&uri), UNPARSED_RULE.to_string()].join("\0"),
+            // SARIF counts from 1; a parser's column 0 (an end of file
+            // after a newline) is the line's first character.
             position: file.line.zip(file.column).map(|(line, column)| Position {
-                line,
-                column,
-                end_line: line,
-                end_column: column,
+                line: line.max(1),
+                column: column.max(1),
+                end_line: line.max(1),
+                end_column: column.max(1),
             }),
             file: uri,
         }
