@@ -75,6 +75,18 @@ pub enum EnvFilesError {
         #[source]
         source: io::Error,
     },
+    /// The folder a new file goes in could not be created (a file, or a
+    /// link to nowhere, is where it should be; the disk is full).
+    #[error("cannot create the folder `{}` for `{}`", folder.display(), path.display())]
+    Folder {
+        /// The file to be written.
+        path: PathBuf,
+        /// The folder.
+        folder: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
     /// Another process kept the file locked.
     #[error("timed out waiting for the lock on `{}`", path.display())]
     Locked {
@@ -354,8 +366,9 @@ pub fn save_user_with(
             .recursive(true)
             .mode(0o700)
             .create(folder)
-            .map_err(|source| EnvFilesError::Io {
-                path: folder.to_path_buf(),
+            .map_err(|source| EnvFilesError::Folder {
+                path: path.to_path_buf(),
+                folder: folder.to_path_buf(),
                 source,
             })?;
     }

@@ -140,16 +140,14 @@ impl Journal {
             file.after_digest = after_digest;
         } else if let Err(error) = self.add(resolved, before, after_digest) {
             self.problem = Some(format!(
-                "mcpenv could not keep a copy of `{}` for `mcpenv undo` in `{}`: {error}",
+                "mcpenv could not keep a copy of `{}` for `mcpenv undo`: {error}",
                 resolved.display(),
-                self.root.display()
             ));
             return;
         }
         if let Err(error) = self.save() {
             self.problem = Some(format!(
-                "mcpenv could not record this edit for `mcpenv undo` in `{}`: {error}",
-                self.root.display()
+                "mcpenv could not record this edit for `mcpenv undo`: {error}"
             ));
         }
     }
@@ -171,12 +169,15 @@ impl Journal {
         let (copy, before_digest) = match before {
             Some(text) => {
                 let name = format!("{}.before", self.record.files.len());
+                let copy = dir.join(&name);
                 let mut file = OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .mode(0o600)
-                    .open(dir.join(&name))?;
-                file.write_all(text.as_bytes())?;
+                    .open(&copy)
+                    .map_err(failed("create", &copy))?;
+                file.write_all(text.as_bytes())
+                    .map_err(failed("write", &copy))?;
                 (Some(name), Some(digest(&[text.as_bytes()])))
             }
             None => (None, None),
@@ -194,10 +195,11 @@ impl Journal {
     /// mcpenv processes racing for a number: the loser takes the next).
     fn create_dir(&self) -> io::Result<PathBuf> {
         if let Some(parent) = self.root.parent() {
-            fs::create_dir_all(parent)?;
+            fs::create_dir_all(parent).map_err(failed("create the folder", parent))?;
         }
         fsx::private_dir(&self.root).map_err(io::Error::other)?;
-        let mut number = numbered(&self.root)?
+        let mut number = numbered(&self.root)
+            .map_err(failed("read the folder", &self.root))?
             .last()
             .map_or(1, |(number, _)| number + 1);
         loop {
@@ -205,7 +207,7 @@ impl Journal {
             match fs::DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => return Ok(dir),
                 Err(error) if error.kind() == io::ErrorKind::AlreadyExists => number += 1,
-                Err(error) => return Err(error),
+                Err(error) => return Err(failed("create the folder", &dir)(error)),
             }
         }
     }
@@ -215,13 +217,13 @@ impl Journal {
             return Ok(());
         };
         let text = serde_json::to_string_pretty(&self.record).map_err(io::Error::other)?;
-        fsx::write_atomic(
-            &dir.join(RECORD),
-            &[text.as_bytes()],
-            NewMode::Exact(0o600),
-            || Ok::<(), ()>(()),
-        )?
+        let record = dir.join(RECORD);
+        fsx::write_atomic(&record, &[text.as_bytes()], NewMode::Exact(0o600), || {
+            Ok::<(), ()>(())
+        })
+        .map_err(failed("write", &record))?
         .map_err(|()| io::Error::other("not verified"))
+        .map_err(failed("write", &record))
     }
 
     /// Ends the edit: drops the oldest edits past the bounds.
@@ -262,6 +264,18 @@ fn now() -> u64 {
 }
 
 /// The numbered edit directories under `root`, oldest first.
+/// `error`, saying what was done to which file (a full disk fails on the
+/// copy, not on the folder that holds it).
+fn failed(operation: &'static str, path: &Path) -> impl FnOnce(io::Error) -> io::Error {
+    let path = path.to_path_buf();
+    move |error| {
+        io::Error::new(
+            error.kind(),
+            format!("cannot {operation} `{}`: {error}", path.display()),
+        )
+    }
+}
+
 fn numbered(root: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
     let entries = match fs::read_dir(root) {
         Ok(entries) => entries,

@@ -27,9 +27,20 @@ fn information_uri() -> Option<&'static str> {
 /// The key of the fingerprint code scanning deduplicates alerts by.
 const FINGERPRINT_KEY: &str = "mcpenv/finding/v1";
 
-/// One secret to report.
+/// What an alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlertKind {
+    /// A literal secret.
+    Secret,
+    /// A config that does not parse (scanned as text only).
+    Unparsed,
+}
+
+/// One secret, or one config that does not parse, to report.
 #[derive(Debug, Clone)]
 pub struct Alert {
+    /// What it is about.
+    pub kind: AlertKind,
     /// The detection rule's id (`github-pat`).
     pub rule: String,
     /// What the rule finds, for the rule's description (`GitHub classic PAT`).
@@ -206,14 +217,22 @@ pub fn log(version: &str, alerts: &[Alert]) -> Log {
 }
 
 fn rule(alert: &Alert) -> Rule {
+    let (short, help) = match alert.kind {
+        AlertKind::Secret => (
+            format!("Literal {} in an MCP config", alert.rule_description),
+            "Move the value into a git-ignored `.env` and leave a placeholder the client expands (`mcpenv extract` does it for Claude Code's files); rotate a secret that was committed.",
+        ),
+        AlertKind::Unparsed => (
+            alert.rule_description.clone(),
+            "Fix the file by hand: its client loads none of it, and mcpenv could scan only its text for secrets.",
+        ),
+    };
     Rule {
         id: alert.rule.clone(),
         name: pascal_case(&alert.rule),
-        short_description: Text {
-            text: format!("Literal {} in an MCP config", alert.rule_description),
-        },
+        short_description: Text { text: short },
         help: Text {
-            text: "Move the value into a git-ignored `.env` and leave a placeholder the client expands (`mcpenv extract` does it for Claude Code's files); rotate a secret that was committed.".to_string(),
+            text: help.to_string(),
         },
         default_configuration: Configuration { level: "error" },
     }
@@ -247,6 +266,7 @@ mod tests {
 
     fn alert(rule: &str, file: &str) -> Alert {
         Alert {
+            kind: AlertKind::Secret,
             rule: rule.to_string(),
             rule_description: "thing".to_string(),
             file: FileUri::InRepository(file.to_string()),

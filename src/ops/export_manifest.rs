@@ -113,8 +113,20 @@ pub fn record(state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Er
     }
     let path = manifest_path(state_dir);
     let key = file_key(file);
+    let hint = format!(
+        "`{}` must be a folder mcpenv can write (not a file, on a disk with room); run the export again once it is",
+        state_dir.display()
+    );
     fs_err::create_dir_all(state_dir).map_err(|error| {
-        Error::failure_from(format!("cannot create `{}`", state_dir.display()), error)
+        Error::failure_from(
+            format!(
+                "cannot create the folder `{}` for `{}`",
+                state_dir.display(),
+                path.display()
+            ),
+            error,
+        )
+        .with_hint(&hint)
     })?;
     fsx::edit_text(state_dir, &path, NewMode::Exact(0o600), |old| {
         let mut manifest = match old {
@@ -137,8 +149,13 @@ pub fn record(state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Er
     })
     .map_err(|error| match error {
         TextEditError::Change(error) => error,
-        TextEditError::Read(source) | TextEditError::Write(source) => {
+        TextEditError::Read(source) => {
+            Error::failure_from(format!("cannot read `{}`", path.display()), source)
+                .with_hint(&hint)
+        }
+        TextEditError::Write(source) => {
             Error::failure_from(format!("cannot write `{}`", path.display()), source)
+                .with_hint(&hint)
         }
         TextEditError::Locked(_) | TextEditError::Contended => {
             Error::failure(format!("`{}` is busy; try again", path.display()))

@@ -82,6 +82,10 @@ pub fn env_error(error: EnvFilesError) -> Error {
             "add `{}` to `.gitignore`, or replace the link with a regular file; nothing was changed",
             target.display()
         ),
+        EnvFilesError::Folder { folder, .. } => format!(
+            "make `{}` a folder mcpenv can write (move away what is there), then run the command again; nothing in the configs was changed",
+            folder.display()
+        ),
         _ => "nothing in the configs was changed; fix the problem and run the command again"
             .to_string(),
     };

@@ -9,7 +9,8 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use crate::clients::{self, Client, placeholders};
-use crate::layered::{Inventory, Note};
+use crate::error::ConfigError;
+use crate::layered::{FileProblem, Inventory, Note};
 use crate::model::{Field, ServerEntry};
 use crate::ops::list_servers::Warning;
 use crate::ops::{Context, Error};
@@ -18,6 +19,9 @@ use crate::scope::Scope;
 use crate::secrets;
 use crate::value_position::{ParsedText, Position, Syntax};
 
+mod text;
+mod walk;
+
 /// Every secret found.
 #[derive(Debug, Serialize)]
 pub struct ScanReport {
@@ -25,6 +29,9 @@ pub struct ScanReport {
     pub findings: Vec<ScanFinding>,
     /// How many files were read.
     pub files_scanned: usize,
+    /// Files that do not parse: their text was scanned instead, and the
+    /// scan fails (a hook must not pass a file nobody can read as config).
+    pub unparsed: Vec<Unparsed>,
     /// Files that could not be read, and placeholders their client never expands.
     pub warnings: Vec<Warning>,
     /// Whether only the files given were read (a hook's run): then
@@ -42,10 +49,11 @@ pub struct ScanFinding {
     pub scope: String,
     /// For a `~/.claude.json` local server: its project.
     pub project: Option<String>,
-    /// The server.
-    pub server: String,
-    /// Where in the entry.
-    pub field: Field,
+    /// The server; `None` for a secret found in the text of a file that
+    /// does not parse.
+    pub server: Option<String>,
+    /// Where in the entry; `None` as for `server`.
+    pub field: Option<Field>,
     /// The rule that found it.
     pub rule: &'static str,
     /// The value, masked.
@@ -71,10 +79,36 @@ pub struct ScanFinding {
     span: Range<usize>,
 }
 
+/// A file that does not parse, and where.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unparsed {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line of the problem, when known.
+    pub line: Option<usize>,
+    /// 1-based column of the problem, when known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Unparsed {
+    /// The file, with `:line:column` when known.
+    pub fn located(&self, file: &str) -> String {
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+            _ => file.to_string(),
+        }
+    }
+}
+
 impl ScanFinding {
     fn locate(&mut self, parsed: &ParsedText<'_>) {
+        let Some(field) = &self.field else {
+            return;
+        };
         let entry_path: Vec<&str> = self.entry_path.iter().map(String::as_str).collect();
-        self.position = parsed.locate(&entry_path, &self.field, self.span.clone());
+        self.position = parsed.locate(&entry_path, field, self.span.clone());
         self.line = self.position.map(|position| position.line);
         self.column = self.position.map(|position| position.column);
     }
@@ -95,9 +129,10 @@ pub struct ScanRequest {
     /// Scan only `paths`, never following a symbolic link (what a
     /// pre-commit hook hands over is what git commits).
     pub only_paths: bool,
-    /// Scan every other file when one of the configs does not parse, and
+    /// Scan every other file when one of the configs cannot be read, and
     /// say which one was not scanned (`doctor`, whose check reports it),
-    /// rather than fail.
+    /// rather than fail. A config that does not parse is scanned as text
+    /// either way.
     pub skip_broken_configs: bool,
 }
 
@@ -117,18 +152,42 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
     let mut files_scanned = 0;
+    let mut unparsed = Vec::new();
     let sources = if !request.reads_only_given_files() {
-        let inventory = if request.skip_broken_configs {
-            let mut inventory = Inventory::load_all(&ctx.locations);
-            ctx.shield.learn_inventory(&inventory);
-            warnings.extend(inventory.unloaded.drain(..).map(|file| Warning {
-                message: format!("not scanned: {}", crate::check::error_chain(&file.problem)),
-                file: file.path,
-            }));
-            inventory
-        } else {
-            ctx.inventory()?
-        };
+        let mut inventory = Inventory::load_all(&ctx.locations);
+        ctx.shield.learn_inventory(&inventory);
+        for file in std::mem::take(&mut inventory.unloaded) {
+            let error = match file.problem {
+                FileProblem::Config(error) => error,
+                problem @ FileProblem::NoMcpServers { .. } => {
+                    warnings.push(Warning {
+                        message: problem.to_string(),
+                        file: file.path,
+                    });
+                    continue;
+                }
+            };
+            if let Some(broken) = unparsed_config(&error) {
+                // The scope's name when the file holds one scope only.
+                let scope = match file.scopes.as_slice() {
+                    [scope] => scope.as_str(),
+                    _ => Client::ClaudeCode.as_str(),
+                };
+                if !files_in(&unparsed).contains(&file.path.as_path()) {
+                    let text = read_lossy(&file.path);
+                    findings.extend(scan_text(ctx, &file.path, &text, scope, Client::ClaudeCode));
+                    files_scanned += 1;
+                    unparsed.push(broken);
+                }
+            } else if request.skip_broken_configs {
+                warnings.push(Warning {
+                    message: format!("not scanned: {}", crate::check::error_chain(&error)),
+                    file: file.path,
+                });
+            } else {
+                return Err(error.into());
+            }
+        }
         let mut files: Vec<&Path> = Vec::new();
         for entry in &inventory.entries {
             if !files.contains(&entry.file.as_path()) {
@@ -178,21 +237,30 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                 });
                 continue;
             }
-            collect(&full, &mut sources).map_err(|error| {
+            let walked = walk::collect(&full, !request.only_paths).map_err(|error| {
                 Error::failure_from(format!("cannot read `{}`", path.display()), error)
                     .with_hint("check the path; scan takes config files and directories")
             })?;
+            warnings.extend(walked.skipped);
+            sources.extend(
+                walked
+                    .files
+                    .into_iter()
+                    .map(|path| Source { path, client: None }),
+            );
         }
         sources
     };
     files_scanned += sources.len();
-    for (file_findings, file_warnings) in scan_files(ctx, &sources) {
-        findings.extend(file_findings);
-        warnings.extend(file_warnings);
+    for result in scan_files(ctx, &sources) {
+        findings.extend(result.findings);
+        warnings.extend(result.warnings);
+        unparsed.extend(result.unparsed);
     }
     Ok(ScanReport {
         findings,
         files_scanned,
+        unparsed,
         warnings,
         given_files_only: request.reads_only_given_files(),
     })
@@ -263,49 +331,13 @@ fn note_warning(note: &Note) -> Warning {
     }
 }
 
-/// Files below `path` worth scanning: JSON, JSON with comments, TOML.
-fn collect(path: &Path, sources: &mut Vec<Source>) -> io::Result<()> {
-    let metadata = std::fs::metadata(path)?;
-    if !metadata.is_file() && !metadata.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file or directory (a FIFO, socket or device is never read)",
-        ));
-    }
-    if metadata.is_file() {
-        sources.push(Source {
-            path: path.to_path_buf(),
-            client: None,
-        });
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    entries.sort();
-    for entry in entries {
-        let name = entry
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or_default();
-        if entry.is_dir() {
-            if !matches!(name, ".git" | "node_modules" | "target") {
-                collect(&entry, sources)?;
-            }
-        } else if entry.is_file()
-            // Only regular files: a FIFO named `x.json` would block the read.
-            && (name.ends_with(".json") || name.ends_with(".jsonc") || name.ends_with(".toml"))
-        {
-            sources.push(Source {
-                path: entry,
-                client: None,
-            });
-        }
-    }
-    Ok(())
+/// What one file yields.
+#[derive(Debug, Default)]
+struct FileResult {
+    findings: Vec<ScanFinding>,
+    warnings: Vec<Warning>,
+    unparsed: Option<Unparsed>,
 }
-
-type FileResult = (Vec<ScanFinding>, Vec<Warning>);
 
 /// Scans files on every core, keeping their order.
 fn scan_files(ctx: &Context, sources: &[Source]) -> Vec<FileResult> {
@@ -340,24 +372,74 @@ fn scan_files(ctx: &Context, sources: &[Source]) -> Vec<FileResult> {
 
 fn scan_file(ctx: &Context, source: &Source) -> FileResult {
     let path = &source.path;
-    let problem = |message: String| {
-        (
-            Vec::new(),
-            vec![Warning {
-                file: path.clone(),
-                message,
-            }],
-        )
-    };
-    let text = match crate::fsx::read_if_exists(path)
-        .and_then(|text| text.ok_or_else(|| io::ErrorKind::NotFound.into()))
+    let bytes = match crate::fsx::read_regular(path)
+        .and_then(|bytes| bytes.ok_or_else(|| io::ErrorKind::NotFound.into()))
     {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return FileResult {
+                warnings: vec![Warning {
+                    file: path.clone(),
+                    message: format!("cannot be read: {error}"),
+                }],
+                ..FileResult::default()
+            };
+        }
+    };
+    let is_mcp_json = path.file_name().is_some_and(|name| name == ".mcp.json");
+    // A file that does not parse is scanned as text and fails the scan.
+    let broken = |text: &str, unparsed: Unparsed| {
+        let client = source
+            .client
+            .or_else(|| clients::client_of_path(path))
+            .unwrap_or_else(|| clients::guess_client(path, None));
+        let scope = if client == Client::ClaudeCode && is_mcp_json {
+            Scope::Project.as_str()
+        } else {
+            client.as_str()
+        };
+        FileResult {
+            findings: scan_text(ctx, path, text, scope, client),
+            warnings: Vec::new(),
+            unparsed: Some(unparsed),
+        }
+    };
+    let text = match String::from_utf8(bytes) {
         Ok(text) => text,
-        Err(error) => return problem(format!("cannot be read: {error}")),
+        Err(error) => {
+            let valid = error.utf8_error().valid_up_to();
+            let (line, column) =
+                line_column(&String::from_utf8_lossy(&error.as_bytes()[..valid]), valid);
+            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+            return broken(
+                &text,
+                Unparsed {
+                    file: path.clone(),
+                    line: Some(line),
+                    column: Some(column),
+                    message: "not UTF-8 text".to_string(),
+                },
+            );
+        }
     };
     let value = match clients::parse(path, &text) {
         Ok(value) => value,
-        Err(error) => return problem(format!("not scanned: {error}")),
+        Err(error) => {
+            // Claude Code's own files say what the loader says of them
+            // (`check`, `doctor` and a scan of every scope quote it).
+            let loader = (clients::client_of_path(path) == Some(Client::ClaudeCode))
+                .then(|| crate::layered::parse_document(path, text.clone(), &[]).err())
+                .flatten()
+                .as_ref()
+                .and_then(unparsed_config);
+            let unparsed = loader.unwrap_or_else(|| Unparsed {
+                file: path.clone(),
+                line: Some(error.line),
+                column: Some(error.column),
+                message: error.message,
+            });
+            return broken(&text, unparsed);
+        }
     };
     // The path says whose file it is (`.cursor/mcp.json`); the content only
     // when the name is no client's.
@@ -365,7 +447,6 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
         .client
         .or_else(|| clients::client_of_path(path))
         .unwrap_or_else(|| clients::guess_client(path, Some(&value)));
-    let is_mcp_json = path.file_name().is_some_and(|name| name == ".mcp.json");
     let has_projects = value.get("projects").is_some();
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
@@ -417,7 +498,114 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
             }
         }
     }
-    (findings, warnings)
+    FileResult {
+        findings,
+        warnings,
+        unparsed: None,
+    }
+}
+
+/// The [`Unparsed`] of a config error that means the file could not be
+/// read as config at all (its text may still be read); `None` for one
+/// where there is no text to read (a FIFO, a missing permission, an empty
+/// file).
+fn unparsed_config(error: &ConfigError) -> Option<Unparsed> {
+    let (line, column, message) = match error {
+        ConfigError::Syntax {
+            line,
+            column,
+            message,
+            ..
+        } => (Some(*line), Some(*column), message.clone()),
+        ConfigError::Read { source, .. } if source.kind() == io::ErrorKind::InvalidData => {
+            (None, None, "not UTF-8 text".to_string())
+        }
+        ConfigError::TooDeep { pointer, limit, .. } => (
+            None,
+            None,
+            format!("nested more than {limit} levels deep at `{pointer}`"),
+        ),
+        ConfigError::TooLarge { size, limit, .. } => (
+            None,
+            None,
+            format!("{size} bytes, larger than the {limit} bytes Claude Code reads"),
+        ),
+        ConfigError::Shape { detail, .. } => (None, None, format!("malformed: {detail}")),
+        _ => return None,
+    };
+    Some(Unparsed {
+        file: error.path().clone(),
+        line,
+        column,
+        message,
+    })
+}
+
+fn files_in(unparsed: &[Unparsed]) -> Vec<&Path> {
+    unparsed.iter().map(|file| file.file.as_path()).collect()
+}
+
+/// The text of `path`, invalid UTF-8 replaced; empty when it cannot be read.
+fn read_lossy(path: &Path) -> String {
+    match crate::fsx::read_regular(path) {
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => String::new(),
+    }
+}
+
+/// 1-based line and column (in code points) of byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(offset)];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// The secrets in the text of `file`, which does not parse: no server or
+/// field is known, only where each secret sits. The shield learns each.
+fn scan_text(
+    ctx: &Context,
+    file: &Path,
+    text: &str,
+    scope: &str,
+    client: Client,
+) -> Vec<ScanFinding> {
+    text::scan_text(text)
+        .into_iter()
+        .map(|found| {
+            let secret = &text[found.span.clone()];
+            ctx.shield.learn(|redactor| redactor.learn(secret));
+            let (line, column) = line_column(text, found.span.start);
+            let (end_line, end_column) = line_column(text, found.span.end);
+            ScanFinding {
+                file: file.to_path_buf(),
+                scope: scope.to_string(),
+                project: None,
+                server: None,
+                field: None,
+                rule: found.rule,
+                value: redact::mask(secret),
+                line: Some(line),
+                column: Some(column),
+                position: Some(Position {
+                    line,
+                    column,
+                    end_line,
+                    end_column,
+                }),
+                client,
+                extract_scope: None,
+                entry_path: Vec::new(),
+                span: found.span,
+            }
+        })
+        .collect()
 }
 
 /// Where an entry was found, as its findings report it.
@@ -447,8 +635,8 @@ fn scan_one(
             file: origin.file.to_path_buf(),
             scope: origin.scope.to_string(),
             project: origin.project.clone(),
-            server: server.to_string(),
-            field: finding.field,
+            server: Some(server.to_string()),
+            field: Some(finding.field),
             rule: finding.rule,
             value: redact::mask(&finding.secret),
             line: None,

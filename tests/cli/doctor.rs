@@ -119,17 +119,17 @@ fn a_broken_config_is_reported_with_its_position_and_the_scan_still_runs() {
     error: `.mcp.json`: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma
       hint: Claude Code loads none of its servers (it reports "MCP config is not a valid JSON (line 1, column 38)"); fix the file by hand
 
-    Secrets: 1 problem
+    Secrets: 2 problems
+    error: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma; scanned its text for secrets instead
     FILE            SCOPE  SERVER  FIELD             RULE        VALUE
     ~/.claude.json  user   gh      env.GITHUB_TOKEN  github-pat  ghp_…3s12
-    warning: `.mcp.json`: not scanned: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma
 
     Servers: 1 problem
     error: failed to parse `[ROOT]/project/.mcp.json:1:38`: trailing comma
 
     hint: fix the file by hand: mcpenv never rewrites a file it cannot parse
 
-    3 problems: fix what Environment lists (`mcpenv onboard` sets missing values); move the secrets with `mcpenv extract -s user`; see why with `mcpenv probe`
+    4 problems: fix what Environment lists (`mcpenv onboard` sets missing values); move the secrets with `mcpenv extract -s user`; see why with `mcpenv probe`
     ----- stderr -----
     [exit status: 1]
     "#);

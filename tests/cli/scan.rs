@@ -127,16 +127,20 @@ fn scan_paths_reads_json_with_comments_and_toml() {
         }
       ],
       "files_scanned": 3,
-      "warnings": [
+      "unparsed": [
         {
           "file": "[ROOT]/configs/broken.json",
-          "message": "not scanned: Expected colon after the string or word in object property at line 1 column 7"
+          "line": 1,
+          "column": 7,
+          "message": "Expected colon after the string or word in object property"
         }
-      ]
+      ],
+      "warnings": []
     }
     ----- stderr -----
-    warning: `[ROOT]/configs/broken.json`: not scanned: Expected colon after the string or word in object property at line 1 column 7
+    error: failed to parse `[ROOT]/configs/broken.json:1:7`: Expected colon after the string or word in object property; scanned its text for secrets instead
     Found 2 literal secrets in 2 of 3 files: 1 in Codex, 1 in VS Code
+    hint: fix `configs/broken.json:1:7` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
     hint: in `configs/codex/config.toml` (Codex): remove each value and name its variable instead: `env_vars = ["NAME"]`, `env_http_headers` or `bearer_token_env_var`
     hint: in `configs/vscode.json` (VS Code): write `${env:NAME}` (or `${input:id}` with an `inputs` entry) in place of each value
     [exit status: 1]
@@ -247,7 +251,7 @@ fn json_and_another_format_are_a_usage_error() {
 
 /// What `mcpenv scan ARGS` opened, by `strace`; `None` (and a note) where
 /// strace is missing or not permitted.
-fn opened_files(env: &TestEnv, args: &[&str]) -> Option<(CommandOutput, Vec<String>)> {
+pub fn opened_files(env: &TestEnv, args: &[&str]) -> Option<(CommandOutput, Vec<String>)> {
     let trace = env.root.join("trace.txt");
     let command = env.command(&env.project, args);
     let program = command.get_program().to_owned();

@@ -97,7 +97,7 @@ impl DoctorOutput<'_> {
 
     fn secret_problems(&self) -> usize {
         match &self.scan {
-            Part::Ran(output) => output.report.findings.len(),
+            Part::Ran(output) => output.problems(),
             Part::Failed(_) => 1,
         }
     }
@@ -143,6 +143,10 @@ impl DoctorOutput<'_> {
         self.heading(out, "Secrets", self.secret_problems())?;
         match &self.scan {
             Part::Ran(output) => {
+                for line in output.unparsed_lines() {
+                    let red = RED.bold();
+                    writeln!(out, "{red}error:{red:#} {}", shown(&line))?;
+                }
                 output.write_text(out)?;
                 if !self.quiet {
                     for note in &self.scan_warnings {

@@ -11,15 +11,16 @@ use serde::Serialize;
 use crate::cli::args::{ScanArgs, ScanFormat};
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
-use crate::cli::render::{self, Cell, Report, table, warning};
+use crate::cli::render::{self, Cell, RED, Report, shown, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{Client, placeholders};
 use crate::ops::scan_secrets::{
-    ScanFinding, ScanReport, ScanRequest, lexical, repository_root, scan_secrets,
+    ScanFinding, ScanReport, ScanRequest, Unparsed, lexical, repository_root, scan_secrets,
 };
-use crate::sarif::{self, Alert, FileUri};
+use crate::sarif::{self, Alert, AlertKind, FileUri};
 use crate::scope::Scope;
 use crate::secrets;
+use crate::value_position::Position;
 
 /// The report with what the terminal shows of it: each finding's file as
 /// shown, and what to do.
@@ -45,11 +46,21 @@ impl Report for ScanOutput {
             .iter()
             .zip(&self.shown_files)
             .map(|(finding, file)| {
+                // A secret in a file that does not parse: where it sits.
+                let file = match (&finding.field, finding.line, finding.column) {
+                    (None, Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+                    _ => file.clone(),
+                };
                 vec![
                     Cell::plain(file),
                     Cell::plain(&finding.scope),
-                    Cell::plain(&finding.server),
-                    Cell::plain(finding.field.to_string()),
+                    Cell::plain(finding.server.as_deref().unwrap_or("-")),
+                    Cell::plain(
+                        finding
+                            .field
+                            .as_ref()
+                            .map_or_else(|| "-".to_string(), ToString::to_string),
+                    ),
                     Cell::plain(finding.rule),
                     Cell::plain(&finding.value),
                 ]
@@ -66,13 +77,21 @@ impl Report for ScanOutput {
         for note in &self.report.warnings {
             warning(err, &format!("`{}`: {}", note.file.display(), note.message))?;
         }
+        for line in self.unparsed_lines() {
+            let red = RED.bold();
+            writeln!(err, "{red}error:{red:#} {}", shown(&line))?;
+        }
         let files = plural(self.report.files_scanned, "file", "files");
         if self.report.findings.is_empty() {
-            return writeln!(
+            writeln!(
                 err,
                 "No literal secrets found in {} {files}",
                 self.report.files_scanned
-            );
+            )?;
+            for hint in &self.hints {
+                writeln!(err, "hint: {hint}")?;
+            }
+            return Ok(());
         }
         writeln!(
             err,
@@ -90,7 +109,7 @@ impl Report for ScanOutput {
     }
 
     fn failed(&self) -> bool {
-        !self.report.findings.is_empty()
+        !self.report.findings.is_empty() || !self.report.unparsed.is_empty()
     }
 
     fn learns_world(&self) -> bool {
@@ -99,6 +118,28 @@ impl Report for ScanOutput {
 }
 
 impl ScanOutput {
+    /// One sentence per file that does not parse: which, where, and that
+    /// its text was scanned instead.
+    pub fn unparsed_lines(&self) -> Vec<String> {
+        self.report
+            .unparsed
+            .iter()
+            .map(|file| {
+                format!(
+                    "failed to parse `{}`: {}; scanned its text for secrets instead",
+                    file.located(&file.file.display().to_string()),
+                    file.message
+                )
+            })
+            .collect()
+    }
+
+    /// How many problems the scan found: secrets, and files that do not
+    /// parse.
+    pub fn problems(&self) -> usize {
+        self.report.findings.len() + self.report.unparsed.len()
+    }
+
     fn files_with_findings(&self) -> usize {
         let mut files: Vec<&Path> = self
             .report
@@ -176,7 +217,7 @@ pub fn output(ctx: &Ctx, report: ScanReport) -> ScanOutput {
         .iter()
         .map(|finding| shown_path(ctx, &finding.file))
         .collect();
-    let hints = hints(ctx, &report.findings);
+    let hints = hints(ctx, &report.findings, &report.unparsed);
     ScanOutput {
         report,
         hints,
@@ -206,8 +247,14 @@ pub fn emit(ctx: &Ctx, report: &ScanOutput, format: ScanFormat, quiet: bool) -> 
 
 /// One hint for the secrets `extract` moves (naming the exact scopes), and
 /// one per client for the files it does not edit, in that client's syntax.
-fn hints(ctx: &Ctx, findings: &[ScanFinding]) -> Vec<String> {
+fn hints(ctx: &Ctx, findings: &[ScanFinding], unparsed: &[Unparsed]) -> Vec<String> {
     let mut hints = Vec::new();
+    for file in unparsed {
+        hints.push(format!(
+            "fix `{}` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses",
+            file.located(&shown_path(ctx, &file.file))
+        ));
+    }
     let scopes = extract_scopes(findings);
     if let Some(command) = extract_command(ctx, findings) {
         let store = shown_path(ctx, &ctx.user_env_file());
@@ -265,51 +312,98 @@ pub fn extract_command(ctx: &Ctx, findings: &[ScanFinding]) -> Option<String> {
 }
 
 /// The SARIF alerts of a report: files relative to the repository root
-/// when inside it, each secret shown masked.
+/// when inside it, each secret shown masked; a file that does not parse is
+/// an alert of its own.
 fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
     let root = repository_root(ctx);
-    report
-        .findings
-        .iter()
-        .map(|finding| {
-            let file = lexical(&finding.file);
-            let uri = match file.strip_prefix(&root) {
-                Ok(relative) => FileUri::InRepository(relative_uri(relative)),
-                Err(_) => FileUri::Elsewhere(
-                    url::Url::from_file_path(&file)
-                        .map_or_else(|()| file.display().to_string(), String::from),
+    let uri_of = |file: &Path| {
+        let file = lexical(file);
+        match file.strip_prefix(&root) {
+            Ok(relative) => FileUri::InRepository(relative_uri(relative)),
+            Err(_) => FileUri::Elsewhere(
+                url::Url::from_file_path(&file)
+                    .map_or_else(|()| file.display().to_string(), String::from),
+            ),
+        }
+    };
+    let unparsed = report.unparsed.iter().map(|file| {
+        let uri = uri_of(&file.file);
+        Alert {
+            kind: AlertKind::Unparsed,
+            rule: UNPARSED_RULE.to_string(),
+            rule_description: "MCP config that does not parse".to_string(),
+            message: format!(
+                "`{}` does not parse ({}): only its text was scanned for secrets",
+                uri_text(&uri),
+                file.message
+            ),
+            identity: [uri_text(&uri), UNPARSED_RULE.to_string()].join("\0"),
+            // SARIF counts from 1; a parser's column 0 (an end of file
+            // after a newline) is the line's first character.
+            position: file.line.zip(file.column).map(|(line, column)| Position {
+                line: line.max(1),
+                column: column.max(1),
+                end_line: line.max(1),
+                end_column: column.max(1),
+            }),
+            file: uri,
+        }
+    });
+    let secrets = report.findings.iter().map(|finding| {
+        let uri = uri_of(&finding.file);
+        let description = secrets::rules()
+            .iter()
+            .find(|rule| rule.id == finding.rule)
+            .map_or_else(|| "secret".to_string(), |rule| rule.provider.to_string());
+        let project = finding
+            .project
+            .as_deref()
+            .map(|project| format!(" (project `{project}`)"))
+            .unwrap_or_default();
+        let (message, place) = match (&finding.server, &finding.field) {
+            (Some(server), Some(field)) => (
+                format!(
+                    "Server `{server}`{project}: `{field}` holds a literal {description} (`{}`)",
+                    finding.value
                 ),
-            };
-            let description = secrets::rules()
-                .iter()
-                .find(|rule| rule.id == finding.rule)
-                .map_or_else(|| "secret".to_string(), |rule| rule.provider.to_string());
-            let project = finding
-                .project
-                .as_deref()
-                .map(|project| format!(" (project `{project}`)"))
-                .unwrap_or_default();
-            Alert {
-                rule: finding.rule.to_string(),
-                message: format!(
-                    "Server `{}`{project}: `{}` holds a literal {description} (`{}`)",
-                    finding.server, finding.field, finding.value
-                ),
-                rule_description: description,
-                identity: [
+                [server.clone(), field.to_string()],
+            ),
+            // Found in the text of a file that does not parse: its place
+            // is its line.
+            _ => (
+                format!(
+                    "`{}` does not parse; its text holds a literal {description} (`{}`)",
                     uri_text(&uri),
-                    finding.project.clone().unwrap_or_default(),
-                    finding.server.clone(),
-                    finding.field.to_string(),
-                    finding.rule.to_string(),
-                ]
-                .join("\0"),
-                file: uri,
-                position: finding.position,
-            }
-        })
-        .collect()
+                    finding.value
+                ),
+                [
+                    String::new(),
+                    format!("line {}", finding.line.unwrap_or_default()),
+                ],
+            ),
+        };
+        Alert {
+            kind: AlertKind::Secret,
+            rule: finding.rule.to_string(),
+            message,
+            rule_description: description,
+            identity: [
+                uri_text(&uri),
+                finding.project.clone().unwrap_or_default(),
+                place[0].clone(),
+                place[1].clone(),
+                finding.rule.to_string(),
+            ]
+            .join("\0"),
+            file: uri,
+            position: finding.position,
+        }
+    });
+    unparsed.chain(secrets).collect()
 }
+
+/// The SARIF rule of a config that does not parse.
+const UNPARSED_RULE: &str = "unparsed-config";
 
 fn uri_text(uri: &FileUri) -> String {
     match uri {
