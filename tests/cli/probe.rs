@@ -129,7 +129,11 @@ fn json_lines_report_each_server_and_a_summary() {
             serde_json::json!({ "command": "no-such-command-mcpenv" }),
         ),
         ("junk", fake("garbage")),
-        ("from-dotenv", fake("needs-env:TOKEN_A")),
+        // A dotenv value reaches a server that references it.
+        (
+            "from-dotenv",
+            serde_json::json!({ "command": fake_bin(), "args": ["needs-env:TOKEN_A"], "env": {"TOKEN_A": "${TOKEN_A}"} }),
+        ),
         (
             "unset",
             serde_json::json!({ "command": fake_bin(), "args": ["needs-env:TOKEN_B", "--token=${TOKEN_B}"] }),
