@@ -20,6 +20,7 @@ pub mod envfiles;
 pub mod error;
 pub mod extract;
 pub mod fsx;
+pub mod git_files;
 pub mod gitignore;
 pub mod journal;
 pub mod keychain;

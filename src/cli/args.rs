@@ -1006,6 +1006,11 @@ pub struct UndoArgs {
     #[arg(long, conflicts_with = "list")]
     pub dry_run: bool,
 
+    /// Put a literal secret back into a file git tracks or would commit
+    /// without asking (undo refuses otherwise, or asks on a terminal).
+    #[arg(long, conflicts_with = "list")]
+    pub restore_secrets: bool,
+
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -1015,7 +1020,11 @@ const UNDO_HELP: &str = "\
 Every command that writes files keeps what each file held before, in mcpenv's
 state directory (the last 20 edits, at most about 128 MiB). `mcpenv undo`
 puts the newest edit back, byte for byte, and refuses when a file changed
-since, so nobody's later change is lost; run it again to go further back.";
+since, so nobody's later change is lost; run it again to go further back.
+It names every file it will put back or remove before touching any, and puts a
+literal secret back into a file git tracks or would commit only if you agree
+(asked on a terminal, or `--restore-secrets`). An edit that moved a secret into
+the keychain or removed it keeps no copy of it, so it cannot be undone.";
 
 /// `mcpenv reset-project-choices`.
 #[derive(Debug, Args)]
