@@ -925,6 +925,12 @@ pub struct OnboardArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// Use the reference the repository's `.env.example` gives this
+    /// variable (repeat for more) without being asked; others are shown
+    /// and asked about on a terminal, never read before.
+    #[arg(long = "accept-reference", value_name = "VAR")]
+    pub accept_reference: Vec<String>,
+
     /// Print the final check as JSON.
     #[arg(long)]
     pub json: bool,

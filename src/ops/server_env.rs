@@ -41,13 +41,19 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
             continue;
         };
         // A reference is exported as the value it names.
-        let value = resolver.value_of(value).map_err(|error| {
-            let place = variable
-                .source
-                .as_deref()
-                .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`"));
-            unresolved(&variable.name, &place, error)
-        })?;
+        let file = variable
+            .source
+            .as_deref()
+            .filter(|source| *source != "environment");
+        let value = resolver
+            .value_from(file.map(std::path::Path::new), &variable.name, value)
+            .map_err(|error| {
+                let place = variable
+                    .source
+                    .as_deref()
+                    .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`"));
+                unresolved(&variable.name, &place, error)
+            })?;
         variables.insert(variable.name.clone(), value);
     }
     Ok(ServerEnv { variables })
