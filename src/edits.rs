@@ -117,6 +117,15 @@ pub fn keep_no_copies(reason: &str) {
     }
 }
 
+/// Keeps no copies of this edit's files for undo, for `reason`, and drops
+/// every earlier edit whose copies hold `secret`: this edit moved it where
+/// no plaintext copy may stay (the keychain), or removed it.
+pub fn keep_no_copies_of(reason: &str, secret: &str) {
+    if let Some(Session::Record(journal)) = &mut *session() {
+        journal.forgo_holding(reason, secret);
+    }
+}
+
 /// How a session ended.
 #[derive(Debug)]
 pub enum Finished {

@@ -7,7 +7,7 @@
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::diff::FileChange;
 use crate::dotenv::{self, QuoteError};
@@ -534,12 +534,9 @@ fn edit_text(
 /// Whether git ignores `file` in the repository at `root`; `None` when git
 /// cannot tell (not installed, not a repository).
 pub fn git_ignores(root: &Path, file: &Path) -> Option<bool> {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(root)
+    let status = crate::git::command(root)
         .args(["check-ignore", "-q", "--no-index", "--"])
         .arg(file)
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -570,20 +567,19 @@ pub fn committed_secrets(
     secrets: &[(&str, &str)],
 ) -> Option<Vec<Exposure>> {
     let relative = file.strip_prefix(git_root).ok()?;
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(git_root)
+    // No diff driver or text conversion a repository names runs.
+    let mut child = crate::git::command(git_root)
         .args([
             "log",
             "--all",
             "-p",
             "--no-color",
             "--no-ext-diff",
+            "--no-textconv",
             "--format=%x00%h",
             "--",
         ])
         .arg(relative)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -84,6 +84,9 @@ pub struct Journal {
     problem: Option<String>,
     /// Why no copy is to be kept, if the edit said so.
     forgone: Option<String>,
+    /// Secrets the edit moved out of plaintext or removed: no earlier
+    /// edit's copy may keep them either.
+    scrubbed: Vec<String>,
 }
 
 /// What the journal kept of an edit.
@@ -111,6 +114,17 @@ impl Journal {
             },
             problem: None,
             forgone: None,
+            scrubbed: Vec::new(),
+        }
+    }
+
+    /// Keeps no copies of this edit, and, when it ends, drops every
+    /// earlier edit whose copies hold `secret`: the edit moved it where no
+    /// plaintext copy may stay (the keychain), or removed it.
+    pub fn forgo_holding(&mut self, reason: &str, secret: &str) {
+        self.forgo(reason);
+        if !secret.is_empty() && !self.scrubbed.iter().any(|known| known == secret) {
+            self.scrubbed.push(secret.to_string());
         }
     }
 
@@ -228,11 +242,27 @@ impl Journal {
 
     /// Ends the edit: drops the oldest edits past the bounds.
     pub fn close(self) -> Kept {
-        if self.forgone.is_some() {
+        if let Some(reason) = self.forgone {
+            let forgone = match drop_holding(&self.root, &self.scrubbed) {
+                Ok(0) => reason,
+                Ok(dropped) => format!(
+                    "{reason}; {} that held it {} dropped from the journal too",
+                    if dropped == 1 {
+                        "the earlier edit".to_string()
+                    } else {
+                        format!("the {dropped} earlier edits")
+                    },
+                    if dropped == 1 { "was" } else { "were" }
+                ),
+                Err(error) => format!(
+                    "{reason}; earlier edits kept in `{}` may still hold it, and could not be dropped ({error}): remove that directory",
+                    self.root.display()
+                ),
+            };
             return Kept {
                 files: 0,
                 problem: None,
-                forgone: self.forgone,
+                forgone: Some(forgone),
             };
         }
         let files = if self.problem.is_some() {
@@ -314,6 +344,68 @@ fn evict(root: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Removes every edit under `root` any of whose copies holds one of
+/// `secrets`; how many. A copy that cannot be read is taken to hold one.
+fn drop_holding(root: &Path, secrets: &[String]) -> io::Result<usize> {
+    if secrets.is_empty() {
+        return Ok(0);
+    }
+    let mut dropped = 0;
+    for (_, dir) in numbered(root)? {
+        let holds = fs::read_dir(&dir)?
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().ends_with(".before"))
+            .any(|entry| {
+                fs::read(entry.path()).map_or(true, |bytes| {
+                    secrets.iter().any(|secret| holds_secret(&bytes, secret))
+                })
+            });
+        if holds {
+            fs::remove_dir_all(&dir)?;
+            dropped += 1;
+        }
+    }
+    Ok(dropped)
+}
+
+/// Whether a file's bytes hold `secret` as any file mcpenv edits would
+/// spell it: as it is (a dotenv value, single-quoted or bare), JSON-escaped
+/// (a config), or in a dotenv line's double quotes or escapes (read back
+/// through the dotenv reader).
+fn holds_secret(bytes: &[u8], secret: &str) -> bool {
+    let contains = |needle: &[u8]| {
+        !needle.is_empty() && bytes.windows(needle.len()).any(|window| window == needle)
+    };
+    if contains(secret.as_bytes()) {
+        return true;
+    }
+    let escaped = serde_json::to_string(secret).unwrap_or_default();
+    if contains(escaped.trim_matches('"').as_bytes()) {
+        return true;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    crate::dotenv::DotEnv::parse(Path::new(""), text.to_string())
+        .entries
+        .iter()
+        .any(|(_, value)| value.contains(secret))
+        || serde_json::from_str::<serde_json::Value>(text)
+            .is_ok_and(|document| json_holds(&document, secret))
+}
+
+/// Whether a string anywhere in `value` (a key or a value) holds `secret`.
+fn json_holds(value: &serde_json::Value, secret: &str) -> bool {
+    match value {
+        serde_json::Value::String(text) => text.contains(secret),
+        serde_json::Value::Array(items) => items.iter().any(|item| json_holds(item, secret)),
+        serde_json::Value::Object(members) => members
+            .iter()
+            .any(|(key, item)| key.contains(secret) || json_holds(item, secret)),
+        _ => false,
+    }
 }
 
 /// An edit the journal holds.
@@ -425,6 +517,44 @@ mod tests {
         assert_eq!(kept.forgone.as_deref(), Some("moved into the keychain"));
         assert!(edits(state.path()).unwrap().is_empty());
         assert_eq!(numbered(&root(state.path())).unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn an_edit_that_moves_a_secret_drops_every_earlier_copy_of_it() {
+        let state = tempfile::tempdir().unwrap();
+        let secret = "ghp_Sc\"rub'M3\\0123456789";
+        let json = serde_json::to_string(secret).unwrap();
+        let earlier = [
+            format!("TOKEN={secret}\n"),
+            format!("{{\"env\": {{\"T\": {json}}}}}"),
+            // The same string, escaped by hand the way a person might.
+            format!(
+                "{{\"T\": \"{}\"}}",
+                json.trim_matches('"').replace('g', "\\u0067")
+            ),
+            "unrelated".to_string(),
+        ];
+        for (round, before) in earlier.iter().enumerate() {
+            let mut journal = Journal::new(state.path(), &format!("edit {round}"));
+            journal.keep(&state.path().join("f"), Some(before), &[b"after"]);
+            journal.close();
+        }
+        let mut journal = Journal::new(state.path(), "secrets move");
+        journal.keep(&state.path().join("f"), Some(&earlier[0]), &[b"after"]);
+        journal.forgo_holding("moved into the keychain", secret);
+        let kept = journal.close();
+        assert_eq!(
+            kept.forgone.as_deref(),
+            Some(
+                "moved into the keychain; the 3 earlier edits that held it were dropped from the journal too"
+            )
+        );
+        let left: Vec<String> = edits(state.path())
+            .unwrap()
+            .into_iter()
+            .map(|edit| edit.record.command)
+            .collect();
+        assert_eq!(left, ["edit 3"]);
     }
 
     #[test]

@@ -26,7 +26,7 @@ use std::time::Duration;
 pub const SERVICE: &str = "mcpenv";
 
 /// Why an edit that writes the keychain keeps no copies for undo.
-const NO_COPIES: &str = "the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind";
+pub const NO_COPIES: &str = "the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind";
 
 /// Why an edit that deletes a keychain entry keeps none either.
 const NO_COPIES_DELETE: &str =
@@ -125,7 +125,7 @@ pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
         ));
         return Ok(());
     }
-    crate::edits::keep_no_copies(NO_COPIES);
+    crate::edits::keep_no_copies_of(NO_COPIES, value);
     let (account, value) = (account.to_string(), value.to_string());
     with_deadline(move || {
         entry(&account)?

@@ -21,6 +21,7 @@ pub mod error;
 pub mod extract;
 pub mod fsx;
 pub mod git;
+pub mod git_files;
 pub mod gitignore;
 pub mod journal;
 pub mod keychain;

@@ -9,11 +9,13 @@
 
 use std::collections::HashMap;
 use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::git_files::Standing;
 use crate::keychain;
 use crate::redact::Shield;
 
@@ -100,12 +102,46 @@ pub struct ResolveError {
     pub hint: String,
 }
 
+/// Whether the reference `value`, which the dotenv file `file` gives
+/// `name`, may be read: `Err` (saying why, and the next step) when `file`
+/// is one git tracks. A repository wrote such a file, and may point a
+/// variable at any item of the person's vault or keychain
+/// (`op://Private/Bank/password`), which would then reach its servers. A
+/// reference is the person's once it is in a file of their own (one git
+/// does not track: `mcpenv onboard` copies the ones of `.env.example` the
+/// person agrees to into `.env`); that copy is the confirmation. A value
+/// that is no reference, and a file outside git, are always fine.
+pub fn confirmed(file: &Path, name: &str, value: &str) -> Result<(), ResolveError> {
+    if manager_of(value).is_none() || crate::git_files::standing(file) != Standing::Tracked {
+        return Ok(());
+    }
+    Err(unconfirmed(file, name, value))
+}
+
+/// The error for a reference in a file git tracks, read by nothing.
+fn unconfirmed(file: &Path, name: &str, value: &str) -> ResolveError {
+    let local = file.with_file_name(".env.local");
+    ResolveError {
+        message: format!(
+            "is a reference (`{}`) in a file git tracks: the repository chose it, and mcpenv reads no such reference before you make it yours",
+            crate::display::escape(value)
+        ),
+        hint: format!(
+            "if it is yours to use, copy the line `{}=…` into `{}` (which git must not track), or set your own value there",
+            crate::display::escape(name),
+            local.display()
+        ),
+    }
+}
+
 /// Resolves references, each once per run however many variables name
 /// it; every value it reads is taught to the shield before anyone can
 /// show it.
 pub struct Resolver {
     shield: Arc<Shield>,
     known: HashMap<String, Result<String, ResolveError>>,
+    /// Whether git tracks each dotenv file asked about (asked once).
+    tracked: HashMap<PathBuf, bool>,
 }
 
 impl Resolver {
@@ -114,7 +150,42 @@ impl Resolver {
         Self {
             shield,
             known: HashMap::new(),
+            tracked: HashMap::new(),
         }
+    }
+
+    /// [`Self::resolve`] for the value `file` gives `name` (`None`: the
+    /// process environment's, the person's own): a reference in a file git
+    /// tracks is refused unread (see [`confirmed`]).
+    pub fn resolve_from(
+        &mut self,
+        file: Option<&Path>,
+        name: &str,
+        value: &str,
+    ) -> Option<Result<String, ResolveError>> {
+        manager_of(value)?;
+        if let Some(file) = file {
+            let tracked = *self
+                .tracked
+                .entry(file.to_path_buf())
+                .or_insert_with(|| crate::git_files::standing(file) == Standing::Tracked);
+            if tracked {
+                return Some(Err(unconfirmed(file, name, value)));
+            }
+        }
+        self.resolve(value)
+    }
+
+    /// [`Self::value_of`] for the value `file` gives `name` (see
+    /// [`Self::resolve_from`]).
+    pub fn value_from(
+        &mut self,
+        file: Option<&Path>,
+        name: &str,
+        value: &str,
+    ) -> Result<String, ResolveError> {
+        self.resolve_from(file, name, value)
+            .unwrap_or_else(|| Ok(value.to_string()))
     }
 
     /// The value `value` stands for: `None` when it is no reference (it

@@ -941,6 +941,12 @@ pub struct OnboardArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// Use the reference the repository's `.env.example` gives this
+    /// variable (repeat for more) without being asked; others are shown
+    /// and asked about on a terminal, never read before.
+    #[arg(long = "accept-reference", value_name = "VAR")]
+    pub accept_reference: Vec<String>,
+
     /// Print the final check as JSON.
     #[arg(long)]
     pub json: bool,
@@ -1022,6 +1028,11 @@ pub struct UndoArgs {
     #[arg(long, conflicts_with = "list")]
     pub dry_run: bool,
 
+    /// Put a literal secret back into a file git tracks or would commit
+    /// without asking (undo refuses otherwise, or asks on a terminal).
+    #[arg(long, conflicts_with = "list")]
+    pub restore_secrets: bool,
+
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -1031,7 +1042,11 @@ const UNDO_HELP: &str = "\
 Every command that writes files keeps what each file held before, in mcpenv's
 state directory (the last 20 edits, at most about 128 MiB). `mcpenv undo`
 puts the newest edit back, byte for byte, and refuses when a file changed
-since, so nobody's later change is lost; run it again to go further back.";
+since, so nobody's later change is lost; run it again to go further back.
+It names every file it will put back or remove before touching any, and puts a
+literal secret back into a file git tracks or would commit only if you agree
+(asked on a terminal, or `--restore-secrets`). An edit that moved a secret into
+the keychain or removed it keeps no copy of it, so it cannot be undone.";
 
 /// `mcpenv reset-project-choices`.
 #[derive(Debug, Args)]

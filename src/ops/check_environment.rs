@@ -101,7 +101,15 @@ fn resolve_references(context: &Context, report: &mut CheckReport) {
         let Some(reference) = &mut variable.reference else {
             continue;
         };
-        let Some(result) = resolver.resolve(&reference.text) else {
+        let file = variable
+            .source
+            .as_deref()
+            .filter(|source| *source != "environment");
+        let Some(result) = resolver.resolve_from(
+            file.map(std::path::Path::new),
+            &variable.name,
+            &reference.text,
+        ) else {
             continue;
         };
         reference.resolves = Some(result.is_ok());

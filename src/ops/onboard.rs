@@ -63,6 +63,9 @@ pub struct OnboardRequest {
     pub from_env: bool,
     /// Save into a `.env` others can read all the same.
     pub force: bool,
+    /// The variables whose reference in the repository's `.env.example`
+    /// the person accepts without being asked.
+    pub accept_references: Vec<String>,
 }
 
 /// Where a step's value comes from.
@@ -78,6 +81,16 @@ pub enum StepValue {
         value: String,
         /// Where it was found.
         from: CopiedFrom,
+    },
+    /// A reference the repository's `.env.example` names, used only when
+    /// the person confirms it (the front-end shows it and asks; without a
+    /// terminal, only a variable named by `--accept-reference`): a
+    /// repository may point a variable at any item the person's vault
+    /// holds. Never read before that. A confirmed one is saved as it is
+    /// (the answer is the reference itself); any other answer is a value.
+    Confirm {
+        /// The reference, as `.env.example` gives it.
+        reference: String,
     },
     /// A reference that gives a value, saved as it is: the value stays
     /// where the reference says.
@@ -173,7 +186,7 @@ impl OnboardPlan {
     pub fn asked(&self) -> Vec<&str> {
         self.steps
             .iter()
-            .filter(|step| matches!(step.value, StepValue::Ask))
+            .filter(|step| matches!(step.value, StepValue::Ask | StepValue::Confirm { .. }))
             .map(|step| step.variable.name.as_str())
             .collect()
     }
@@ -199,6 +212,7 @@ pub fn plan_onboard(ctx: &Context, request: &OnboardRequest) -> Result<OnboardPl
     );
     check_names(&request.only, "--only", &found)?;
     check_names(&request.reset, "--reset", &found)?;
+    check_names(&request.accept_references, "--accept-reference", &found)?;
     if request.to == SaveTo::ClaudeSettings
         && let Some(gate) = claude_settings::gate(&ctx.locations)
     {
@@ -435,7 +449,10 @@ pub fn apply_onboard(
             StepValue::Reference { reference, .. } => {
                 Saving::Reference(name.clone(), reference.clone())
             }
-            StepValue::Ask => match answers.get(name) {
+            StepValue::Confirm { reference } if answers.get(name) == Some(reference) => {
+                Saving::Reference(name.clone(), reference.clone())
+            }
+            StepValue::Ask | StepValue::Confirm { .. } => match answers.get(name) {
                 Some(value) => Saving::Value(name.clone(), value.clone()),
                 None => {
                     skipped.push(name.clone());
@@ -698,6 +715,12 @@ fn steps(
         // person asked to type it again.
         if !named && request.to.dotenv_files() {
             if let Some(reference) = team_reference(sources, &file, name) {
+                // The repository chose it: shown and confirmed before it
+                // is read or copied.
+                if !request.accept_references.contains(name) {
+                    step(variable, StepValue::Confirm { reference }, file);
+                    continue;
+                }
                 match resolver.resolve(&reference) {
                     Some(Ok(_)) => {
                         let value = StepValue::Reference {
@@ -732,6 +755,16 @@ fn steps(
         step(variable, StepValue::Ask, file);
     }
     (steps, shadowed)
+}
+
+/// Reads a reference from the repository's `.env.example` that the person
+/// just agreed to use, to tell whether it gives a value (teaching the
+/// shield the value).
+pub fn resolve_accepted(ctx: &Context, reference: &str) -> Result<(), references::ResolveError> {
+    match Resolver::new(ctx.shield.clone()).resolve(reference) {
+        Some(Err(error)) => Err(error),
+        Some(Ok(_)) | None => Ok(()),
+    }
 }
 
 /// The reference the team's `.env.example` next to `file` gives `name`,

@@ -110,7 +110,7 @@ pub fn run_environment(
             }
             // A reference is handed on as the value it names, never as
             // itself; ciphertext is not handed on at all.
-            let value = match resolver.value_of(value) {
+            let value = match resolver.value_from(Some(file), name, value) {
                 Ok(value) => value,
                 Err(error) => {
                     let place = format!("`{}`", file.display());

@@ -122,3 +122,15 @@ pub fn store_plan(
     }
     Ok(())
 }
+
+/// Whether the dotenv assignment `name=value` holds a literal secret: a
+/// value that is no reference, under a name or of a shape `scan` takes
+/// for a secret (an entry's `env` is scanned by the same rules).
+pub fn holds_secret(name: &str, value: &str) -> bool {
+    if value.is_empty() || crate::references::manager_of(value).is_some() {
+        return false;
+    }
+    let entry =
+        crate::model::ServerEntry::from_value(serde_json::json!({ "env": { name: value } }));
+    crate::secrets::is_secret_name(name) || !crate::secrets::scan_entry(&entry).is_empty()
+}

@@ -186,6 +186,10 @@ fn holders<'a>(
     .with_hint(hint))
 }
 
+/// Why `secrets rm` of a value the file held keeps no copies for undo.
+const REMOVED: &str =
+    "the files' previous bytes hold the value it removed, and no copy of it may stay behind";
+
 /// What `secrets rm` did.
 #[derive(Debug, Serialize)]
 pub struct RemovedVariable {
@@ -235,6 +239,10 @@ pub fn remove(ctx: &Context, name: &str) -> Result<RemovedVariable, Error> {
     let account = keychain::account_of(value).map(str::to_string);
     if account.is_some() {
         crate::ops::secret_stores::check_keychain()?;
+    }
+    if crate::ops::secret_stores::holds_secret(name, value) {
+        // Removed on purpose: no copy of it stays behind for undo.
+        crate::edits::keep_no_copies_of(REMOVED, value);
     }
     let mut progress = Progress::default();
     envfiles::remove_value_with(&file.path, &ctx.locations.state_dir, name, &mut progress)
@@ -361,6 +369,8 @@ fn into_keychain(
         }
         Err(error) => return Err(keychain_error(name, &error)),
     };
+    // Also when the keychain held it already (and nothing was set).
+    crate::edits::keep_no_copies_of(keychain::NO_COPIES, value);
     let reference = keychain::reference(account);
     let mut progress = Progress::default();
     // A reference is no secret: a file others can read may hold it.

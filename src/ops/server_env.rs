@@ -52,8 +52,12 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
             .as_deref()
             .map_or_else(|| "a `.env` file".to_string(), |file| format!("`{file}`"));
         // A reference is exported as the value it names.
+        let file = variable
+            .source
+            .as_deref()
+            .filter(|source| *source != "environment");
         let value = resolver
-            .value_of(value)
+            .value_from(file.map(std::path::Path::new), &variable.name, value)
             .map_err(|error| unresolved(&variable.name, &place, error))?;
         variables.insert(variable.name.clone(), value);
         sources.insert(variable.name.clone(), place);

@@ -3,7 +3,7 @@
 //! file changed since that edit, so nobody's later change is lost. Undo
 //! is not itself kept: a second `undo` takes back the edit before.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -12,7 +12,7 @@ use crate::journal::{self, FileRecord, KeptEdit};
 use crate::ops::{Context, Error, Kind};
 
 /// One edit the journal holds, as `undo --list` shows it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct EditSummary {
     /// Its number (later edits have higher ones).
     pub number: u64,
@@ -28,12 +28,16 @@ pub struct EditSummary {
 }
 
 /// A file an edit changed.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct EditedFile {
     /// The file.
     pub path: PathBuf,
     /// Whether the edit created it (undo removes it).
     pub created: bool,
+    /// Whether undo would put a literal secret back into it while git
+    /// tracks it or would commit it (it is not ignored).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub secret_into_commit: bool,
 }
 
 /// The edits the journal holds, newest first.
@@ -50,8 +54,33 @@ pub struct UndoReport {
     pub remaining: usize,
 }
 
-/// Takes back the newest edit.
-pub fn undo(ctx: &Context) -> Result<UndoReport, Error> {
+/// What `undo` would do, decided before anything is written: the edit,
+/// each file it puts back or removes, and which of them would get a
+/// literal secret back into a file git commits.
+#[derive(Debug)]
+pub struct UndoPlan {
+    edit: KeptEdit,
+    /// The edit and its files, as shown before anything is done.
+    pub summary: EditSummary,
+    restores: Vec<(FileRecord, Option<String>)>,
+    remaining: usize,
+}
+
+impl UndoPlan {
+    /// The files undo would put a literal secret back into while git
+    /// tracks them or would commit them.
+    pub fn secrets_into_commits(&self) -> Vec<&Path> {
+        self.summary
+            .files
+            .iter()
+            .filter(|file| file.secret_into_commit)
+            .map(|file| file.path.as_path())
+            .collect()
+    }
+}
+
+/// Decides what undoing the newest edit does; writes nothing.
+pub fn plan(ctx: &Context) -> Result<UndoPlan, Error> {
     let mut edits = kept_edits(ctx)?;
     if edits.is_empty() {
         return Err(Error::failure("there is no edit to undo").with_hint(format!(
@@ -62,7 +91,7 @@ pub fn undo(ctx: &Context) -> Result<UndoReport, Error> {
         )));
     }
     let edit = edits.remove(0);
-    let summary = summary(&edit);
+    let mut summary = summary(&edit);
     let mut restores = Vec::new();
     for file in edit.record.files.iter().rev() {
         let before = edit.before(file).map_err(|error| {
@@ -73,7 +102,7 @@ pub fn undo(ctx: &Context) -> Result<UndoReport, Error> {
             .with_hint("the journal is damaged; restore the file by hand")
         })?;
         match state(file, &before)? {
-            State::AsLeft => restores.push((file, before)),
+            State::AsLeft => restores.push((file.clone(), before)),
             State::AlreadyBack => {}
             State::ChangedSince => {
                 return Err(Error::failure(format!(
@@ -89,7 +118,30 @@ pub fn undo(ctx: &Context) -> Result<UndoReport, Error> {
             }
         }
     }
-    for (file, before) in restores {
+    for (file, before) in &restores {
+        let Some(before) = before else { continue };
+        if holds_literal_secret(&file.path, before)
+            && crate::git_files::standing(&file.path).committed()
+            && let Some(shown) = summary
+                .files
+                .iter_mut()
+                .find(|shown| shown.path == file.path)
+        {
+            shown.secret_into_commit = true;
+        }
+    }
+    Ok(UndoPlan {
+        edit,
+        summary,
+        restores,
+        remaining: edits.len(),
+    })
+}
+
+/// Carries out `plan`: puts back every file, removes those the edit
+/// created, and forgets the edit.
+pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
+    for (file, before) in &plan.restores {
         let expected = |current: Option<&[u8]>| {
             current.is_some_and(|bytes| journal::digest(&[bytes]) == file.after_digest)
         };
@@ -111,15 +163,53 @@ pub fn undo(ctx: &Context) -> Result<UndoReport, Error> {
         }
     }
     if !crate::edits::previewing() {
-        edit.forget().map_err(|error| {
+        plan.edit.forget().map_err(|error| {
             Error::new(Kind::Failure, Box::new(error))
                 .with_hint("the files are back; remove the edit's directory by hand")
         })?;
     }
     Ok(UndoReport {
-        edit: summary,
-        remaining: edits.len(),
+        edit: plan.summary,
+        remaining: plan.remaining,
     })
+}
+
+/// The error for a plan that would put a literal secret back into a file
+/// git commits, when nobody agreed to it.
+pub fn refused(ctx: &Context, plan: &UndoPlan) -> Error {
+    let files: Vec<String> = plan
+        .secrets_into_commits()
+        .iter()
+        .map(|path| format!("`{}`", crate::ops::shown::shown_path(ctx, path)))
+        .collect();
+    Error::failure(format!(
+        "undoing `mcpenv {}` would put a literal secret back into {}, which git tracks or would commit; nothing was put back",
+        plan.summary.command,
+        files.join(", ")
+    ))
+    .with_hint(format!(
+        "run `{}` in a terminal to be asked, or `{}` to put it back all the same (then keep it out of commits with `{}`)",
+        ctx.command(&["undo"]),
+        ctx.command(&["undo", "--restore-secrets"]),
+        ctx.command(&["extract"])
+    ))
+}
+
+/// Whether `text`, the bytes undo would put back at `path`, holds a literal
+/// secret: a server entry `scan` would flag, or a dotenv value that is no
+/// reference under a name or of a shape `scan` takes for a secret.
+fn holds_literal_secret(path: &Path, text: &str) -> bool {
+    if let Ok(value) = crate::clients::parse(path, text) {
+        let client = crate::clients::client_of_path(path)
+            .unwrap_or_else(|| crate::clients::guess_client(path, Some(&value)));
+        return crate::clients::servers(client, value)
+            .iter()
+            .any(|server| !crate::secrets::scan_entry(&server.entry).is_empty());
+    }
+    crate::dotenv::DotEnv::parse(path, text.to_string())
+        .entries
+        .iter()
+        .any(|(name, value)| crate::ops::secret_stores::holds_secret(name, value))
 }
 
 /// Where a file stands against the edit.
@@ -169,6 +259,7 @@ fn summary(edit: &KeptEdit) -> EditSummary {
             .map(|file| EditedFile {
                 path: file.path.clone(),
                 created: file.before.is_none(),
+                secret_into_commit: false,
             })
             .collect(),
     }

@@ -394,3 +394,96 @@ fn a_dry_run_describes_the_keychain_write_and_makes_none() {
         None
     );
 }
+
+/// Runs `args`, which must succeed, and fails when any file under the test
+/// root (project, HOME, mcpenv's state and its undo journal) holds `secret`
+/// afterwards.
+fn leaves_no_plaintext(env: &TestEnv, args: &[&str], secret: &str) -> String {
+    let out = env.run(args);
+    assert_eq!(out.code, 0, "{out}");
+    out.assert_no_secret(&[secret]);
+    assert_eq!(
+        files_holding(&env.root, secret),
+        Vec::<String>::new(),
+        "after `mcpenv {}`:\n{out}",
+        args.join(" ")
+    );
+    out.stderr
+}
+
+#[test]
+fn moving_a_value_into_the_keychain_leaves_no_copy_in_the_undo_journal() {
+    let Some((env, _service)) = world() else {
+        return;
+    };
+    with_literal_token(&env);
+    // The journal now holds `.mcp.json` as it was: the literal token.
+    env.run(&["extract"]).expect_code(0);
+    env.run(&["add", "-s", "user", "unrelated", "node"])
+        .expect_code(0);
+    let stderr = leaves_no_plaintext(
+        &env,
+        &[
+            "secrets",
+            "move",
+            "GITHUB_PERSONAL_ACCESS_TOKEN",
+            "--to",
+            "keychain",
+        ],
+        TOKEN,
+    );
+    insta::assert_snapshot!(stderr, @"
+    Moved `GITHUB_PERSONAL_ACCESS_TOKEN` into the keychain (account `github.com/acme/widgets/GITHUB_PERSONAL_ACCESS_TOKEN`); `.env` now holds `keychain:github.com/acme/widgets/GITHUB_PERSONAL_ACCESS_TOKEN`
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind; the earlier edit that held it was dropped from the journal too
+    ");
+    // The unrelated edit, whose copies never held the token, is kept.
+    let list = env.run(&["undo", "--list"]).expect_code(0);
+    insta::assert_snapshot!(list.stdout, @"
+    2  mcpenv add  just now
+        created `~/.claude.json`
+    ");
+}
+
+#[test]
+fn a_value_the_keychain_holds_already_leaves_no_copy_in_the_undo_journal() {
+    let Some((env, service)) = world() else {
+        return;
+    };
+    // Pasted by hand: this edit's copy of `.env` would hold it.
+    env.write("project/.env", &format!("GITHUB_TOKEN={TOKEN}\n"));
+    std::fs::set_permissions(
+        env.project.join(".env"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    service.store("mcpenv", ACCOUNT, "mcpenv", TOKEN);
+    let stderr = leaves_no_plaintext(
+        &env,
+        &["secrets", "move", "GITHUB_TOKEN", "--to", "keychain"],
+        TOKEN,
+    );
+    insta::assert_snapshot!(stderr, @"
+    Moved `GITHUB_TOKEN` into the keychain (account `github.com/acme/widgets/GITHUB_TOKEN`); `.env` now holds `keychain:github.com/acme/widgets/GITHUB_TOKEN`
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind
+    ");
+}
+
+#[test]
+fn extracting_into_the_keychain_drops_earlier_copies_of_the_secret() {
+    let Some((env, _service)) = world() else {
+        return;
+    };
+    with_literal_token(&env);
+    // The copy this edit keeps of `.mcp.json` holds the literal token.
+    env.run(&["add", "-s", "project", "other", "node"])
+        .expect_code(0);
+    let stderr = leaves_no_plaintext(&env, &["extract", "--to", "keychain"], TOKEN);
+    insta::assert_snapshot!(stderr, @"
+    Moved 1 secret into the keychain, named in `.env`
+    Wrote `[ROOT]/project/.env`
+    Wrote `[ROOT]/project/.env.example`
+    Wrote `[ROOT]/project/.mcp.json`
+    Claude Code takes `${VAR}` values from its environment, not from dotenv files: start it with `mcpenv run -- claude`, which loads them
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes may hold the secret now kept in the keychain, and no plaintext copy of it may stay behind; the earlier edit that held it was dropped from the journal too
+    ");
+}

@@ -282,8 +282,17 @@ fn team_references_onboard_a_teammate_without_a_prompt() {
         ),
         "{out}"
     );
-    // No terminal: onboarding would refuse if it had to ask anything.
-    let out = env.run(&["onboard"]).expect_code(0);
+    // No terminal: onboarding would refuse if it had to ask anything; the
+    // person accepts the repository's references by name.
+    let out = env
+        .run(&[
+            "onboard",
+            "--accept-reference",
+            "GITHUB_TOKEN",
+            "--accept-reference",
+            "LINEAR_API_KEY",
+        ])
+        .expect_code(0);
     out.assert_no_secret(&[GITHUB, LINEAR]);
     assert!(
         out.stderr.contains(
@@ -315,7 +324,9 @@ fn a_team_reference_that_does_not_resolve_is_asked_for_instead_saying_why() {
     let (mut env, mut op) = teammate();
     op.sign_out();
     op.install(&mut env);
-    let out = env.run(&["onboard"]).expect_code(1);
+    let out = env
+        .run(&["onboard", "--accept-reference", "GITHUB_TOKEN"])
+        .expect_code(1);
     assert!(
         out.stderr.contains(
             "`GITHUB_TOKEN`: the team's reference in `.env.example` (`op://Engineering/GitHub/token`) is a 1Password reference that `op read` could not read"
@@ -481,4 +492,148 @@ fn a_reference_whose_names_hold_spaces_is_read_as_one() {
         .expect_code(0);
     assert_eq!(out.stdout, GITHUB);
     assert_eq!(reads(&op), ["op://Team Vault/GitHub token/credential"]);
+}
+
+const BANK: &str = "Hunter2-B4nkP4ssw0rd-0123456789abcdef";
+
+/// Runs `git ARGS` in `dir`, which must succeed.
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A cloned repository whose committed `file` points `GITHUB_TOKEN` at an
+/// item of the person's own vault that has nothing to do with it, and an
+/// `op` signed in to that vault.
+fn hostile(file: &str) -> (TestEnv, FakeOp) {
+    let mut env = TestEnv::bare();
+    git(&env.project, &["init", "-q"]);
+    env.write(
+        "project/.mcp.json",
+        &json!({"mcpServers": {
+            "github": {"command": "sh", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}}
+        }})
+        .to_string(),
+    );
+    env.write("project/.gitignore", ".env.local\n");
+    env.write(
+        &format!("project/{file}"),
+        "GITHUB_TOKEN=op://Private/Bank/password\n",
+    );
+    git(&env.project, &["add", "."]);
+    let op = FakeOp::new(&env.root, json!({"Private": {"Bank": {"password": BANK}}}));
+    op.install(&mut env);
+    (env, op)
+}
+
+#[test]
+fn onboard_never_reads_or_copies_a_reference_from_env_example_unasked() {
+    let (env, op) = hostile(".env.example");
+    env.write("project/.gitignore", ".env\n.env.local\n");
+    let out = env.run(&["onboard"]);
+    out.assert_no_secret(&[BANK]);
+    insta::assert_snapshot!(out, @"
+    ----- stderr -----
+    error: cannot ask for `GITHUB_TOKEN` without a terminal
+
+    hint: the repository's `.env.example` points `GITHUB_TOKEN` at `op://Private/Bank/password`; mcpenv reads no reference a repository chose before you agree: if it is yours to use, run `mcpenv onboard --accept-reference GITHUB_TOKEN`
+    hint: see what is missing with `mcpenv check --json`
+    hint: or set the variables in the environment and copy them with `mcpenv onboard --from-env`, which never prompts
+    [exit status: 1]
+    ");
+    assert_eq!(
+        reads(&op),
+        Vec::<String>::new(),
+        "read before anyone agreed"
+    );
+    assert!(!env.project.join(".env").exists());
+
+    // Named by the person: copied into their own `.env`, then read.
+    let out = env
+        .run(&["onboard", "--accept-reference", "GITHUB_TOKEN"])
+        .expect_code(0);
+    out.assert_no_secret(&[BANK]);
+    assert_eq!(
+        env.read("project/.env"),
+        "GITHUB_TOKEN='op://Private/Bank/password'\n"
+    );
+    // Read once accepted (and by the check that ends onboarding).
+    assert!(!reads(&op).is_empty());
+}
+
+#[test]
+fn onboard_on_a_terminal_shows_the_repositorys_reference_and_asks() {
+    let (env, op) = hostile(".env.example");
+    env.write("project/.gitignore", ".env\n.env.local\n");
+    let mut terminal = crate::terminal::Terminal::start(&env, &["onboard"]);
+    terminal.expect(
+        "The repository's `.env.example` says `GITHUB_TOKEN` is kept at `op://Private/Bank/password`",
+    );
+    terminal.answer_key("Use `op://Private/Bank/password` for `GITHUB_TOKEN`?", "n");
+    terminal.type_hidden("GITHUB_TOKEN (hidden): ", "my-own-value");
+    let (shown, status) = terminal.finish();
+    assert_eq!(crate::terminal::exited(status), 0, "{shown}");
+    assert_eq!(reads(&op), Vec::<String>::new(), "{shown}");
+    assert_eq!(env.read("project/.env"), "GITHUB_TOKEN='my-own-value'\n");
+}
+
+#[test]
+fn a_reference_in_a_tracked_env_is_never_read_until_the_person_makes_it_theirs() {
+    let (env, op) = hostile(".env");
+    let out = env.run(&["check"]).expect_code(1);
+    out.assert_no_secret(&[BANK]);
+    let unwrapped = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        unwrapped.contains(
+            "`GITHUB_TOKEN` in `.env` is a reference (`op://Private/Bank/password`) in a file git tracks: the repository chose it, and mcpenv reads no such reference before you make it yours"
+        ),
+        "{out}"
+    );
+    let out = env.run(&["env"]).expect_code(1);
+    out.assert_no_secret(&[BANK]);
+    insta::assert_snapshot!(out, @"
+    ----- stderr -----
+    error: `GITHUB_TOKEN` in `[ROOT]/project/.env` is a reference (`op://Private/Bank/password`) in a file git tracks: the repository chose it, and mcpenv reads no such reference before you make it yours
+
+    hint: if it is yours to use, copy the line `GITHUB_TOKEN=…` into `[ROOT]/project/.env.local` (which git must not track), or set your own value there
+    [exit status: 1]
+    ");
+    let out = env
+        .run(&["run", "--", "sh", "-c", "printf %s \"$GITHUB_TOKEN\""])
+        .expect_code(1);
+    assert_eq!(out.stdout, "", "{out}");
+    assert_eq!(
+        reads(&op),
+        Vec::<String>::new(),
+        "read before anyone agreed"
+    );
+
+    // Copied into the person's own untracked file: theirs now.
+    env.write(
+        "project/.env.local",
+        "GITHUB_TOKEN=op://Private/Bank/password\n",
+    );
+    std::fs::set_permissions(
+        env.project.join(".env.local"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let out = env
+        .run(&["run", "--", "sh", "-c", "printf %s \"$GITHUB_TOKEN\""])
+        .expect_code(0);
+    assert_eq!(out.stdout, BANK);
+    assert_eq!(reads(&op), ["op://Private/Bank/password"]);
 }

@@ -240,6 +240,7 @@ fn rm_removes_only_the_line_of_the_file_in_effect() {
     ----- stderr -----
     Removed `GITHUB_TOKEN` from `.env.local`
     note: `GITHUB_TOKEN` is still set in `.env`, whose value is now in effect
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes hold the value it removed, and no copy of it may stay behind
     [exit status: 0]
     "#);
     assert_eq!(env.read("project/.env.local"), "A=1\nB=2\n");

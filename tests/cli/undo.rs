@@ -54,11 +54,12 @@ fn undo_puts_back_every_file_of_the_last_edit_byte_for_byte() {
     out.assert_no_secret(&[TOKEN]);
     assert_eq!(files(&env), before, "{out}");
     assert_snapshot!(out.stderr, @"
-    Undid `mcpenv extract` (just now)
-      removed `.gitignore`
-      removed `.env`
-      removed `.env.example`
+    Undoing `mcpenv extract` (just now) will:
+      remove `.gitignore`
+      remove `.env`
+      remove `.env.example`
       put back `.mcp.json`
+    Undid `mcpenv extract` (just now)
     1 earlier edit kept; `mcpenv undo --list` shows them
     ");
 }
@@ -159,4 +160,139 @@ fn with_mcpenv_undo_off_no_copy_is_kept() {
     let out = env.run(&["undo"]);
     assert_eq!(out.code, 1, "{out}");
     assert!(out.stderr.contains("there is no edit to undo"), "{out}");
+}
+
+/// Every file under the test root (project, HOME, mcpenv's state and its
+/// undo journal) that holds `secret`.
+fn holding(env: &TestEnv, secret: &str) -> Vec<String> {
+    crate::keychain::files_holding(&env.root, secret)
+}
+
+#[test]
+fn removing_a_secret_leaves_no_copy_of_it_for_undo() {
+    let env = TestEnv::new();
+    project_with_token(&env);
+    // `extract` keeps `.mcp.json` as it was, the token pasted in it.
+    env.run(&["extract", "-s", "project"]).expect_code(0);
+    env.run(&["add", "-s", "user", "unrelated", "node"])
+        .expect_code(0);
+    assert_eq!(
+        env.read("project/.env"),
+        format!("GITHUB_TOKEN='{TOKEN}'\n")
+    );
+    let out = env.run(&["secrets", "rm", "GITHUB_TOKEN"]);
+    assert_eq!(out.code, 0, "{out}");
+    out.assert_no_secret(&[TOKEN]);
+    assert_eq!(holding(&env, TOKEN), Vec::<String>::new(), "{out}");
+    assert_snapshot!(out.stderr, @"
+    Removed `GITHUB_TOKEN` from `.env`
+    note: `mcpenv undo` cannot take this edit back: the files' previous bytes hold the value it removed, and no copy of it may stay behind; the earlier edit that held it was dropped from the journal too
+    ");
+    // The unrelated edit, whose copies never held the token, is kept.
+    let list = env.run(&["undo", "--list"]).expect_code(0);
+    assert_snapshot!(list.stdout, @"
+    2  mcpenv add  just now
+        created `~/.claude.json`
+    ");
+}
+
+/// Runs `git ARGS` in the project, which must succeed.
+fn git(env: &TestEnv, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
+        .args(args)
+        .current_dir(&env.project)
+        .env("HOME", &env.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A real git repository whose tracked `.mcp.json` holds a pasted token,
+/// after `extract` took it out: undo would put it back.
+fn extracted_from_a_tracked_file() -> TestEnv {
+    let env = TestEnv::bare();
+    git(&env, &["init", "-q"]);
+    project_with_token(&env);
+    git(&env, &["add", ".mcp.json"]);
+    env.run(&["extract", "-s", "project"]).expect_code(0);
+    assert!(!env.read("project/.mcp.json").contains(TOKEN));
+    env
+}
+
+#[test]
+fn undo_refuses_to_put_a_literal_secret_back_into_a_tracked_file() {
+    let env = extracted_from_a_tracked_file();
+    let before = files(&env);
+    // No terminal, no flag: refused, and every file it would touch named.
+    let out = env.run(&["undo"]);
+    out.assert_no_secret(&[TOKEN]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Undoing `mcpenv extract` (just now) will:
+      remove `.gitignore`
+      remove `.env`
+      remove `.env.example`
+      put back `.mcp.json`, with a literal secret, into a file git tracks or would commit
+    error: undoing `mcpenv extract` would put a literal secret back into `.mcp.json`, which git tracks or would commit; nothing was put back
+
+    hint: run `mcpenv undo` in a terminal to be asked, or `mcpenv undo --restore-secrets` to put it back all the same (then keep it out of commits with `mcpenv extract`)
+    [exit status: 1]
+    ");
+    assert_eq!(files(&env), before, "nothing was put back");
+    let json = env.run(&["undo", "--json"]).expect_code(1).json();
+    assert_eq!(json["error"]["kind"], "failure", "{json}");
+    assert_eq!(files(&env), before);
+
+    // Agreed to by name: put back, having said so first.
+    let out = env.run(&["undo", "--restore-secrets"]);
+    out.assert_no_secret(&[TOKEN]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Undoing `mcpenv extract` (just now) will:
+      remove `.gitignore`
+      remove `.env`
+      remove `.env.example`
+      put back `.mcp.json`, with a literal secret, into a file git tracks or would commit
+    Undid `mcpenv extract` (just now)
+    [exit status: 0]
+    ");
+    assert!(env.read("project/.mcp.json").contains(TOKEN));
+    assert!(!env.project.join(".gitignore").exists());
+}
+
+#[test]
+fn undo_asks_on_a_terminal_before_putting_a_secret_into_a_tracked_file() {
+    let env = extracted_from_a_tracked_file();
+    let before = files(&env);
+    let mut terminal = crate::terminal::Terminal::start(&env, &["undo"]);
+    terminal.expect("remove `.gitignore`");
+    terminal.answer_key(
+        "Put the literal secret back into a file git tracks or would commit?",
+        "n",
+    );
+    let (shown, status) = terminal.finish();
+    assert_eq!(crate::terminal::exited(status), 1, "{shown}");
+    assert!(!shown.contains(TOKEN), "{shown}");
+    assert_eq!(files(&env), before, "{shown}");
+}
+
+#[test]
+fn a_secret_into_an_ignored_file_is_put_back_without_asking() {
+    let env = TestEnv::bare();
+    git(&env, &["init", "-q"]);
+    env.write("project/.gitignore", ".mcp.json\n.env\n");
+    project_with_token(&env);
+    env.run(&["extract", "-s", "project"]).expect_code(0);
+    let out = env.run(&["undo"]);
+    assert_eq!(out.code, 0, "{out}");
+    out.assert_no_secret(&[TOKEN]);
+    assert!(env.read("project/.mcp.json").contains(TOKEN));
 }

@@ -1843,7 +1843,6 @@ const DECOYS: &[Decoy] = &[
             "Server=localhost;Database=app;Trusted_Connection=True;",
         )
     },
-    |rng| env_decoy(rng, "PASSWORD", "Production"),
 ];
 
 fn env_decoy(rng: &mut Rng, name: &str, value: &str) -> Value {

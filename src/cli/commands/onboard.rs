@@ -26,8 +26,8 @@ use crate::cli::render::{BOLD, shown};
 use crate::cli::resolve::Ctx;
 use crate::ops::onboard::{
     CopiedFrom, NotUsed, OnboardPlan, OnboardReport, OnboardRequest, OnboardStep, ReferenceFrom,
-    SaveTo, StepValue, apply_onboard, next_fit_question, plan_onboard, secure_destinations,
-    storable,
+    SaveTo, StepValue, apply_onboard, next_fit_question, plan_onboard, resolve_accepted,
+    secure_destinations, storable,
 };
 
 impl From<OnboardTarget> for SaveTo {
@@ -48,6 +48,7 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
         reset: args.reset.clone(),
         from_env: args.from_env,
         force: args.force,
+        accept_references: args.accept_reference.clone(),
     };
     let plan = plan_onboard(ctx, &request)?;
     for name in &plan.shadowed {
@@ -116,7 +117,7 @@ fn ask_all(
 ) -> Result<BTreeMap<String, String>, CliError> {
     let asked = plan.asked();
     if !asked.is_empty() {
-        refuse_without_terminal(ctx, args, &asked)?;
+        refuse_without_terminal(ctx, args, plan, &asked)?;
         say(
             ctx,
             &format!(
@@ -148,6 +149,11 @@ fn ask_all(
                     ),
                 };
                 say(ctx, &line);
+            }
+            StepValue::Confirm { reference } => {
+                if let Some(value) = confirm_reference(ctx, step, reference, plan.to)? {
+                    answers.insert(name.clone(), value);
+                }
             }
             StepValue::Ask => {
                 if let Some(value) = ask(ctx, step, plan.to)? {
@@ -232,7 +238,12 @@ fn say_saved(ctx: &Ctx, saved: &OnboardReport) {
 }
 
 /// Prompts need a terminal on stdin and stderr; `--json` never prompts.
-fn refuse_without_terminal(ctx: &Ctx, args: &OnboardArgs, asked: &[&str]) -> Result<(), CliError> {
+fn refuse_without_terminal(
+    ctx: &Ctx,
+    args: &OnboardArgs,
+    plan: &OnboardPlan,
+    asked: &[&str],
+) -> Result<(), CliError> {
     let why = if args.json {
         ": `--json` never prompts"
     } else if !io::stdin().is_terminal() || !io::stderr().is_terminal() {
@@ -240,17 +251,82 @@ fn refuse_without_terminal(ctx: &Ctx, args: &OnboardArgs, asked: &[&str]) -> Res
     } else {
         return Ok(());
     };
-    Err(
-        CliError::failure(format!("cannot ask for {}{why}", names(asked)))
-            .with_hint(format!(
-                "see what is missing with `{}`",
-                ctx.command(&["check", "--json"])
-            ))
-            .with_hint(format!(
-                "or set the variables in the environment and copy them with `{}`, which never prompts",
-                ctx.command(&["onboard", "--from-env"])
-            )),
-    )
+    let mut error = CliError::failure(format!("cannot ask for {}{why}", names(asked)));
+    let offered: Vec<(&str, &str)> = plan
+        .steps
+        .iter()
+        .filter_map(|step| match &step.value {
+            StepValue::Confirm { reference } => {
+                Some((step.variable.name.as_str(), reference.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    if !offered.is_empty() {
+        let listed: Vec<String> = offered
+            .iter()
+            .map(|(name, reference)| format!("`{}` at `{}`", shown(name), shown(reference)))
+            .collect();
+        let mut accept = vec!["onboard"];
+        for (name, _) in &offered {
+            accept.extend(["--accept-reference", *name]);
+        }
+        error = error.with_hint(format!(
+            "the repository's `.env.example` points {}; mcpenv reads no reference a repository chose before you agree: if {} yours to use, run `{}`",
+            listed.join(", "),
+            if offered.len() == 1 { "it is" } else { "they are" },
+            ctx.command(&accept)
+        ));
+    }
+    Err(error
+        .with_hint(format!(
+            "see what is missing with `{}`",
+            ctx.command(&["check", "--json"])
+        ))
+        .with_hint(format!(
+            "or set the variables in the environment and copy them with `{}`, which never prompts",
+            ctx.command(&["onboard", "--from-env"])
+        )))
+}
+
+/// Shows the reference the repository's `.env.example` gives a variable
+/// and asks whether to use it: the reference itself when the person
+/// agrees and it resolves, else the value asked for instead.
+fn confirm_reference(
+    ctx: &Ctx,
+    step: &OnboardStep,
+    reference: &str,
+    to: SaveTo,
+) -> Result<Option<String>, CliError> {
+    let name = &step.variable.name;
+    say(
+        ctx,
+        &format!(
+            "\nThe repository's `.env.example` says `{}` is kept at `{}`; mcpenv reads it from there only if you agree",
+            shown(name),
+            shown(reference)
+        ),
+    );
+    if confirm(
+        ctx,
+        &format!("Use `{}` for `{}`?", shown(reference), shown(name)),
+        false,
+    )? {
+        match resolve_accepted(ctx, reference) {
+            Ok(()) => return Ok(Some(reference.to_string())),
+            Err(error) => say(
+                ctx,
+                &format!(
+                    "`{}`: `{}` {}; asking instead\n  hint: {}",
+                    shown(name),
+                    shown(reference),
+                    error.message,
+                    error.hint
+                ),
+            ),
+        }
+    }
+    ask(ctx, step, to)
 }
 
 /// Asks for one variable on the terminal: hidden input for a secret-like

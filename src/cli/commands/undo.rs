@@ -1,11 +1,12 @@
 //! `mcpenv undo` and `mcpenv undo --list`.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use serde::Serialize;
 
 use crate::cli::args::UndoArgs;
 use crate::cli::error::CliError;
+use crate::cli::output::{self, Stream};
 use crate::cli::render::{BOLD, DIM, Report, shown};
 use crate::cli::resolve::Ctx;
 use crate::ops::undo::{self, EditSummary, UndoReport};
@@ -25,8 +26,6 @@ pub enum UndoOutput {
     Undone {
         #[serde(flatten)]
         report: UndoReport,
-        #[serde(skip)]
-        shown: Vec<String>,
     },
 }
 
@@ -63,19 +62,14 @@ impl Report for UndoOutput {
                 err,
                 "`mcpenv undo` puts back the newest (first) edit; run it again for the one before"
             ),
-            Self::Undone {
-                report,
-                shown: files,
-            } => {
+            // Each file was named before anything was done.
+            Self::Undone { report, .. } => {
                 writeln!(
                     err,
                     "Undid `mcpenv {}` ({})",
                     shown(&report.edit.command),
                     report.edit.age
                 )?;
-                for file in files {
-                    writeln!(err, "  {}", shown(file))?;
-                }
                 if report.remaining > 0 {
                     writeln!(
                         err,
@@ -105,7 +99,10 @@ fn shown_files(ctx: &Ctx, edit: &EditSummary, verb: (&str, &str)) -> Vec<String>
         .collect()
 }
 
-/// Runs `mcpenv undo`.
+/// Runs `mcpenv undo`: says every file it will put back or remove before
+/// touching any, and puts a literal secret back into a file git commits
+/// only when the person agrees (a terminal's question, or
+/// `--restore-secrets`).
 pub fn run(ctx: &Ctx, args: &UndoArgs) -> Result<UndoOutput, CliError> {
     if args.list {
         let edits = undo::list(ctx)?;
@@ -115,7 +112,60 @@ pub fn run(ctx: &Ctx, args: &UndoArgs) -> Result<UndoOutput, CliError> {
             .collect();
         return Ok(UndoOutput::List { edits, shown });
     }
-    let report = undo::undo(ctx)?;
-    let shown = shown_files(ctx, &report.edit, ("put back", "removed"));
-    Ok(UndoOutput::Undone { report, shown })
+    let plan = undo::plan(ctx)?;
+    let into_commits = !plan.secrets_into_commits().is_empty();
+    if !args.dry_run {
+        announce(ctx, &plan.summary);
+        if into_commits && !args.restore_secrets && !agreed(ctx, args)? {
+            return Err(undo::refused(ctx, &plan));
+        }
+    }
+    let report = undo::apply(ctx, plan)?;
+    Ok(UndoOutput::Undone { report })
+}
+
+/// Says, before anything is written, what undo is about to do to each file.
+fn announce(ctx: &Ctx, edit: &EditSummary) {
+    if ctx.quiet {
+        return;
+    }
+    let files = shown_files(ctx, edit, ("put back", "remove"));
+    let _ = output::write(&ctx.shield, Stream::Stderr, false, |err| {
+        writeln!(
+            err,
+            "Undoing `mcpenv {}` ({}) will:",
+            shown(&edit.command),
+            edit.age
+        )?;
+        for (file, line) in edit.files.iter().zip(&files) {
+            if file.secret_into_commit {
+                writeln!(
+                    err,
+                    "  {}, with a literal secret, into a file git tracks or would commit",
+                    shown(line)
+                )?;
+            } else {
+                writeln!(err, "  {}", shown(line))?;
+            }
+        }
+        Ok(())
+    });
+}
+
+/// Whether the person at a terminal agrees to put a literal secret back
+/// into a file git commits; `false` without a terminal (or with `--json`).
+fn agreed(ctx: &Ctx, args: &UndoArgs) -> Result<bool, CliError> {
+    if args.json || !io::stdin().is_terminal() || !io::stderr().is_terminal() {
+        return Ok(false);
+    }
+    dialoguer::Confirm::new()
+        .with_prompt(
+            ctx.shield
+                .clean("Put the literal secret back into a file git tracks or would commit?"),
+        )
+        .default(false)
+        .interact()
+        .map_err(|error| {
+            CliError::failure_from("cannot read the answer; nothing was put back", error)
+        })
 }
