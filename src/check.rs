@@ -885,7 +885,7 @@ fn variable_findings(
                 "missing-variable",
                 Severity::Error,
                 format!("`{}` is not set (needed by {servers})", variable.name),
-                format!("the team's `.env.example` names where it is kept (`{reference}`): `mcpenv onboard` sets it up without asking"),
+                format!("the team's `.env.example` names where it is kept (`{reference}`): `mcpenv onboard` shows it and asks before using it (without a terminal: `mcpenv onboard --accept-reference {}`)", variable.name),
             ),
             (State::Missing, _) => (
                 "missing-variable",

@@ -77,6 +77,18 @@ fn held_hint(path: &Path, locations: &Locations) -> String {
 /// The values of the dotenv files that may be handed on, highest
 /// precedence winning, as [`EnvSources::file_values`] less the held files.
 pub fn handed_values(sources: &EnvSources, held: &[HeldFile]) -> BTreeMap<String, String> {
+    handed_values_with_files(sources, held)
+        .into_iter()
+        .map(|(name, (value, _))| (name, value))
+        .collect()
+}
+
+/// [`handed_values`], each with the file it comes from (whose say a
+/// reference in it has: [`crate::references::confirmed`]).
+pub fn handed_values_with_files(
+    sources: &EnvSources,
+    held: &[HeldFile],
+) -> BTreeMap<String, (String, PathBuf)> {
     let mut values = BTreeMap::new();
     // Lowest precedence first: a later file overwrites.
     for file in sources.dotenv_files().into_iter().rev() {
@@ -84,7 +96,7 @@ pub fn handed_values(sources: &EnvSources, held: &[HeldFile]) -> BTreeMap<String
             continue;
         }
         for (name, value) in &file.entries {
-            values.insert(name.clone(), value.clone());
+            values.insert(name.clone(), (value.clone(), file.path.clone()));
         }
     }
     values

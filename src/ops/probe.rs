@@ -119,7 +119,7 @@ pub fn select(
 /// that is started needs it.
 struct HandedValues<'c> {
     ctx: &'c Context,
-    files: BTreeMap<String, String>,
+    files: BTreeMap<String, (String, std::path::PathBuf)>,
     resolver: Resolver,
     resolved: BTreeMap<String, Result<String, ResolveError>>,
 }
@@ -129,7 +129,7 @@ impl<'c> HandedValues<'c> {
         let held = handed::held_files(&ctx.locations);
         Self {
             ctx,
-            files: handed::handed_values(sources, &held),
+            files: handed::handed_values_with_files(sources, &held),
             resolver: Resolver::new(ctx.shield.clone()),
             resolved: BTreeMap::new(),
         }
@@ -149,14 +149,15 @@ impl<'c> HandedValues<'c> {
                 if env.contains_key(&name) {
                     continue;
                 }
-                let Some(value) = self.files.get(&name) else {
+                let Some((value, file)) = self.files.get(&name) else {
                     continue;
                 };
                 let resolver = &mut self.resolver;
+                // A reference a repository file chose is never read unasked.
                 let resolved = self
                     .resolved
                     .entry(name.clone())
-                    .or_insert_with(|| resolver.value_of(value));
+                    .or_insert_with(|| resolver.value_from(Some(file), &name, value));
                 match resolved {
                     Ok(value) => {
                         env.insert(name, value.clone());

@@ -278,7 +278,7 @@ fn team_references_onboard_a_teammate_without_a_prompt() {
     let out = env.run(&["check"]).expect_code(1);
     assert!(
         out.stdout.contains(
-            "hint: the team's `.env.example` names where it is kept (`op://Engineering/GitHub/token`): `mcpenv onboard` sets it up without asking"
+            "hint: the team's `.env.example` names where it is kept (`op://Engineering/GitHub/token`): `mcpenv onboard` shows it and asks before using it (without a terminal: `mcpenv onboard --accept-reference GITHUB_TOKEN`)"
         ),
         "{out}"
     );
