@@ -1074,10 +1074,10 @@ fn is_env_name(name: &str) -> bool {
 /// A value judged by its name: a password under a password name, the AWS
 /// secret shape, else `generic-secret`.
 fn name_gated(name: &str, value: &str) -> Option<(&'static str, Range<usize>)> {
-    if is_password_name(name) {
-        if let Some(span) = password_value(value) {
-            return Some((GENERIC_SECRET, span));
-        }
+    if is_password_name(name)
+        && let Some(span) = password_value(value)
+    {
+        return Some((GENERIC_SECRET, span));
     }
     let strength = name_strength(name)?;
     if is_aws_secret_name(name) {
