@@ -370,6 +370,9 @@ pub struct CommandCheck {
     pub found: Option<bool>,
     /// The unset variables (without default) the command depends on.
     pub depends_on: Vec<String>,
+    /// Whether the command, expanded, is an absolute path.
+    #[serde(skip)]
+    pub absolute: bool,
 }
 
 impl CommandCheck {
@@ -531,6 +534,9 @@ pub fn check(
                 None => format!("`{}`", check.command),
             };
             let target = check.resolved.as_deref().unwrap_or(&check.command);
+            // The path as shown may be masked (`****/bin/x`); whether it is
+            // absolute is what the real one says.
+            let absolute = check.absolute;
             findings.push(Finding {
                 code: "command-not-found",
                 severity: Severity::Error,
@@ -542,7 +548,7 @@ pub fn check(
                 } else {
                     format!("`{name}` runs {shown}, which is not on PATH")
                 },
-                hint: Some(install_hint(target, locations)),
+                hint: Some(install_hint(target, absolute, locations)),
             });
         }
         let blanked = if status == Status::Skipped {
@@ -1292,6 +1298,7 @@ fn check_command(command: &str, locations: &Locations, sources: &EnvSources) -> 
             resolved: None,
             found: None,
             depends_on: expansion.missing,
+            absolute: command.starts_with('/'),
         };
     }
     let path = sources.process.get("PATH").cloned().unwrap_or_default();
@@ -1302,15 +1309,16 @@ fn check_command(command: &str, locations: &Locations, sources: &EnvSources) -> 
         resolved,
         found: Some(found),
         depends_on: Vec::new(),
+        absolute: expansion.text.starts_with('/'),
     }
 }
 
-fn install_hint(command: &str, locations: &Locations) -> String {
+fn install_hint(command: &str, absolute: bool, locations: &Locations) -> String {
     let name = Path::new(command)
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or(command);
-    if command.contains('/') && !command.starts_with('/') {
+    if command.contains('/') && !absolute {
         return format!(
             "check the path `{command}`: Claude Code resolves it from the directory it starts in (here `{}`)",
             locations.working_dir.display()

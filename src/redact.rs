@@ -227,7 +227,14 @@ impl Redactor {
                         .any(|known| known.eq_ignore_ascii_case(scheme))
                 })
                 .map_or(value, |(_, credential)| credential.trim());
-            self.learn(credential);
+            // A scheme alone (`Bearer ` with its variable sent empty) is
+            // no secret, and it is everywhere.
+            if !SCHEMES
+                .iter()
+                .any(|scheme| scheme.eq_ignore_ascii_case(credential))
+            {
+                self.learn(credential);
+            }
         }
         let mut env = Map::new();
         env.insert(name.to_string(), Value::String(value.to_string()));

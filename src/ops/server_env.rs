@@ -22,6 +22,9 @@ pub struct ServerEnv {
     /// Name → where its value comes from (a file, for messages).
     #[serde(skip)]
     pub sources: BTreeMap<String, String>,
+    /// Dotenv files the repository ships, whose values are not exported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<handed::HeldFile>,
 }
 
 /// The variables the servers reference that only the dotenv files set.
@@ -62,5 +65,9 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         variables.insert(variable.name.clone(), value);
         sources.insert(variable.name.clone(), place);
     }
-    Ok(ServerEnv { variables, sources })
+    Ok(ServerEnv {
+        variables,
+        sources,
+        held,
+    })
 }

@@ -298,7 +298,7 @@ fn a_command_with_placeholders_is_resolved_before_it_is_looked_up() {
       command `${CLAUDE_PROJECT_DIR:-.}/.venv/bin/python`  found (`./.venv/bin/python`)
     nope  project  pending approval
       HOME                                                 set (environment)
-      command `${HOME}/nope/x`                             not found (`[ROOT]/home/nope/x`)
+      command `${HOME}/nope/x`                             not found (`****/nope/x`)
     dep  project  pending approval
       TOOLS_DIR                                            missing
       command `${TOOLS_DIR}/bin/server`                    not checked: depends on `${TOOLS_DIR}`
@@ -306,8 +306,8 @@ fn a_command_with_placeholders_is_resolved_before_it_is_looked_up() {
       CLAUDE_PROJECT_DIR                                   missing
       command `${CLAUDE_PROJECT_DIR}/.venv/bin/python`     not checked: depends on `${CLAUDE_PROJECT_DIR}`
 
-    error: `.mcp.json`: `nope` runs `${HOME}/nope/x` (`[ROOT]/home/nope/x`), which does not exist or is not executable
-      hint: check the path `[ROOT]/home/nope/x`
+    error: `.mcp.json`: `nope` runs `${HOME}/nope/x` (`****/nope/x`), which does not exist or is not executable
+      hint: check the path `****/nope/x`
     error: `CLAUDE_PROJECT_DIR` is not set (needed by venv, proj)
       hint: Claude Code sets `CLAUDE_PROJECT_DIR` in a server's environment but does not expand `${CLAUDE_PROJECT_DIR}` in its configuration, so the server gets the text as written: use a path relative to the directory Claude Code starts in, or give it a default (`${CLAUDE_PROJECT_DIR:-.}`)
     error: `TOOLS_DIR` is not set (needed by dep)

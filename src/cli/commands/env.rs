@@ -57,6 +57,12 @@ impl Report for EnvReport {
     }
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
+        for held in &self.env.held {
+            crate::cli::render::warning(
+                err,
+                &format!("`{}` not loaded: {}", held.path.display(), held.hint),
+            )?;
+        }
         if self.masked && !self.env.variables.is_empty() {
             writeln!(
                 err,
