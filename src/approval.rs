@@ -3,7 +3,6 @@
 //! `enableAllProjectMcpServers` keys of its settings files.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -218,9 +217,9 @@ fn normalize(name: &str) -> String {
 /// Claude Code ignores `.claude/settings.local.json` for approvals in an
 /// untrusted project when it could have come from the repository itself.
 pub fn local_settings_gated(locations: &Locations) -> bool {
-    let Some(git_root) = &locations.git_root else {
+    if locations.git_root.is_none() {
         return true;
-    };
+    }
     let directory = locations.working_dir.join(".claude");
     let file = locations.local_settings();
     let is_symlink =
@@ -228,19 +227,12 @@ pub fn local_settings_gated(locations: &Locations) -> bool {
     if is_symlink(&directory) || is_symlink(&file) || directory.join(".git").exists() {
         return true;
     }
-    file.is_file() && tracked_by_git(git_root, &file)
+    file.is_file() && tracked_by_git(&file)
 }
 
-/// Whether git tracks `file` in the repository at `git_root` (a file the
-/// repository itself ships).
-pub fn tracked_by_git(git_root: &Path, file: &Path) -> bool {
-    crate::git::command(git_root)
-        .args(["ls-files", "--error-unmatch", "--"])
-        .arg(file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
+/// Whether git tracks `file` (a file the repository itself ships).
+pub fn tracked_by_git(file: &Path) -> bool {
+    crate::git_files::standing(file) == crate::git_files::Standing::Tracked
 }
 
 #[cfg(test)]

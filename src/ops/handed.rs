@@ -37,9 +37,9 @@ pub struct HeldFile {
 /// person has not trusted. Empty outside git, and when the folder is
 /// trusted. Asks git only about files that exist.
 pub fn held_files(locations: &Locations) -> Vec<HeldFile> {
-    let Some(git_root) = &locations.git_root else {
+    if locations.git_root.is_none() {
         return Vec::new();
-    };
+    }
     let candidates: Vec<PathBuf> = locations
         .env_dirs()
         .into_iter()
@@ -48,7 +48,7 @@ pub fn held_files(locations: &Locations) -> Vec<HeldFile> {
         .collect();
     let tracked: Vec<PathBuf> = candidates
         .into_iter()
-        .filter(|path| approval::tracked_by_git(git_root, path))
+        .filter(|path| approval::tracked_by_git(path))
         .collect();
     // Reading the trust costs a parse of `~/.claude.json`: only when needed.
     if tracked.is_empty() || approval::project_trusted(locations) {
