@@ -916,17 +916,6 @@ pub fn gitignore_with_dotenv(existing: Option<&str>) -> Option<String> {
     crate::gitignore::with_entry(existing, ".env")
 }
 
-/// The prefix dotenvx gives a value it encrypted (`dotenvx encrypt`).
-pub const DOTENVX_PREFIX: &str = "encrypted:";
-
-/// Whether `value` is dotenvx ciphertext (`encrypted:BD…`): only dotenvx,
-/// with the private key, turns it into the value a server needs.
-pub fn is_dotenvx_ciphertext(value: &str) -> bool {
-    value
-        .strip_prefix(DOTENVX_PREFIX)
-        .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -455,6 +455,12 @@ pub struct Shield {
     learned_sources: AtomicBool,
 }
 
+impl crate::references::LearnsSecrets for Shield {
+    fn learn_secret(&self, secret: &str) {
+        self.learn(|redactor| redactor.learn(secret));
+    }
+}
+
 impl Shield {
     /// A shield that already knows the secrets among the command line's
     /// words (a mistyped `-e TOKEN:ghp_…` is masked in its usage error).
@@ -481,14 +487,6 @@ impl Shield {
     pub fn learn_sources(&self, sources: &crate::check::EnvSources) {
         self.redactor().learn_sources(sources);
         self.learned_sources.store(true, Ordering::Relaxed);
-    }
-
-    /// Learns what a use case read.
-    pub fn learn_read(&self, read: &crate::ops::Read) {
-        self.learn_inventory(&read.inventory);
-        if let Some(sources) = &read.sources {
-            self.learn_sources(sources);
-        }
     }
 
     /// Whether the configuration and the env files were learned already.

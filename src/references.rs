@@ -17,7 +17,6 @@ use serde::Serialize;
 
 use crate::git_files::Standing;
 use crate::keychain;
-use crate::redact::Shield;
 
 /// Where a reference says the value is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -72,7 +71,7 @@ const SCHEMES: &[Scheme] = &[
     },
     Scheme {
         manager: Manager::Dotenvx,
-        matches: crate::dotenv::is_dotenvx_ciphertext,
+        matches: is_dotenvx_ciphertext,
         resolve: |_| {
             Err(ResolveError {
             message: "is encrypted by dotenvx; mcpenv does not decrypt it".to_string(),
@@ -134,11 +133,18 @@ fn unconfirmed(file: &Path, name: &str, value: &str) -> ResolveError {
     }
 }
 
+/// What learns each secret a reference resolves to, so no output shows it
+/// whole (the shield of `crate::redact`, which sits above this module).
+pub trait LearnsSecrets: Send + Sync {
+    /// Learns `secret`.
+    fn learn_secret(&self, secret: &str);
+}
+
 /// Resolves references, each once per run however many variables name
 /// it; every value it reads is taught to the shield before anyone can
 /// show it.
 pub struct Resolver {
-    shield: Arc<Shield>,
+    shield: Arc<dyn LearnsSecrets>,
     known: HashMap<String, Result<String, ResolveError>>,
     /// Whether git tracks each dotenv file asked about (asked once).
     tracked: HashMap<PathBuf, bool>,
@@ -146,7 +152,7 @@ pub struct Resolver {
 
 impl Resolver {
     /// A resolver teaching `shield`.
-    pub fn new(shield: Arc<Shield>) -> Self {
+    pub fn new(shield: Arc<dyn LearnsSecrets>) -> Self {
         Self {
             shield,
             known: HashMap::new(),
@@ -197,7 +203,7 @@ impl Resolver {
         }
         let resolved = (scheme.resolve)(value);
         if let Ok(secret) = &resolved {
-            self.shield.learn(|redactor| redactor.learn(secret));
+            self.shield.learn_secret(secret);
         }
         self.known.insert(value.to_string(), resolved.clone());
         Some(resolved)
@@ -322,6 +328,17 @@ fn keychain_read(reference: &str) -> Result<String, ResolveError> {
     })
 }
 
+/// The prefix dotenvx gives a value it encrypted (`dotenvx encrypt`).
+pub const DOTENVX_PREFIX: &str = "encrypted:";
+
+/// Whether `value` is dotenvx ciphertext (`encrypted:BD…`): only dotenvx,
+/// with the private key, turns it into the value a server needs.
+pub fn is_dotenvx_ciphertext(value: &str) -> bool {
+    value
+        .strip_prefix(DOTENVX_PREFIX)
+        .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_reference_is_resolved_once() {
-        let mut resolver = Resolver::new(Arc::new(Shield::default()));
+        let mut resolver = Resolver::new(Arc::new(crate::redact::Shield::default()));
         assert_eq!(resolver.resolve("plain"), None);
         assert_eq!(resolver.value_of("plain"), Ok("plain".to_string()));
         let first = resolver.resolve("encrypted:abc");

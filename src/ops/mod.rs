@@ -174,6 +174,14 @@ pub struct Read {
 }
 
 impl Read {
+    /// Teaches `shield` every secret in what was read.
+    pub fn teach_shield(&self, shield: &Shield) {
+        shield.learn_inventory(&self.inventory);
+        if let Some(sources) = &self.sources {
+            shield.learn_sources(sources);
+        }
+    }
+
     /// Teaches `redactor` every secret in what was read.
     pub fn teach(&self, redactor: &mut Redactor) {
         redactor.learn_inventory(&self.inventory);

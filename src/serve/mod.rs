@@ -229,7 +229,7 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 fn read_only(ctx: &Context, name: &str, arguments: &JsonObject) -> CallToolResult {
     if name == tools::LIST_SERVERS {
         let (list, read) = ops::list_servers::list_servers(ctx, None);
-        ctx.shield.learn_read(&read);
+        read.teach_shield(&ctx.shield);
         let failed = tools::unloaded(&read);
         return report(
             &list,
@@ -241,7 +241,7 @@ fn read_only(ctx: &Context, name: &str, arguments: &JsonObject) -> CallToolResul
     let server = arguments.get("server").and_then(Value::as_str);
     match ops::check_environment::check_environment(ctx, false, server) {
         Ok((check, read)) => {
-            ctx.shield.learn_read(&read);
+            read.teach_shield(&ctx.shield);
             let failed = tools::unloaded(&read);
             report(&check, fence::check, tools::check_summary(&check), failed)
         }
@@ -264,7 +264,7 @@ async fn explain(ctx: &Context, arguments: &JsonObject) -> CallToolResult {
     let checked = blocking(move || {
         let ctx = blocking_ctx;
         let (list, read) = ops::list_servers::list_servers(&ctx, None);
-        ctx.shield.learn_read(&read);
+        read.teach_shield(&ctx.shield);
         let check = ops::check_environment::check_environment(&ctx, false, Some(&wanted));
         (list, check)
     })
@@ -272,7 +272,7 @@ async fn explain(ctx: &Context, arguments: &JsonObject) -> CallToolResult {
     let (list, check) = checked;
     let check = match check {
         Ok((check, read)) => {
-            ctx.shield.learn_read(&read);
+            read.teach_shield(&ctx.shield);
             check
         }
         Err(error) => return failure(&tools::check_error(&error)),

@@ -313,7 +313,7 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
 /// The check report of a check made: the shield learns what it read, and
 /// each file is shown as the terminal shows it.
 pub fn output(ctx: &Ctx, check: EnvironmentCheck, read: &Read, strict: bool) -> CheckOutput {
-    ctx.shield.learn_read(read);
+    read.teach_shield(&ctx.shield);
     let files = check
         .report
         .findings

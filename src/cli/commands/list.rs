@@ -111,7 +111,7 @@ impl Report for ListReport {
 /// Runs `mcpenv list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
     let (list, read) = list_servers(&ctx.ops, args.scope.map(Scope::from));
-    ctx.shield.learn_read(&read);
+    read.teach_shield(&ctx.shield);
     let pending: Vec<&str> = list
         .servers
         .iter()
