@@ -2,198 +2,24 @@
 //! every variable the servers in effect reference, where (and whether) it
 //! is set, and the problems Claude Code would hit. Checks return data.
 
+pub mod project_links;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::approval;
-use crate::claude_code::blanked::{self, Reason, Sink};
-use crate::dotenv::{self, DotEnv};
-use crate::envfiles;
-use crate::layered::Inventory;
-use crate::locate::Locations;
-use crate::placeholder;
-use crate::scope::Scope;
+use crate::config::claude_code::blanked::{self, Reason, Sink};
+use crate::config::expansion;
+use crate::config::inventory::Inventory;
+use crate::config::locate::Locations;
+use crate::config::scope::Scope;
+use crate::envfiles::dotenv::DotEnv;
+use crate::secrets::value_fit;
 use crate::templates::{self, Template, TemplateVariable};
-use crate::value_fit;
 
-/// The dotenv files of one directory holding a `.mcp.json` in effect.
-#[derive(Debug, Clone)]
-pub struct ProjectEnv {
-    /// The directory.
-    pub dir: PathBuf,
-    /// Its `.env.local`.
-    pub local: DotEnv,
-    /// Its `.env`.
-    pub dotenv: DotEnv,
-    /// Its `.env.example`.
-    pub example: DotEnv,
-}
-
-/// Where values of variables can come from, as Claude Code and `mcpenv run`
-/// see them.
-#[derive(Debug, Clone)]
-pub struct EnvSources {
-    /// The process environment.
-    pub process: BTreeMap<String, String>,
-    /// The dotenv files of each directory whose `.mcp.json` is in effect,
-    /// nearest first ([`Locations::env_dirs`]); never empty, the first is
-    /// the project root's.
-    pub projects: Vec<ProjectEnv>,
-    /// The user's own store (`~/.config/mcpenv/.env`): the secrets of
-    /// user-scope servers, which every project needs and none may hold.
-    pub user_dotenv: DotEnv,
-    /// The `env` maps of Claude Code's settings files it applies, highest
-    /// precedence first.
-    pub settings: Vec<(PathBuf, BTreeMap<String, String>)>,
-    /// The settings files among them whose `env` feeds `${VAR}` only in
-    /// interactive sessions: the project's `.claude/settings.json` and
-    /// `.claude/settings.local.json`. Claude Code 2.1.332 leaves the
-    /// placeholders of `claude -p` literal (their values reach the stdio
-    /// child's environment only) and does not apply them at all in
-    /// `claude mcp list` and `get`.
-    pub interactive_only: Vec<PathBuf>,
-}
-
-impl EnvSources {
-    /// Reads every source for `locations`; a file that cannot be read is an
-    /// error naming it, a malformed line is a problem inside its `DotEnv`.
-    pub fn load(
-        locations: &Locations,
-        user_env: &Path,
-        process: BTreeMap<String, String>,
-    ) -> Result<Self, dotenv::DotEnvError> {
-        let mut settings = Vec::new();
-        let mut candidates = vec![locations.managed_settings()];
-        if !approval::local_settings_gated(locations) {
-            candidates.push(locations.local_settings());
-        }
-        candidates.push(locations.project_settings());
-        candidates.push(locations.user_settings());
-        for path in candidates {
-            if let Some(values) = settings_env(&path) {
-                settings.push((path, values));
-            }
-        }
-        let interactive_only = vec![locations.local_settings(), locations.project_settings()];
-        let projects = locations
-            .env_dirs()
-            .into_iter()
-            .map(|dir| {
-                Ok(ProjectEnv {
-                    local: dotenv::read(&dir.join(".env.local"))?,
-                    dotenv: dotenv::read(&dir.join(".env"))?,
-                    example: dotenv::read(&dir.join(".env.example"))?,
-                    dir,
-                })
-            })
-            .collect::<Result<_, dotenv::DotEnvError>>()?;
-        Ok(Self {
-            process,
-            projects,
-            user_dotenv: dotenv::read(user_env)?,
-            settings,
-            interactive_only,
-        })
-    }
-
-    /// The project root's files: where project writes go.
-    pub fn project(&self) -> &ProjectEnv {
-        &self.projects[0]
-    }
-
-    /// The dotenv files `mcpenv run` loads, highest precedence first (the
-    /// environment beats them all): each directory's `.env.local` then its
-    /// `.env`, nearest directory first, then the user's store.
-    pub fn dotenv_paths(locations: &Locations, user_env: &Path) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = locations
-            .env_dirs()
-            .into_iter()
-            .flat_map(|dir| [dir.join(".env.local"), dir.join(".env")])
-            .collect();
-        paths.push(user_env.to_path_buf());
-        paths
-    }
-
-    /// The dotenv files as read, in the order of [`Self::dotenv_paths`].
-    pub fn dotenv_files(&self) -> Vec<&DotEnv> {
-        self.projects
-            .iter()
-            .flat_map(|project| [&project.local, &project.dotenv])
-            .chain([&self.user_dotenv])
-            .collect()
-    }
-
-    /// Whether every way of starting Claude Code sees `name`: set in the
-    /// environment or in a settings file whose `env` every launch applies.
-    fn every_launch_sees(&self, name: &str) -> bool {
-        self.process.contains_key(name)
-            || self.settings.iter().any(|(path, values)| {
-                values.contains_key(name) && !self.interactive_only.contains(path)
-            })
-    }
-
-    /// Whether Claude Code runs in scrub mode
-    /// (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB`): secret-looking names are then
-    /// blanked in every server's values.
-    pub fn scrub(&self) -> bool {
-        blanked::scrub_on(
-            self.process
-                .get("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB")
-                .map(String::as_str),
-        )
-    }
-
-    /// The value Claude Code started now would see, and where it comes from.
-    fn for_claude(&self, name: &str) -> Option<(String, String)> {
-        if let Some(value) = self.process.get(name) {
-            return Some((value.clone(), "environment".to_string()));
-        }
-        self.settings.iter().find_map(|(path, values)| {
-            values
-                .get(name)
-                .map(|value| (value.clone(), path.display().to_string()))
-        })
-    }
-
-    /// The value `mcpenv run` adds from the dotenv files, and which file.
-    fn in_files(&self, name: &str) -> Option<(String, String)> {
-        self.dotenv_files().into_iter().find_map(|file| {
-            file.get(name)
-                .map(|value| (value.to_string(), file.path.display().to_string()))
-        })
-    }
-
-    /// Every variable `mcpenv run` would set from the files, with values.
-    pub fn file_values(&self) -> BTreeMap<String, String> {
-        let mut values = BTreeMap::new();
-        // Lowest precedence first: a later file overwrites.
-        for file in self.dotenv_files().into_iter().rev() {
-            for (name, value) in &file.entries {
-                values.insert(name.clone(), value.clone());
-            }
-        }
-        values
-    }
-}
-
-fn settings_env(path: &Path) -> Option<BTreeMap<String, String>> {
-    let text = crate::fsx::read_if_exists(path).ok()??;
-    let value: serde_json::Value =
-        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
-    let env = value.get("env")?.as_object()?;
-    Some(
-        env.iter()
-            .filter_map(|(name, value)| {
-                value
-                    .as_str()
-                    .map(|value| (name.clone(), value.to_string()))
-            })
-            .collect(),
-    )
-}
+pub use crate::envfiles::sources::{EnvSources, ProjectEnv};
 
 /// A variable's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -244,7 +70,7 @@ pub struct Variable {
     /// A reference in the environment or Claude Code's settings, which
     /// reach the server as written (only dotenv files' are resolved).
     #[serde(skip)]
-    pub passed_as_written: Option<crate::references::Manager>,
+    pub passed_as_written: Option<crate::stores::references::Manager>,
     /// The default of its references, when they have one.
     #[serde(skip)]
     pub default: Option<String>,
@@ -262,7 +88,7 @@ pub struct Variable {
 #[derive(Debug, Clone, Serialize)]
 pub struct StoredReference {
     /// The password manager or keychain.
-    pub manager: crate::references::Manager,
+    pub manager: crate::stores::references::Manager,
     /// Whether it gave a value when asked; `None` until it is asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolves: Option<bool>,
@@ -304,7 +130,7 @@ impl Variable {
 
 /// How Claude Code treats a server in effect: the loader's status of the
 /// definition that wins its name (never `shadowed`).
-pub use crate::layered::Status;
+pub use crate::config::inventory::Status;
 
 /// One server in effect.
 #[derive(Debug, Clone, Serialize)]
@@ -496,7 +322,7 @@ pub fn check(
             .map(|template| (template, templates::declared_variables(template, name)));
         if status.checked() {
             for (field, value) in winner.entry.expandable_fields() {
-                for reference in placeholder::references(value) {
+                for reference in expansion::references(value) {
                     let placement =
                         value_fit::placement(&field.to_string(), value, reference.span.clone());
                     if !names.contains(&reference.name) {
@@ -595,7 +421,8 @@ pub fn check(
     let mut team_references = BTreeMap::new();
     for project in sources.projects.iter().rev() {
         for (name, value) in &project.example.entries {
-            if crate::references::manager_of(value).is_some_and(|manager| manager.shared()) {
+            if crate::stores::references::manager_of(value).is_some_and(|manager| manager.shared())
+            {
                 team_references.insert(name.clone(), value.clone());
             }
         }
@@ -677,7 +504,7 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
 #[allow(clippy::too_many_arguments)]
 fn record(
     variables: &mut Vec<Variable>,
-    reference: &placeholder::Reference,
+    reference: &expansion::Reference,
     placement: value_fit::Placement,
     server: &str,
     sources: &EnvSources,
@@ -735,8 +562,8 @@ fn record(
     // Code's settings it is passed on as it is written.
     let manager = found
         .as_ref()
-        .and_then(|((value, _), _)| crate::references::manager_of(value));
-    let ciphertext = manager == Some(crate::references::Manager::Dotenvx);
+        .and_then(|((value, _), _)| crate::stores::references::manager_of(value));
+    let ciphertext = manager == Some(crate::stores::references::Manager::Dotenvx);
     let kept_elsewhere = manager.filter(|_| !ciphertext);
     let (stored_reference, passed_as_written) = match (&found, kept_elsewhere) {
         (Some(((value, _), false)), Some(manager)) => (
@@ -823,7 +650,7 @@ fn dotenv_file_name(root: &Path, source: Option<&str>) -> String {
     // Not from `/` itself: a file there is shown whole.
     path.parent()
         .filter(|parent| parent.parent().is_some())
-        .and_then(|_| crate::locate::upward_name(path, root))
+        .and_then(|_| crate::config::locate::upward_name(path, root))
         .unwrap_or_else(|| path.display().to_string())
 }
 
@@ -976,7 +803,10 @@ fn settings_file_name(source: Option<&str>) -> String {
 /// toward a remote server by name (credential lists and families),
 /// everywhere its own credentials when set, and with scrub mode on every
 /// secret-looking name (in stdio values only when set).
-pub fn blanked_variables(entry: &crate::model::ServerEntry, sources: &EnvSources) -> Vec<Blanked> {
+pub fn blanked_variables(
+    entry: &crate::config::model::ServerEntry,
+    sources: &EnvSources,
+) -> Vec<Blanked> {
     let sink = if entry.transport().is_remote() {
         Sink::Remote
     } else {
@@ -985,7 +815,7 @@ pub fn blanked_variables(entry: &crate::model::ServerEntry, sources: &EnvSources
     let scrub = sources.scrub();
     let mut found: Vec<Blanked> = Vec::new();
     for (field, value) in entry.expandable_fields() {
-        for reference in placeholder::references(value) {
+        for reference in expansion::references(value) {
             let Some(reason) = blanked::reason(&reference.name, sink, scrub) else {
                 continue;
             };
@@ -1014,7 +844,7 @@ pub fn blanked_variables(entry: &crate::model::ServerEntry, sources: &EnvSources
 fn blanked_findings(
     server: &str,
     file: &Path,
-    entry: &crate::model::ServerEntry,
+    entry: &crate::config::model::ServerEntry,
     blanked: &[Blanked],
     findings: &mut Vec<Finding>,
 ) {
@@ -1029,7 +859,7 @@ fn blanked_findings(
             .join(", ");
         let rename = blanked::remote_safe_name(
             variable,
-            &placeholder::variable_name_from(server).unwrap_or_default(),
+            &expansion::variable_name_from(server).unwrap_or_default(),
         );
         let (severity, message, hint) = match (one.reason, remote) {
             (Reason::Scrub, _) => (
@@ -1130,21 +960,26 @@ fn file_findings(
         if project.dotenv.text.is_some() {
             // Git knows best; without it, the `.gitignore` files from the
             // repository root down to the file's directory.
-            let ignored = envfiles::git_ignores(&project.dir, env_path).unwrap_or_else(|| {
-                let top = locations.git_root.as_deref().unwrap_or(&project.dir);
-                project
-                    .dir
-                    .ancestors()
-                    .take_while(|dir| dir.starts_with(top))
-                    .any(|dir| {
-                        let relative = env_path.strip_prefix(dir).unwrap_or(env_path);
-                        crate::fsx::read_if_exists(&dir.join(".gitignore")).is_ok_and(|text| {
-                            text.is_some_and(|text| {
-                                crate::gitignore::ignores(&text, &relative.to_string_lossy())
-                            })
+            let ignored = crate::mechanics::git_files::git_ignores(&project.dir, env_path)
+                .unwrap_or_else(|| {
+                    let top = locations.git_root.as_deref().unwrap_or(&project.dir);
+                    project
+                        .dir
+                        .ancestors()
+                        .take_while(|dir| dir.starts_with(top))
+                        .any(|dir| {
+                            let relative = env_path.strip_prefix(dir).unwrap_or(env_path);
+                            crate::mechanics::fsx::read_if_exists(&dir.join(".gitignore"))
+                                .is_ok_and(|text| {
+                                    text.is_some_and(|text| {
+                                        crate::mechanics::gitignore::ignores(
+                                            &text,
+                                            &relative.to_string_lossy(),
+                                        )
+                                    })
+                                })
                         })
-                    })
-            });
+                });
             if !ignored && locations.git_root.is_some() {
                 findings.push(Finding {
                     code: "dotenv-not-ignored",
@@ -1172,7 +1007,7 @@ fn file_findings(
                 let winner = inventory.winner(&server.name)?;
                 Some((server.name.as_str(), &winner.entry))
             });
-        let expected = crate::extract::example_variables(shared, &[]);
+        let expected = crate::secrets::extraction_plan::example_variables(shared, &[]);
         let documented: Vec<&Variable> = expected
             .iter()
             .filter_map(|line| variables.iter().find(|variable| variable.name == line.name))
@@ -1281,8 +1116,8 @@ fn check_command(command: &str, locations: &Locations, sources: &EnvSources) -> 
             .or_else(|| sources.in_files(name))
             .map(|(value, _)| value)
     };
-    let expansion = placeholder::expand(command, lookup);
-    let shown = placeholder::expand(command, |name| {
+    let expansion = expansion::expand(command, lookup);
+    let shown = expansion::expand(command, |name| {
         lookup(name).map(|value| {
             if value.is_empty() {
                 value

@@ -4,15 +4,19 @@
 //! any config, so a config never holds a placeholder whose value was not
 //! saved.
 
+pub mod dotenv;
+pub mod sources;
+
 use std::io::{self, BufRead, BufReader};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use crate::diff::FileChange;
-use crate::dotenv::{self, QuoteError};
-use crate::fsx::{self, NewMode, TextEditError};
-use crate::store::{self, Progress};
+use crate::config::store::{self, Progress};
+use crate::envfiles::dotenv::QuoteError;
+use crate::mechanics::diff::FileChange;
+use crate::mechanics::fsx::{self, NewMode, TextEditError};
+use crate::mechanics::git_files::git_ignores;
 
 /// Why the `.env` files could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -216,8 +220,8 @@ pub fn make_private(path: &Path, force: bool) -> Result<Option<u32>, EnvFilesErr
     if mode & 0o044 == 0 {
         return Ok(None);
     }
-    if crate::edits::previewing() {
-        crate::edits::preview_private(path, mode);
+    if crate::mechanics::edits::previewing() {
+        crate::mechanics::edits::preview_private(path, mode);
         return Ok(Some(mode & 0o777));
     }
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))
@@ -531,23 +535,6 @@ fn edit_text(
     })
 }
 
-/// Whether git ignores `file` in the repository at `root`; `None` when git
-/// cannot tell (not installed, not a repository).
-pub fn git_ignores(root: &Path, file: &Path) -> Option<bool> {
-    let status = crate::git::command(root)
-        .args(["check-ignore", "-q", "--no-index", "--"])
-        .arg(file)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .ok()?;
-    match status.code() {
-        Some(0) => Some(true),
-        Some(1) => Some(false),
-        _ => None,
-    }
-}
-
 /// A secret that is in a file's git history.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exposure {
@@ -568,7 +555,7 @@ pub fn committed_secrets(
 ) -> Option<Vec<Exposure>> {
     let relative = file.strip_prefix(git_root).ok()?;
     // No diff driver or text conversion a repository names runs.
-    let mut child = crate::git::command(git_root)
+    let mut child = crate::mechanics::git::command(git_root)
         .args([
             "log",
             "--all",

@@ -17,9 +17,14 @@ use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD}
 use regex::{Regex, RegexSet};
 use serde_json::{Map, Value};
 
-use crate::model::{Field, ServerEntry};
+use crate::config::model::{Field, ServerEntry};
 
+pub mod extraction_plan;
 mod formats;
+pub mod redact;
+pub mod sarif;
+pub mod value_fit;
+pub mod value_position;
 
 use formats::{RULE_SPECS, WEAK_TOKEN_RULES};
 
@@ -1182,7 +1187,7 @@ fn password_value(value: &str) -> Option<Range<usize>> {
         || is_bracketed(trimmed)
         || is_masked(trimmed)
         || has_filler(trimmed)
-        || crate::references::manager_of(trimmed).is_some()
+        || crate::stores::references::manager_of(trimmed).is_some()
         || STAND_INS
             .iter()
             .any(|word| trimmed.eq_ignore_ascii_case(word))

@@ -11,8 +11,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::claude_code::blanked;
-use crate::model::ServerEntry;
+use crate::config::claude_code::blanked;
+use crate::config::model::ServerEntry;
 
 /// The templates shipped in the binary (`templates/*.json`).
 static EMBEDDED: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/templates");
@@ -362,7 +362,7 @@ fn embedded(name: &str) -> Option<Result<Template, TemplateError>> {
 }
 
 fn read_file(name: String, origin: Origin, path: &Path) -> Result<Template, TemplateError> {
-    let text = crate::fsx::read_if_exists(path)
+    let text = crate::mechanics::fsx::read_if_exists(path)
         .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
         .map_err(|source| TemplateError::Read {
             path: path.to_path_buf(),
@@ -685,7 +685,7 @@ impl Context {
         let mut out = text.to_string();
         for (key, input) in variables {
             let name = self.name(
-                if crate::placeholder::is_variable_name(key)
+                if crate::config::expansion::is_variable_name(key)
                     && key
                         .chars()
                         .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
@@ -790,7 +790,7 @@ pub fn declared_variables(template: &Template, server: &str) -> Vec<TemplateVari
 }
 
 fn screaming_snake(text: &str) -> String {
-    crate::placeholder::variable_name_from(text).unwrap_or_else(|| "VALUE".to_string())
+    crate::config::expansion::variable_name_from(text).unwrap_or_else(|| "VALUE".to_string())
 }
 
 #[cfg(test)]
@@ -949,7 +949,7 @@ mod tests {
                         let used: Vec<String> = entry
                             .expandable_fields()
                             .iter()
-                            .flat_map(|(_, value)| crate::placeholder::references(value))
+                            .flat_map(|(_, value)| crate::config::expansion::references(value))
                             .map(|reference| reference.name)
                             .collect();
                         for name_used in &used {

@@ -1134,7 +1134,7 @@ mod tests {
     fn the_version_names_the_claude_code_release_mcpenv_follows() {
         assert!(super::LONG_VERSION.ends_with(&format!(
             "checked against Claude Code {}",
-            crate::claude_code::blanked::RELEASE
+            crate::config::claude_code::blanked::RELEASE
         )));
         assert!(super::LONG_VERSION.starts_with(super::VERSION));
     }

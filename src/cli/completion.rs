@@ -24,7 +24,7 @@ use clap_complete::env::{CompleteEnv, Shells};
 use crate::cli::args::Cli;
 use crate::cli::output::Shield;
 use crate::cli::resolve::{Ctx, resolve};
-use crate::display;
+use crate::mechanics::display;
 
 /// The variable the registration scripts set when they ask for
 /// completions; mcpenv's own, so a `COMPLETE` set for another tool is
@@ -127,7 +127,7 @@ pub fn server_names() -> Vec<CompletionCandidate> {
     let Some(ctx) = here() else {
         return Vec::new();
     };
-    let inventory = crate::layered::Inventory::load_all(&ctx.locations);
+    let inventory = crate::config::inventory::Inventory::load_all(&ctx.locations);
     let shell = asking_shell();
     inventory
         .names()

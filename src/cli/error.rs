@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
-use crate::display::escape;
+use crate::mechanics::display::escape;
 
 pub use crate::ops::error::{Error as CliError, Kind};
 pub use crate::ops::hints::{config_hints, lock_hints};

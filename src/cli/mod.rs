@@ -114,8 +114,8 @@ fn wants_json(words: &[String]) -> bool {
     false
 }
 
-/// Runs `work` on a thread with [`crate::document::STACK_BYTES`] of stack,
-/// so values nested up to [`crate::document::MAX_DEPTH`] deep never overflow
+/// Runs `work` on a thread with [`crate::mechanics::document::STACK_BYTES`] of stack,
+/// so values nested up to [`crate::mechanics::document::MAX_DEPTH`] deep never overflow
 /// it, whatever `ulimit -s` says; on the current thread if that thread
 /// cannot be made.
 fn on_big_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
@@ -123,7 +123,7 @@ fn on_big_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) ->
     let shared = std::sync::Arc::clone(&work);
     let spawned = std::thread::Builder::new()
         .name("mcpenv".to_string())
-        .stack_size(crate::document::STACK_BYTES)
+        .stack_size(crate::mechanics::document::STACK_BYTES)
         .spawn(move || {
             let work = shared.lock().ok().and_then(|mut slot| slot.take());
             work.map(|work| work())
@@ -163,15 +163,17 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
     }
     let edit = cli.command.edit();
     match edit {
-        Some((_, true)) => crate::edits::begin_preview(),
+        Some((_, true)) => crate::mechanics::edits::begin_preview(),
         // `MCPENV_UNDO=off`: keep no copies (nothing for `undo` to restore).
         Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {}
-        Some((name, false)) => crate::edits::begin_recording(&ctx.locations.state_dir, name),
+        Some((name, false)) => {
+            crate::mechanics::edits::begin_recording(&ctx.locations.state_dir, name);
+        }
         None => {}
     }
     let outcome = dispatch(cli, &ctx);
-    let finished = crate::edits::finish();
-    if let crate::edits::Finished::Recorded(kept) = &finished
+    let finished = crate::mechanics::edits::finish();
+    if let crate::mechanics::edits::Finished::Recorded(kept) = &finished
         && let Some(reason) = &kept.forgone
         && !ctx.quiet
     {
@@ -182,7 +184,7 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
             )
         });
     }
-    if let crate::edits::Finished::Recorded(kept) = finished
+    if let crate::mechanics::edits::Finished::Recorded(kept) = finished
         && let Some(problem) = kept.problem
         && !ctx.quiet
     {

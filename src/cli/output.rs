@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-pub use crate::redact::Shield;
+pub use crate::secrets::redact::Shield;
 
 /// Where rendered text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

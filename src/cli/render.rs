@@ -131,10 +131,10 @@ pub fn warning(err: &mut dyn Write, message: &str) -> io::Result<()> {
 /// Untrusted text (a name, a command, a value from a file or a server) as it
 /// may be shown on a terminal: controls and bidi characters escaped.
 pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
-    crate::display::escape(text)
+    crate::mechanics::display::escape(text)
 }
 
-pub use crate::display::quoted_names;
+pub use crate::mechanics::display::quoted_names;
 
 /// A table cell: text and how to style it.
 pub struct Cell {

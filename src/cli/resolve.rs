@@ -7,10 +7,10 @@ use std::sync::Arc;
 use crate::cli::args::{Cli, ColorWhen, ScopeArg};
 use crate::cli::error::{CliError, Kind};
 use crate::cli::output::Shield;
-use crate::locate::{Environment, Locations};
-use crate::scope::Scope;
+use crate::config::locate::{Environment, Locations};
+use crate::config::scope::Scope;
 
-pub use crate::display::shell_words;
+pub use crate::mechanics::display::shell_words;
 
 /// Every environment variable mcpenv reads.
 pub mod vars {
@@ -160,7 +160,7 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
 fn state_dir(dirs: Option<&directories::ProjectDirs>) -> (PathBuf, Option<String>) {
     let preferred = dirs.map(|dirs| dirs.state_dir().unwrap_or(dirs.cache_dir()).to_path_buf());
     let reason = match &preferred {
-        Some(dir) => match crate::fsx::check_writable_dir(&dir.join("locks")) {
+        Some(dir) => match crate::mechanics::fsx::check_writable_dir(&dir.join("locks")) {
             Ok(()) => return (dir.clone(), None),
             Err(error) => error.to_string(),
         },
@@ -171,7 +171,7 @@ fn state_dir(dirs: Option<&directories::ProjectDirs>) -> (PathBuf, Option<String
         || "mcpenv's state directory".to_string(),
         |dir| format!("mcpenv's state directory `{}`", dir.display()),
     );
-    match crate::fsx::private_dir(&fallback) {
+    match crate::mechanics::fsx::private_dir(&fallback) {
         Ok(()) => (
             fallback.clone(),
             Some(format!(

@@ -21,9 +21,9 @@ use serde_json::{Map, Value};
 use toml_edit::{DocumentMut, InlineTable, Item, Table};
 
 use super::{Client, FormatError};
-use crate::document::pretty;
-use crate::model::{Field, ServerEntry, Transport, json_kind};
-use crate::placeholder::{self, Reference};
+use crate::config::expansion::{self, Reference};
+use crate::config::model::{Field, ServerEntry, Transport, json_kind};
+use crate::mechanics::document::pretty;
 use crate::secrets::is_secret_name;
 
 /// How a client gets the values of a server's variables.
@@ -503,12 +503,12 @@ impl Builder<'_, '_> {
         resolved: &mut Vec<String>,
     ) -> Result<String, ExportError> {
         let client = self.client;
-        let references = placeholder::references(text);
+        let references = expansion::references(text);
         match Secrets::of(client) {
             Secrets::Resolved => {
                 let lookup = self.options.lookup;
                 let value = |name: &str| lookup.and_then(|lookup| lookup(name));
-                let expansion = placeholder::expand(text, value);
+                let expansion = expansion::expand(text, value);
                 if let Some(name) = expansion.missing.into_iter().next() {
                     return Err(ExportError::Unresolved {
                         client,
@@ -527,7 +527,7 @@ impl Builder<'_, '_> {
             Secrets::Placeholders if client == Client::Gemini => {
                 // Gemini reads `${VAR}` and `${VAR:-d}` as Claude Code does,
                 // and also a bare `$VAR`, which Claude Code leaves alone.
-                for form in placeholder::unsupported_forms(text) {
+                for form in expansion::unsupported_forms(text) {
                     if !form.found.starts_with("${") && form.found.starts_with('$') {
                         let message = format!(
                             "Gemini CLI expands `{}` in `{field}`, which Claude Code passes on as it is",
@@ -686,7 +686,7 @@ impl Builder<'_, '_> {
     /// `text` as Codex gets it: as is, with a warning when it holds
     /// placeholders (Codex expands nothing).
     fn codex_literal(&mut self, server: &str, field: &Field, text: &str) -> String {
-        if !placeholder::references(text).is_empty() {
+        if !expansion::references(text).is_empty() {
             let hint = match field {
                 Field::Env(key) => format!(" (only a whole `${{{key}}}` can become `env_vars`)"),
                 _ => String::new(),
@@ -711,7 +711,7 @@ impl Builder<'_, '_> {
 
 /// The one reference that is the whole of `text`.
 fn whole_reference(text: &str) -> Option<Reference> {
-    let mut references = placeholder::references(text);
+    let mut references = expansion::references(text);
     if references.len() == 1 && references[0].span == (0..text.len()) {
         references.pop()
     } else {

@@ -14,8 +14,10 @@ use regex::{Captures, Regex};
 use serde_json::{Map, Value};
 
 use super::{Client, servers};
-use crate::model::{Transport, json_kind};
-use crate::placeholder::{is_placeholder_only, is_variable_name, placeholder, variable_name_from};
+use crate::config::expansion::{
+    is_placeholder_only, is_variable_name, placeholder, variable_name_from,
+};
+use crate::config::model::{Transport, json_kind};
 
 /// One server imported from another client's file.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,7 +29,7 @@ pub struct Imported {
     /// headers` for http/sse (`headers` only when there are some), then
     /// `timeout` and the other keys Claude Code knows. When the source entry
     /// is unusable (no `command` nor `url`) the entry is incomplete;
-    /// [`crate::model::ServerEntry::problems`] says why.
+    /// [`crate::config::model::ServerEntry::problems`] says why.
     pub entry: Value,
     /// What could not be carried over, or changes meaning, one sentence
     /// each. Values are never quoted (they may be secrets), except the
@@ -294,7 +296,7 @@ impl Source<'_> {
                 })
                 .into_owned(),
             Client::ClaudeDesktop | Client::Codex | Client::Zed => {
-                for reference in crate::placeholder::references(text) {
+                for reference in crate::config::expansion::references(text) {
                     notes.push(self.now_expanded(&text[reference.span]));
                 }
                 text.to_owned()
@@ -402,7 +404,7 @@ impl Source<'_> {
             renamed = format!(" (not `${{{name}}}`, which every process already has)");
             name = format!("INPUT_{name}");
         }
-        let safe = crate::claude_code::blanked::remote_safe_name(&name, "");
+        let safe = crate::config::claude_code::blanked::remote_safe_name(&name, "");
         if self.remote && safe != name {
             renamed = format!(
                 " (not `${{{name}}}`, which Claude Code 2.1.332 sends empty to remote servers)"
@@ -798,10 +800,10 @@ impl Source<'_> {
 /// A note for each variable of a remote entry's `url` and headers that
 /// Claude Code 2.1.332 sends empty (the client's own names, kept as they are).
 fn blanked_note(entry: &Map<String, Value>, notes: &mut Notes) {
-    let entry = crate::model::ServerEntry::from_value(Value::Object(entry.clone()));
+    let entry = crate::config::model::ServerEntry::from_value(Value::Object(entry.clone()));
     for (field, value) in entry.expandable_fields() {
-        for reference in crate::placeholder::references(value) {
-            if crate::claude_code::blanked::blanked_toward_remote(&reference.name) {
+        for reference in crate::config::expansion::references(value) {
+            if crate::config::claude_code::blanked::blanked_toward_remote(&reference.name) {
                 notes.push(format!(
                     "`${{{}}}` in `{field}`: Claude Code 2.1.332 sends it empty to remote servers; rename the variable",
                     reference.name

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::model::ServerEntry;
+use crate::config::model::ServerEntry;
 
 /// A client whose config file mcpenv knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -268,16 +268,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Value, FormatError> {
     // faster; comments and trailing commas fall back to the JSONC parser.
     // Any depth up to mcpenv's bound, as `.mcp.json` is read (serde_json
     // alone stops at 128 levels, which Claude Code reads).
-    match crate::document::parse_value(text) {
+    match crate::mechanics::document::parse_value(text) {
         Ok(value) => return Ok(value),
-        Err(crate::document::ValueError::TooDeep(error)) => {
+        Err(crate::mechanics::document::ValueError::TooDeep(error)) => {
             return Err(FormatError {
                 line: 1,
                 column: 1,
                 message: error.to_string(),
             });
         }
-        Err(crate::document::ValueError::Syntax(_)) => {}
+        Err(crate::mechanics::document::ValueError::Syntax(_)) => {}
     }
     let options = jsonc_parser::ParseOptions::default();
     match jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options) {

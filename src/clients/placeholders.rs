@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use super::Client;
-use crate::layered::{Note, placeholder_notes};
-use crate::model::ServerEntry;
-use crate::placeholder::{references, unsupported_forms};
+use crate::config::expansion::{references, unsupported_forms};
+use crate::config::inventory::{Note, placeholder_notes};
+use crate::config::model::ServerEntry;
 
 /// Variables Cursor and VS Code fill in themselves (`${workspaceFolder}`,
 /// `${userHome}`, …): not environment variables, so never reported.

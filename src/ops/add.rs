@@ -11,20 +11,20 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::FileChange;
-use crate::dotenv::ExampleLine;
+use crate::config::error::StoreError;
+use crate::config::model::{self, ServerEntry, Transport};
+use crate::config::scope::Scope;
+use crate::config::store::{self, IfExists, NewServer, Progress, Target, Written};
+use crate::envfiles::dotenv::ExampleLine;
 use crate::envfiles::{self, EnvFiles};
-use crate::error::StoreError;
-use crate::extract::{self, Candidate, ExtractionPlan, Move};
-use crate::model::{self, ServerEntry, Transport};
-use crate::ops::extraction::{env_error, known_values, plan_error};
+use crate::mechanics::diff::FileChange;
+use crate::ops::extraction_inputs::{env_error, known_values, plan_error};
 use crate::ops::hints::template_error;
-use crate::ops::writes::{
+use crate::ops::write_steps::{
     begin_writes, preview_plan_env, save_plan_env_with, save_project_env_with,
 };
 use crate::ops::{Context, Error};
-use crate::scope::Scope;
-use crate::store::{self, IfExists, NewServer, Progress, Target, Written};
+use crate::secrets::extraction_plan::{self, Candidate, ExtractionPlan, Move};
 use crate::templates::{self, Choice, Template, TemplateVariable};
 
 /// What to add.
@@ -187,9 +187,10 @@ pub fn save_client_secret(
     let file = ctx
         .locations
         .claude_data_dir
-        .join(crate::claude_code::credentials::FILE_NAME);
-    let key = crate::claude_code::credentials::client_config_key(&report.name, &report.stored);
-    crate::claude_code::credentials::save_client_secret(&ctx.locations.state_dir, &file, &key, secret).map_err(
+        .join(crate::config::claude_code::credentials::FILE_NAME);
+    let key =
+        crate::config::claude_code::credentials::client_config_key(&report.name, &report.stored);
+    crate::config::claude_code::credentials::save_client_secret(&ctx.locations.state_dir, &file, &key, secret).map_err(
         |error| {
             Error::from(error).with_hint(format!(
                 "the server `{}` was written without its secret; run the same command with `--replace` once that is fixed",
@@ -294,8 +295,8 @@ fn plan_entry(
         entry: ServerEntry::from_value(entry.clone()),
         env_file: ctx.env_file_for(Scope::Project),
     };
-    let plan =
-        extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?).map_err(plan_error)?;
+    let plan = extraction_plan::plan(std::slice::from_ref(&candidate), &known_values(ctx)?)
+        .map_err(plan_error)?;
     if plan.is_empty() {
         return Ok((entry, EnvWrites::Nothing));
     }
@@ -313,8 +314,8 @@ fn plan_entry(
         .iter()
         .flat_map(|(_, changes)| changes.iter().cloned())
         .collect();
-    let placeholders = extract::apply_changes(name, &candidate.entry, &changes);
-    let example = extract::example_variables(
+    let placeholders = extraction_plan::apply_changes(name, &candidate.entry, &changes);
+    let example = extraction_plan::example_variables(
         [(name, &placeholders)],
         &templates::all(&ctx.template_dirs).0,
     );
@@ -538,7 +539,7 @@ impl AddReport {
             name: name.to_string(),
             scope,
             transport,
-            file_shown: crate::ops::shown::scope_file(ctx, scope, &written.path),
+            file_shown: crate::ops::shown_paths::scope_file(ctx, scope, &written.path),
             file: written.path,
             created: written.created,
             replaced: written.replaced,
@@ -562,11 +563,11 @@ fn blanked_warnings(name: &str, entry: &Value) -> Vec<String> {
     if !entry.transport().is_remote() {
         return Vec::new();
     }
-    let prefix = crate::placeholder::variable_name_from(name).unwrap_or_default();
+    let prefix = crate::config::expansion::variable_name_from(name).unwrap_or_default();
     let mut warned: Vec<String> = Vec::new();
     for (_, value) in entry.expandable_fields() {
-        for reference in crate::placeholder::references(value) {
-            if crate::claude_code::blanked::blanked_toward_remote(&reference.name)
+        for reference in crate::config::expansion::references(value) {
+            if crate::config::claude_code::blanked::blanked_toward_remote(&reference.name)
                 && !warned.contains(&reference.name)
             {
                 warned.push(reference.name);
@@ -578,7 +579,7 @@ fn blanked_warnings(name: &str, entry: &Value) -> Vec<String> {
         .map(|variable| {
             format!(
                 "Claude Code 2.1.332 sends `${{{variable}}}` empty to remote servers; use another variable name, e.g. `${{{}}}`",
-                crate::claude_code::blanked::remote_safe_name(&variable, &prefix)
+                crate::config::claude_code::blanked::remote_safe_name(&variable, &prefix)
             )
         })
         .collect()
@@ -598,8 +599,8 @@ fn refuse_literal_secrets(
         entry: ServerEntry::from_value(entry.clone()),
         env_file: ctx.env_file_for(scope),
     };
-    let plan =
-        extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?).map_err(plan_error)?;
+    let plan = extraction_plan::plan(std::slice::from_ref(&candidate), &known_values(ctx)?)
+        .map_err(plan_error)?;
     let Some(first) = plan.moves.first() else {
         return Ok(());
     };
@@ -628,7 +629,7 @@ fn refuse_duplicate(
     if replace {
         return Ok(());
     }
-    let Some(document) = crate::layered::load_document(&target.path, &[])? else {
+    let Some(document) = crate::config::json_files::load_document(&target.path, &[])? else {
         return Ok(());
     };
     let object_path: Vec<&str> = target.object_path.iter().map(String::as_str).collect();
@@ -669,7 +670,7 @@ fn set_default(entry: &mut Value, key: &str, value: &str) {
             let replacement = format!("${{{key}:-{value}}}");
             let mut out = String::new();
             let mut copied = 0;
-            for reference in crate::placeholder::references(text) {
+            for reference in crate::config::expansion::references(text) {
                 if reference.name == key {
                     out.push_str(&text[copied..reference.span.start]);
                     out.push_str(&replacement);
@@ -704,7 +705,7 @@ fn still_missing(ctx: &Context, entry: &Value) -> Vec<String> {
     let values = sources.file_values();
     let mut missing = Vec::new();
     for (_, text) in ServerEntry::from_value(entry.clone()).expandable_fields() {
-        for reference in crate::placeholder::references(text) {
+        for reference in crate::config::expansion::references(text) {
             let set = ctx.process_env.contains_key(&reference.name)
                 || values.contains_key(&reference.name)
                 || sources

@@ -6,10 +6,10 @@
 use serde::Serialize;
 
 use crate::check::{self, CheckReport, EnvSources, Finding, Severity, Status};
-use crate::dotenv::DotEnvError;
-use crate::layered::Inventory;
+use crate::config::inventory::Inventory;
+use crate::envfiles::dotenv::DotEnvError;
 use crate::ops::{Context, Read};
-use crate::references::Resolver;
+use crate::stores::references::Resolver;
 
 /// The outcome of a check.
 #[derive(Debug, Serialize)]
@@ -65,7 +65,7 @@ pub fn check_environment(
     );
     report
         .findings
-        .extend(crate::project_links::findings(&context.locations));
+        .extend(crate::check::project_links::findings(&context.locations));
     if let Some(name) = server {
         only(&mut report, name)?;
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsx::{self, EditLock, NewMode};
+use crate::mechanics::fsx::{self, EditLock, NewMode};
 use crate::ops::{Context, Error};
 
 /// How long a change waits for the person's answer, then for the call

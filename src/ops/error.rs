@@ -5,9 +5,9 @@
 use std::error::Error as StdError;
 use std::fmt;
 
-use crate::error::{ConfigError, StoreError};
+use crate::config::error::{ConfigError, StoreError};
+use crate::config::store::Progress;
 use crate::ops::hints::config_hints;
-use crate::store::Progress;
 
 /// Whether the arguments alone decided the failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

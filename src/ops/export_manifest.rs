@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::fsx::{self, NewMode, TextEditError};
+use crate::mechanics::fsx::{self, NewMode, TextEditError};
 use crate::ops::Error;
 
 /// The manifest's file name in mcpenv's state dir.
@@ -108,7 +108,7 @@ fn parse(path: &Path, text: &str) -> Result<Manifest, Error> {
 /// exports to other files are kept.
 pub fn record(state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Error> {
     // mcpenv's own bookkeeping is not part of what a dry run shows.
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         return Ok(());
     }
     let path = manifest_path(state_dir);

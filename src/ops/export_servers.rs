@@ -10,14 +10,14 @@ use serde::Serialize;
 
 use crate::clients::export::{self, EnvFile, ExportOptions, Exported};
 use crate::clients::{self, Client, CodexTrust};
-use crate::diff::FileChange;
-use crate::fsx::{self, NewMode, TextEditError};
-use crate::model::ServerEntry;
+use crate::config::expansion;
+use crate::config::model::ServerEntry;
+use crate::config::scope::Scope;
+use crate::mechanics::diff::FileChange;
+use crate::mechanics::fsx::{self, NewMode, TextEditError};
 use crate::ops::export_manifest::{self, Managed};
-use crate::ops::extraction::{Known, known_values};
+use crate::ops::extraction_inputs::{Known, known_values};
 use crate::ops::{Context, Error};
-use crate::placeholder;
-use crate::scope::Scope;
 
 /// Which servers `export` reads, and so which of the client's files it
 /// writes.
@@ -360,7 +360,7 @@ fn env_file_plan(
             (file.display().to_string(), file)
         }
     };
-    let dotenv = crate::dotenv::read(&on_disk).map_err(|error| {
+    let dotenv = crate::envfiles::dotenv::read(&on_disk).map_err(|error| {
         Error::failure_from(format!("cannot read `{}`", on_disk.display()), error)
     })?;
     if dotenv.text.is_none() {
@@ -424,8 +424,11 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
     let client = report.client;
     let file = report.file.clone();
     // Before its directory is made: `.codex` may be a link to `~/.codex`.
-    crate::ops::writes::check_confined([&file])?;
-    if let Some(parent) = file.parent().filter(|_| !crate::edits::previewing()) {
+    crate::ops::write_steps::check_confined([&file])?;
+    if let Some(parent) = file
+        .parent()
+        .filter(|_| !crate::mechanics::edits::previewing())
+    {
         fs_err::create_dir_all(parent).map_err(|error| {
             Error::failure_from(format!("cannot create `{}`", parent.display()), error)
         })?;
@@ -441,7 +444,7 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
                 entry
                     .expandable_fields()
                     .iter()
-                    .any(|(_, value)| !placeholder::references(value).is_empty())
+                    .any(|(_, value)| !expansion::references(value).is_empty())
             });
     let holds_secrets = resolved || !literal.is_empty();
     if holds_secrets {
@@ -687,8 +690,8 @@ fn make_private(file: &Path) -> Result<(), Error> {
     if mode & 0o077 == 0 {
         return Ok(());
     }
-    if crate::edits::previewing() {
-        crate::edits::preview_private(file, mode);
+    if crate::mechanics::edits::previewing() {
+        crate::mechanics::edits::preview_private(file, mode);
         return Ok(());
     }
     std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode & !0o077)).map_err(

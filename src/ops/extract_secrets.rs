@@ -9,16 +9,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::config::model::ServerEntry;
+use crate::config::scope::Scope;
+use crate::config::store::{self, Target};
 use crate::envfiles::{self, EnvFiles};
-use crate::extract::{self, Candidate, ExtractionPlan, Move};
-use crate::model::ServerEntry;
-use crate::ops::extraction::{env_error, known_values, plan_error, target_of};
+use crate::ops::extraction_inputs::{env_error, known_values, plan_error, target_of};
 use crate::ops::secret_stores::{SecretStore, store_plan};
-use crate::ops::writes::{begin_writes, save_plan_env_with, tidy};
+use crate::ops::write_steps::{begin_writes, save_plan_env_with, tidy};
 use crate::ops::{Context, Error};
-use crate::references::Resolver;
-use crate::scope::Scope;
-use crate::store::{self, Target};
+use crate::secrets::extraction_plan::{self, Candidate, ExtractionPlan, Move};
+use crate::stores::references::Resolver;
 
 /// Which secrets to move.
 #[derive(Debug, Clone, Default)]
@@ -130,7 +130,7 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
             env_file: ctx.env_file_for(entry.scope),
         })
         .collect();
-    let extraction = extract::plan(&candidates, &known_values(ctx)?).map_err(plan_error)?;
+    let extraction = extraction_plan::plan(&candidates, &known_values(ctx)?).map_err(plan_error)?;
     let documented = inventory
         .entries
         .iter()
@@ -144,7 +144,7 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
                 .collect();
             (
                 entry.name.clone(),
-                extract::apply_changes(&entry.name, &entry.entry, &changes),
+                extraction_plan::apply_changes(&entry.name, &entry.entry, &changes),
             )
         })
         .collect();
@@ -219,7 +219,7 @@ fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, E
     let mut extraction = plan.extraction.clone();
     store_plan(ctx, &mut extraction, plan.store, true)?;
     let extraction = &extraction;
-    let mut example = extract::example_variables(
+    let mut example = extraction_plan::example_variables(
         plan.documented
             .iter()
             .map(|(name, entry)| (name.as_str(), entry)),
@@ -282,7 +282,10 @@ fn check_references(
             return Err(error.with_hint(if names.is_empty() {
                 "a reference documents a project server's secret that moves into `.env`".to_string()
             } else {
-                format!("it moves: {}", crate::display::quoted_names(&names))
+                format!(
+                    "it moves: {}",
+                    crate::mechanics::display::quoted_names(&names)
+                )
             }));
         };
         match resolver.value_of(reference) {

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::approval::Approval;
-use crate::layered::{Inventory, Status};
-use crate::model::Transport;
+use crate::config::approval::Approval;
+use crate::config::inventory::{Inventory, Status};
+use crate::config::model::Transport;
+use crate::config::scope::Scope;
 use crate::ops::list_servers::{FileError, Warning, file_errors, warnings};
 use crate::ops::names::unknown_name_hints;
 use crate::ops::{Context, Error};
-use crate::redact;
-use crate::scope::Scope;
+use crate::secrets::redact;
 
 /// Which server, and whether its values are shown.
 #[derive(Debug, Clone)]

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::approval;
 use crate::check::EnvSources;
-use crate::locate::Locations;
+use crate::config::approval;
+use crate::config::locate::Locations;
 
 /// A project dotenv file whose values are not handed on, and why.
 #[derive(Debug, Clone, Serialize)]
@@ -84,7 +84,7 @@ pub fn handed_values(sources: &EnvSources, held: &[HeldFile]) -> BTreeMap<String
 }
 
 /// [`handed_values`], each with the file it comes from (whose say a
-/// reference in it has: [`crate::references::confirmed`]).
+/// reference in it has: [`crate::stores::references::confirmed`]).
 pub fn handed_values_with_files(
     sources: &EnvSources,
     held: &[HeldFile],

@@ -1,9 +1,9 @@
 //! What to do next about the errors of the core: hints every front-end
 //! shows (the CLI under `hint:`, `serve` in a tool's error text).
 
-use crate::dotenv::DotEnvError;
-use crate::error::ConfigError;
-use crate::fsx::{LockError, LockKind};
+use crate::config::error::ConfigError;
+use crate::envfiles::dotenv::DotEnvError;
+use crate::mechanics::fsx::{LockError, LockKind};
 use crate::ops::{Error, Kind};
 
 /// What to do about a repository's file that leads out of the repository.
@@ -14,7 +14,7 @@ pub fn config_hints(error: &ConfigError) -> Vec<String> {
     let one = |hint: &str| vec![hint.to_string()];
     match error {
         ConfigError::Read { source, .. } | ConfigError::Write { source, .. }
-            if crate::fsx::LeavesRepository::in_io(source).is_some() =>
+            if crate::mechanics::fsx::LeavesRepository::in_io(source).is_some() =>
         {
             one(LEAVES_REPOSITORY)
         }
@@ -81,7 +81,7 @@ pub fn lock_hints(error: &LockError) -> Vec<String> {
                 "Claude Code holds this lock while it writes, and keeps it fresh while it lives; try again in a moment".to_string(),
                 format!(
                     "if no Claude Code is running, the lock is left over: remove it with `{remove} {}`",
-                    crate::display::shell_words(&[lock.display().to_string()])
+                    crate::mechanics::display::shell_words(&[lock.display().to_string()])
                 ),
             ]
         }

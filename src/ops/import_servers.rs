@@ -10,17 +10,17 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::clients::{self, Client, import};
-use crate::display::{escape as shown, shell_words};
-use crate::dotenv::ExampleLine;
-use crate::extract::{self, Candidate, ExtractionPlan, Move};
-use crate::model::{self, ServerEntry};
+use crate::config::model::{self, ServerEntry};
+use crate::config::scope::Scope;
+use crate::config::store::{self, IfExists, NewServer, Target};
+use crate::envfiles::dotenv::ExampleLine;
+use crate::mechanics::display::{escape as shown, shell_words};
 use crate::ops::add::check_name;
 use crate::ops::export_servers::{client_files, codex_trust_warning};
-use crate::ops::extraction::{known_values, plan_error};
-use crate::ops::writes::{begin_writes, save_plan_env_with};
+use crate::ops::extraction_inputs::{known_values, plan_error};
+use crate::ops::write_steps::{begin_writes, save_plan_env_with};
 use crate::ops::{Context, Error};
-use crate::scope::Scope;
-use crate::store::{self, IfExists, NewServer, Target};
+use crate::secrets::extraction_plan::{self, Candidate, ExtractionPlan, Move};
 
 /// What to import, from where, into which scope.
 #[derive(Debug, Clone)]
@@ -191,7 +191,7 @@ pub fn plan_import(
                 })?
         }
     };
-    let text = crate::fsx::read_if_exists(&file)
+    let text = crate::mechanics::fsx::read_if_exists(&file)
         .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
         .map_err(|error| {
             Error::failure_from(format!("cannot read `{}`", file.display()), error)
@@ -255,13 +255,13 @@ pub fn plan_import(
         };
         // A value extraction would refuse is reported by the real plan
         // below; here the entry stays as it is.
-        let changes: Vec<_> = extract::plan(std::slice::from_ref(&candidate), &known)
+        let changes: Vec<_> = extraction_plan::plan(std::slice::from_ref(&candidate), &known)
             .map(|plan| plan.changes)
             .unwrap_or_default()
             .into_iter()
             .flat_map(|(_, changes)| changes)
             .collect();
-        extract::apply_changes(name, entry, &changes).to_value()
+        extraction_plan::apply_changes(name, entry, &changes).to_value()
     };
     let mut servers: Vec<(String, ServerEntry)> = Vec::new();
     let mut replacing: Vec<String> = Vec::new();
@@ -490,7 +490,7 @@ pub fn plan_import(
             env_file: ctx.env_file_for(scope),
         })
         .collect();
-    let plan = extract::plan(&candidates, &known).map_err(plan_error)?;
+    let plan = extraction_plan::plan(&candidates, &known).map_err(plan_error)?;
     let changes: Vec<_> = plan
         .changes
         .iter()
@@ -499,12 +499,12 @@ pub fn plan_import(
     let servers: Vec<(String, ServerEntry)> = servers
         .into_iter()
         .map(|(name, entry)| {
-            let placeholders = extract::apply_changes(&name, &entry, &changes);
+            let placeholders = extraction_plan::apply_changes(&name, &entry, &changes);
             (name, placeholders)
         })
         .collect();
     let mut example = if scope == Scope::Project {
-        extract::example_variables(
+        extraction_plan::example_variables(
             servers.iter().map(|(name, entry)| (name.as_str(), entry)),
             &crate::templates::all(&ctx.template_dirs).0,
         )

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::approval::Approval;
-use crate::display::shell_words;
-use crate::error::ConfigError;
-use crate::layered::{FileProblem, Inventory, Note, Sourced, Status, Unloaded};
-use crate::model::Transport;
+use crate::config::approval::Approval;
+use crate::config::error::ConfigError;
+use crate::config::inventory::{FileProblem, Inventory, Note, Sourced, Status, Unloaded};
+use crate::config::model::Transport;
+use crate::config::scope::Scope;
+use crate::mechanics::display::shell_words;
 use crate::ops::{Context, Read};
-use crate::scope::Scope;
 
 /// Every definition, by precedence, and what kept files from loading.
 #[derive(Debug, Serialize)]

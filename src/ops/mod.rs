@@ -11,7 +11,7 @@ pub mod error;
 pub mod export_manifest;
 pub mod export_servers;
 pub mod extract_secrets;
-pub mod extraction;
+pub mod extraction_inputs;
 pub mod get_server;
 pub mod handed;
 pub mod hints;
@@ -30,10 +30,10 @@ pub mod secret_variables;
 pub mod server_env;
 pub mod share;
 pub mod show_template;
-pub mod shown;
 pub mod shown_changes;
+pub mod shown_paths;
 pub mod undo;
-pub mod writes;
+pub mod write_steps;
 
 pub use error::{Error, Kind};
 
@@ -42,12 +42,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::check::EnvSources;
-use crate::dotenv::DotEnvError;
-use crate::error::ConfigError;
-use crate::layered::Inventory;
-use crate::locate::Locations;
-use crate::redact::{Redactor, Shield};
-use crate::scope::Scope;
+use crate::config::error::ConfigError;
+use crate::config::inventory::Inventory;
+use crate::config::locate::Locations;
+use crate::config::scope::Scope;
+use crate::envfiles::dotenv::DotEnvError;
+use crate::secrets::redact::{Redactor, Shield};
 use crate::templates::TemplateDirs;
 
 /// Everything a use case reads the world through, resolved by a front-end.
@@ -75,7 +75,7 @@ impl Context {
     pub fn command(&self, rest: &[&str]) -> String {
         let mut words = self.mcpenv.clone();
         words.extend(rest.iter().map(|word| (*word).to_string()));
-        crate::display::shell_words(&words)
+        crate::mechanics::display::shell_words(&words)
     }
 
     /// The mcpenv command line that runs `words` with `names` (servers,

@@ -1,7 +1,7 @@
 //! Names that are not there: the close match, or what exists; and how a
 //! scope's file is named in messages.
 
-use crate::layered::Inventory;
+use crate::config::inventory::Inventory;
 use crate::ops::Context;
 
 /// The candidate within two edits of `name` (the nearest), for "did you mean".

@@ -14,19 +14,19 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::check::{self, CheckReport, EnvSources, State, Variable};
-use crate::claude_settings::{self, SettingsError};
-use crate::display::{escape, quoted_names};
-use crate::dotenv;
+use crate::config::claude_settings::{self, SettingsError};
+use crate::config::scope::Scope;
+use crate::config::store::Progress;
+use crate::envfiles::dotenv;
 use crate::envfiles::{self, EnvFiles};
-use crate::keychain;
-use crate::ops::extraction::env_error;
+use crate::mechanics::display::{escape, quoted_names};
+use crate::ops::extraction_inputs::env_error;
 use crate::ops::secret_stores::{Accounts, check_keychain, keep_in_keychain};
-use crate::ops::writes::settings_ignored;
+use crate::ops::write_steps::settings_ignored;
 use crate::ops::{Context, Error, Kind};
-use crate::references::{self, Resolver};
-use crate::scope::Scope;
-use crate::store::Progress;
-use crate::value_fit::{self, Misfit, UrlPart};
+use crate::secrets::value_fit::{self, Misfit, UrlPart};
+use crate::stores::keychain;
+use crate::stores::references::{self, Resolver};
 
 /// Where onboarding saves the values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -469,7 +469,7 @@ pub fn apply_onboard(
     for (file, _) in &by_file {
         progress.plan(*file);
     }
-    crate::ops::writes::check_confined(progress.left())?;
+    crate::ops::write_steps::check_confined(progress.left())?;
     // Kept in the keychain first, so no file names an entry not made.
     let mut accounts = Accounts::default();
     let mut to_write = Vec::new();

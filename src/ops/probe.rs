@@ -10,19 +10,19 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::approval::Approval;
 use crate::check::EnvSources;
-use crate::claude_code::blanked::{self, Sink};
-use crate::layered::{Inventory, Sourced};
-use crate::model::ServerEntry;
-use crate::model::{Field, Transport};
+use crate::config::approval::Approval;
+use crate::config::claude_code::blanked::{self, Sink};
+use crate::config::expansion;
+use crate::config::inventory::{Inventory, Sourced};
+use crate::config::model::ServerEntry;
+use crate::config::model::{Field, Transport};
 use crate::ops::handed;
 use crate::ops::names::unknown_name_hints;
 use crate::ops::{Context, Error};
-use crate::placeholder;
 use crate::probe::{self, BlankedValue, Endpoint, ProbeOutcome, ProbeTarget};
-use crate::redact::Shield;
-use crate::references::{ResolveError, Resolver};
+use crate::secrets::redact::Shield;
+use crate::stores::references::{ResolveError, Resolver};
 
 /// Which servers to probe.
 #[derive(Debug, Clone, Default)]
@@ -144,7 +144,7 @@ impl<'c> HandedValues<'c> {
     fn for_entry(&mut self, entry: &ServerEntry) -> Result<BTreeMap<String, String>, String> {
         let mut env = self.ctx.process_env.clone();
         for (_, text) in entry.expandable_fields() {
-            for reference in placeholder::references(text) {
+            for reference in expansion::references(text) {
                 let name = reference.name;
                 if env.contains_key(&name) {
                     continue;
@@ -317,12 +317,12 @@ fn target(
     let mut blanked_values: Vec<BlankedValue> = Vec::new();
     let mut expand = |field: Field, text: &str| {
         let mut variables: Vec<String> = Vec::new();
-        for reference in placeholder::references(text) {
+        for reference in expansion::references(text) {
             if blanks(&reference.name) && !variables.contains(&reference.name) {
                 variables.push(reference.name);
             }
         }
-        let expansion = placeholder::expand(text, |name| {
+        let expansion = expansion::expand(text, |name| {
             if !blanking.send && variables.iter().any(|blanked| blanked == name) {
                 return Some(String::new());
             }
@@ -412,7 +412,7 @@ impl Reasons {
                     .headers()
                     .into_iter()
                     .flat_map(|(header, value)| {
-                        placeholder::references(value)
+                        expansion::references(value)
                             .into_iter()
                             .map(move |reference| {
                                 format!("`{}` (header `{header}`)", reference.name)

@@ -8,14 +8,14 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::approval::{self, Approval};
-use crate::claude_settings::{self, CHOICE_KEYS, Choice, SettingsError};
-use crate::display::quoted_names;
-use crate::layered::Inventory;
-use crate::ops::writes::settings_ignored;
+use crate::config::approval::{self, Approval};
+use crate::config::claude_settings::{self, CHOICE_KEYS, Choice, SettingsError};
+use crate::config::inventory::Inventory;
+use crate::config::scope::Scope;
+use crate::config::store;
+use crate::mechanics::display::quoted_names;
+use crate::ops::write_steps::settings_ignored;
 use crate::ops::{Context, Error};
-use crate::scope::Scope;
-use crate::store;
 
 /// Which project servers to approve or reject.
 #[derive(Debug, Clone)]

@@ -6,15 +6,15 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::config::error::StoreError;
+use crate::config::inventory::Inventory;
+use crate::config::scope::Scope;
+use crate::config::store::{self, Target};
 use crate::envfiles::EnvFiles;
-use crate::error::StoreError;
-use crate::fsx;
-use crate::layered::Inventory;
+use crate::mechanics::fsx;
 use crate::ops::names::unknown_name_hints;
-use crate::ops::shown::scope_file;
+use crate::ops::shown_paths::scope_file;
 use crate::ops::{Context, Error};
-use crate::scope::Scope;
-use crate::store::{self, Target};
 
 /// Which server to remove.
 #[derive(Debug, Clone)]
@@ -174,11 +174,11 @@ fn unused_example(
     scope: Scope,
     example: &std::path::Path,
 ) -> Vec<String> {
-    let variables = |entry: &crate::model::ServerEntry| -> Vec<String> {
+    let variables = |entry: &crate::config::model::ServerEntry| -> Vec<String> {
         entry
             .expandable_fields()
             .into_iter()
-            .flat_map(|(_, text)| crate::placeholder::references(text))
+            .flat_map(|(_, text)| crate::config::expansion::references(text))
             .map(|reference| reference.name)
             .collect()
     };
@@ -200,7 +200,7 @@ fn unused_example(
     let Ok(Some(text)) = fsx::read_if_exists(example) else {
         return Vec::new();
     };
-    let documented = crate::dotenv::DotEnv::parse(example, text);
+    let documented = crate::envfiles::dotenv::DotEnv::parse(example, text);
     let mut unused: Vec<String> = Vec::new();
     for variable in variables(&removed.entry) {
         let documented = documented.entries.iter().any(|(key, _)| *key == variable);
@@ -215,7 +215,7 @@ fn unused_example(
 /// leads out of the repository, for a removal that will tidy it.
 pub fn check_example(ctx: &Context) -> Result<(), Error> {
     let example = EnvFiles::at(&ctx.locations.project_root()).example;
-    crate::ops::writes::check_confined([&example])
+    crate::ops::write_steps::check_confined([&example])
 }
 
 /// Drops the lines of `names` from the project's `.env.example` (with the
@@ -223,5 +223,5 @@ pub fn check_example(ctx: &Context) -> Result<(), Error> {
 pub fn drop_example_lines(ctx: &Context, names: &[String]) -> Result<bool, Error> {
     let example = EnvFiles::at(&ctx.locations.project_root()).example;
     crate::envfiles::remove_example_lines(&ctx.locations.state_dir, &example, names)
-        .map_err(crate::ops::extraction::env_error)
+        .map_err(crate::ops::extraction_inputs::env_error)
 }

@@ -14,11 +14,11 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::check::EnvSources;
-use crate::dotenv;
+use crate::envfiles::dotenv;
 use crate::ops::handed;
 use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
-use crate::references::Resolver;
+use crate::stores::references::Resolver;
 
 /// Which dotenv files to load.
 #[derive(Debug, Clone, Default)]

@@ -9,15 +9,15 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use crate::clients::{self, Client, placeholders};
-use crate::error::ConfigError;
-use crate::layered::{FileProblem, Inventory, Note};
-use crate::model::{Field, ServerEntry};
+use crate::config::error::ConfigError;
+use crate::config::inventory::{FileProblem, Inventory, Note};
+use crate::config::model::{Field, ServerEntry};
+use crate::config::scope::Scope;
 use crate::ops::list_servers::Warning;
 use crate::ops::{Context, Error};
-use crate::redact::{self, Shield};
-use crate::scope::Scope;
 use crate::secrets;
-use crate::value_position::{ParsedText, Position, Syntax};
+use crate::secrets::redact::{self, Shield};
+use crate::secrets::value_position::{ParsedText, Position, Syntax};
 
 mod text;
 mod walk;
@@ -194,7 +194,7 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                 files.push(&entry.file);
             }
             let mut entry_path =
-                crate::ops::extraction::target_of(ctx, entry.scope, &entry.file).object_path;
+                crate::ops::extraction_inputs::target_of(ctx, entry.scope, &entry.file).object_path;
             entry_path.push(entry.name.clone());
             let origin = Origin {
                 file: &entry.file,
@@ -312,7 +312,7 @@ fn locate_inventory_findings(findings: &mut [ScanFinding]) {
     files.sort();
     files.dedup();
     for file in files {
-        let Ok(Some(text)) = crate::fsx::read_if_exists(&file) else {
+        let Ok(Some(text)) = crate::mechanics::fsx::read_if_exists(&file) else {
             continue;
         };
         let Some(parsed) = ParsedText::parse(&text, Syntax::Json) else {
@@ -351,7 +351,7 @@ fn scan_files(ctx: &Context, sources: &[Source]) -> Vec<FileResult> {
             .chunks(chunk)
             .map(|part| {
                 let thread = std::thread::Builder::new()
-                    .stack_size(crate::document::STACK_BYTES)
+                    .stack_size(crate::mechanics::document::STACK_BYTES)
                     .spawn_scoped(scope, move || {
                         part.iter()
                             .map(|source| scan_file(ctx, source))
@@ -372,7 +372,7 @@ fn scan_files(ctx: &Context, sources: &[Source]) -> Vec<FileResult> {
 
 fn scan_file(ctx: &Context, source: &Source) -> FileResult {
     let path = &source.path;
-    let bytes = match crate::fsx::read_regular(path)
+    let bytes = match crate::mechanics::fsx::read_regular(path)
         .and_then(|bytes| bytes.ok_or_else(|| io::ErrorKind::NotFound.into()))
     {
         Ok(bytes) => bytes,
@@ -428,7 +428,7 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
             // Claude Code's own files say what the loader says of them
             // (`check`, `doctor` and a scan of every scope quote it).
             let loader = (clients::client_of_path(path) == Some(Client::ClaudeCode))
-                .then(|| crate::layered::parse_document(path, text.clone(), &[]).err())
+                .then(|| crate::config::json_files::parse_document(path, text.clone(), &[]).err())
                 .flatten()
                 .as_ref()
                 .and_then(unparsed_config);
@@ -547,7 +547,7 @@ fn files_in(unparsed: &[Unparsed]) -> Vec<&Path> {
 
 /// The text of `path`, invalid UTF-8 replaced; empty when it cannot be read.
 fn read_lossy(path: &Path) -> String {
-    match crate::fsx::read_regular(path) {
+    match crate::mechanics::fsx::read_regular(path) {
         Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
         _ => String::new(),
     }

@@ -1,16 +1,16 @@
 //! Where the secrets a command saves are kept: in the dotenv file itself,
 //! or in the OS keychain with the dotenv file holding only a reference
-//! (`keychain:…`, see [`crate::keychain`]).
+//! (`keychain:…`, see [`crate::stores::keychain`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::extract::ExtractionPlan;
-use crate::keychain::{self, KeychainError};
 use crate::ops::{Context, Error};
-use crate::references::ResolveError;
+use crate::secrets::extraction_plan::ExtractionPlan;
+use crate::stores::keychain::{self, KeychainError};
+use crate::stores::references::ResolveError;
 
 /// Where a saved secret is kept.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -64,7 +64,7 @@ pub fn check_keychain() -> Result<(), Error> {
     let account = keychain::account(keychain::USER, "mcpenv-write-check");
     // A dry run writes no probe entry: a read tells a missing keychain
     // (not a locked one) apart.
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         return match keychain::get(&account) {
             Ok(_) | Err(keychain::KeychainError::NoEntry { .. }) => Ok(()),
             Err(error) => {
@@ -127,10 +127,11 @@ pub fn store_plan(
 /// value that is no reference, under a name or of a shape `scan` takes
 /// for a secret (an entry's `env` is scanned by the same rules).
 pub fn holds_secret(name: &str, value: &str) -> bool {
-    if value.is_empty() || crate::references::manager_of(value).is_some() {
+    if value.is_empty() || crate::stores::references::manager_of(value).is_some() {
         return false;
     }
-    let entry =
-        crate::model::ServerEntry::from_value(serde_json::json!({ "env": { name: value } }));
+    let entry = crate::config::model::ServerEntry::from_value(
+        serde_json::json!({ "env": { name: value } }),
+    );
     crate::secrets::is_secret_name(name) || !crate::secrets::scan_entry(&entry).is_empty()
 }

@@ -11,15 +11,15 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::check::{self, EnvSources};
-use crate::dotenv::DotEnv;
+use crate::config::inventory::Inventory;
+use crate::config::store::Progress;
+use crate::envfiles::dotenv::DotEnv;
 use crate::envfiles::{self, EnvFilesError};
-use crate::keychain::{self, KeychainError};
-use crate::layered::Inventory;
 use crate::ops::secret_stores::{Accounts, SecretStore, keychain_error};
-use crate::ops::shown::shown_path;
+use crate::ops::shown_paths::shown_path;
 use crate::ops::{Context, Error, Kind};
-use crate::references::{self, Manager};
-use crate::store::Progress;
+use crate::stores::keychain::{self, KeychainError};
+use crate::stores::references::{self, Manager};
 
 /// Where a variable's value lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -181,7 +181,7 @@ fn holders<'a>(
     };
     Err(Error::usage(format!(
         "no dotenv file mcpenv reads here sets `{}`",
-        crate::display::escape(name)
+        crate::mechanics::display::escape(name)
     ))
     .with_hint(hint))
 }
@@ -242,7 +242,7 @@ pub fn remove(ctx: &Context, name: &str) -> Result<RemovedVariable, Error> {
     }
     if crate::ops::secret_stores::holds_secret(name, value) {
         // Removed on purpose: no copy of it stays behind for undo.
-        crate::edits::keep_no_copies_of(REMOVED, value);
+        crate::mechanics::edits::keep_no_copies_of(REMOVED, value);
     }
     let mut progress = Progress::default();
     envfiles::remove_value_with(&file.path, &ctx.locations.state_dir, name, &mut progress)
@@ -370,7 +370,7 @@ fn into_keychain(
         Err(error) => return Err(keychain_error(name, &error)),
     };
     // Also when the keychain held it already (and nothing was set).
-    crate::edits::keep_no_copies_of(keychain::NO_COPIES, value);
+    crate::mechanics::edits::keep_no_copies_of(keychain::NO_COPIES, value);
     let reference = keychain::reference(account);
     let mut progress = Progress::default();
     // A reference is no secret: a file others can read may hold it.

@@ -12,7 +12,7 @@ use crate::check;
 use crate::ops::handed;
 use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
-use crate::references::Resolver;
+use crate::stores::references::Resolver;
 
 /// The variables to export.
 #[derive(Debug, Serialize)]

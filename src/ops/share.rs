@@ -9,17 +9,17 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::diff::FileChange;
-use crate::dotenv::ExampleLine;
-use crate::error::StoreError;
-use crate::extract::{self, Candidate, ExtractionPlan, Move};
-use crate::ops::extraction::{known_values, plan_error, target_of};
+use crate::config::error::StoreError;
+use crate::config::scope::Scope;
+use crate::config::store::{self, IfExists, NewServer, Target};
+use crate::envfiles::dotenv::ExampleLine;
+use crate::mechanics::diff::FileChange;
+use crate::ops::extraction_inputs::{known_values, plan_error, target_of};
 use crate::ops::names::unknown_name_hints;
 use crate::ops::secret_stores::{SecretStore, store_plan};
-use crate::ops::writes::{begin_writes, preview_plan_env, save_plan_env_with};
+use crate::ops::write_steps::{begin_writes, preview_plan_env, save_plan_env_with};
 use crate::ops::{Context, Error};
-use crate::scope::Scope;
-use crate::store::{self, IfExists, NewServer, Target};
+use crate::secrets::extraction_plan::{self, Candidate, ExtractionPlan, Move};
 
 /// What to share.
 #[derive(Debug, Clone)]
@@ -152,14 +152,14 @@ pub fn plan(ctx: &Context, request: &ShareRequest) -> Result<SharePlan, Error> {
         // Shared, the server is the project's: so are its secrets.
         env_file: ctx.env_file_for(Scope::Project),
     };
-    let extraction =
-        extract::plan(std::slice::from_ref(&candidate), &known_values(ctx)?).map_err(plan_error)?;
+    let extraction = extraction_plan::plan(std::slice::from_ref(&candidate), &known_values(ctx)?)
+        .map_err(plan_error)?;
     let changes: Vec<_> = extraction
         .changes
         .iter()
         .flat_map(|(_, changes)| changes.iter().cloned())
         .collect();
-    let shared = extract::apply_changes(&source.name, &source.entry, &changes);
+    let shared = extraction_plan::apply_changes(&source.name, &source.entry, &changes);
     let shared_value = shared.to_value();
     // The same server in the project is what an interrupted run left: this
     // one finishes it. A different one is in the way: nothing is written.
@@ -169,15 +169,17 @@ pub fn plan(ctx: &Context, request: &ShareRequest) -> Result<SharePlan, Error> {
     if in_project.is_some_and(|entry| entry.entry.to_value() != shared_value) {
         return Err(taken(ctx, &source.name, &project));
     }
-    let documented: Vec<(&str, &crate::model::ServerEntry)> = inventory
+    let documented: Vec<(&str, &crate::config::model::ServerEntry)> = inventory
         .entries
         .iter()
         .filter(|entry| entry.scope == Scope::Project && entry.name != source.name)
         .map(|entry| (entry.name.as_str(), &entry.entry))
         .chain(std::iter::once((source.name.as_str(), &shared)))
         .collect();
-    let example =
-        extract::example_variables(documented, &crate::templates::all(&ctx.template_dirs).0);
+    let example = extraction_plan::example_variables(
+        documented,
+        &crate::templates::all(&ctx.template_dirs).0,
+    );
     Ok(SharePlan {
         name: source.name.clone(),
         from: source.scope,
@@ -241,7 +243,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     )
     .map_err(|error| already_there(ctx, error, &plan.name, &plan.project).interrupted(&progress))?;
     progress.record(&added.path, added.changed);
-    let from_shown = crate::ops::shown::scope_file(ctx, plan.from, &plan.from_file);
+    let from_shown = crate::ops::shown_paths::scope_file(ctx, plan.from, &plan.from_file);
     if !plan.keep {
         let removed = store::remove_server(&ctx.locations, &plan.private, &plan.name)
             .map_err(|error| Error::from(error).interrupted(&progress))?;
@@ -253,7 +255,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
         approve_command: ctx.command_with_names(&["approve"], &[&plan.name]),
         run_command: ctx.command(&["run", "--", "claude"]),
         from_shown,
-        env_files_shown: crate::ops::shown::shown_env_files(ctx, &moves),
+        env_files_shown: crate::ops::shown_paths::shown_env_files(ctx, &moves),
         name: plan.name,
         from: plan.from,
         file: added.path,

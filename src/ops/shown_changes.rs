@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::diff::FileChange;
+use crate::mechanics::diff::FileChange;
 use crate::ops::Context;
 
 /// One file's change as the person sees it.
@@ -37,9 +37,9 @@ pub fn shown(ctx: &Context, changes: &[FileChange]) -> Vec<ShownChange> {
             // A file reached through a link also names where it really is.
             let file = format!(
                 "{}{}",
-                crate::ops::shown::shown_path(ctx, &change.path),
-                crate::ops::shown::link_note(&change.path, |target| {
-                    crate::ops::shown::shown_path(ctx, target)
+                crate::ops::shown_paths::shown_path(ctx, &change.path),
+                crate::ops::shown_paths::link_note(&change.path, |target| {
+                    crate::ops::shown_paths::shown_path(ctx, target)
                 })
             );
             let name = change
@@ -99,14 +99,16 @@ fn learn_values_of(ctx: &Context, value: &serde_json::Value) {
     ctx.shield.learn(|redactor| learn_values(redactor, value));
 }
 
-fn learn_values(redactor: &mut crate::redact::Redactor, value: &serde_json::Value) {
+fn learn_values(redactor: &mut crate::secrets::redact::Redactor, value: &serde_json::Value) {
     match value {
         serde_json::Value::Object(object) => {
             if ["command", "args", "env", "headers", "url"]
                 .iter()
                 .any(|key| object.contains_key(*key))
             {
-                redactor.learn_entry(&crate::model::ServerEntry::from_value(value.clone()));
+                redactor.learn_entry(&crate::config::model::ServerEntry::from_value(
+                    value.clone(),
+                ));
             }
             for (name, inner) in object {
                 match inner {
@@ -131,8 +133,8 @@ fn variables_changed(change: &FileChange, file: &str) -> String {
     let after = change.after.as_deref().unwrap_or_default();
     let mut text = format!(
         "--- {}\n+++ {}\n(changed lines only, values masked; references shown)\n",
-        crate::diff::label(change.before.is_some(), "a", file),
-        crate::diff::label(change.after.is_some(), "b", file)
+        crate::mechanics::diff::label(change.before.is_some(), "a", file),
+        crate::mechanics::diff::label(change.after.is_some(), "b", file)
     );
     for line in similar::TextDiff::from_lines(before, after).iter_all_changes() {
         let sign = match line.tag() {
@@ -145,10 +147,10 @@ fn variables_changed(change: &FileChange, file: &str) -> String {
             Some((name, value)) if !name.trim_start().starts_with('#') => {
                 let value = value.trim_matches(['\'', '"']);
                 // A reference names where the value is; it is no secret.
-                if crate::references::manager_of(value).is_some() {
+                if crate::stores::references::manager_of(value).is_some() {
                     format!("{name}={value}")
                 } else {
-                    format!("{name}={}", crate::redact::mask(value))
+                    format!("{name}={}", crate::secrets::redact::mask(value))
                 }
             }
             _ => line.to_string(),

@@ -1,5 +1,5 @@
 //! `mcpenv undo`: puts back every file the last edit changed, byte for
-//! byte as it was, from the journal ([`crate::journal`]); refuses when a
+//! byte as it was, from the journal ([`crate::mechanics::journal`]); refuses when a
 //! file changed since that edit, so nobody's later change is lost. Undo
 //! is not itself kept: a second `undo` takes back the edit before.
 
@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::journal::{self, FileRecord, KeptEdit};
+use crate::mechanics::journal::{self, FileRecord, KeptEdit};
 use crate::ops::{Context, Error, Kind};
 
 /// One edit the journal holds, as `undo --list` shows it.
@@ -97,7 +97,7 @@ pub fn plan(ctx: &Context) -> Result<UndoPlan, Error> {
         let before = edit.before(file).map_err(|error| {
             Error::failure(format!(
                 "cannot read the copy of `{}` kept for undo: {error}",
-                crate::ops::shown::shown_path(ctx, &file.path)
+                crate::ops::shown_paths::shown_path(ctx, &file.path)
             ))
             .with_hint("the journal is damaged; restore the file by hand")
         })?;
@@ -107,7 +107,7 @@ pub fn plan(ctx: &Context) -> Result<UndoPlan, Error> {
             State::ChangedSince => {
                 return Err(Error::failure(format!(
                     "`{}` changed since `mcpenv {}` wrote it {}; undo would lose that change, so nothing was put back",
-                    crate::ops::shown::shown_path(ctx, &file.path),
+                    crate::ops::shown_paths::shown_path(ctx, &file.path),
                     edit.record.command,
                     summary.age
                 ))
@@ -121,7 +121,7 @@ pub fn plan(ctx: &Context) -> Result<UndoPlan, Error> {
     for (file, before) in &restores {
         let Some(before) = before else { continue };
         if holds_literal_secret(&file.path, before)
-            && crate::git_files::standing(&file.path).committed()
+            && crate::mechanics::git_files::standing(&file.path).committed()
             && let Some(shown) = summary
                 .files
                 .iter_mut()
@@ -146,23 +146,23 @@ pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
             current.is_some_and(|bytes| journal::digest(&[bytes]) == file.after_digest)
         };
         let put_back =
-            crate::store::put_back(&ctx.locations, &file.path, expected, before.as_deref())
+            crate::config::store::put_back(&ctx.locations, &file.path, expected, before.as_deref())
                 .map_err(|error| {
                     Error::failure(format!(
                         "cannot put back `{}`: {error}",
-                        crate::ops::shown::shown_path(ctx, &file.path)
+                        crate::ops::shown_paths::shown_path(ctx, &file.path)
                     ))
                     .with_hint("run `mcpenv undo` again: the files already put back are skipped")
                 })?;
         if !put_back {
             return Err(Error::failure(format!(
                 "`{}` changed while undo was putting it back",
-                crate::ops::shown::shown_path(ctx, &file.path)
+                crate::ops::shown_paths::shown_path(ctx, &file.path)
             ))
             .with_hint("look at the file, then run `mcpenv undo` again"));
         }
     }
-    if !crate::edits::previewing() {
+    if !crate::mechanics::edits::previewing() {
         plan.edit.forget().map_err(|error| {
             Error::new(Kind::Failure, Box::new(error))
                 .with_hint("the files are back; remove the edit's directory by hand")
@@ -180,7 +180,7 @@ pub fn refused(ctx: &Context, plan: &UndoPlan) -> Error {
     let files: Vec<String> = plan
         .secrets_into_commits()
         .iter()
-        .map(|path| format!("`{}`", crate::ops::shown::shown_path(ctx, path)))
+        .map(|path| format!("`{}`", crate::ops::shown_paths::shown_path(ctx, path)))
         .collect();
     Error::failure(format!(
         "undoing `mcpenv {}` would put a literal secret back into {}, which git tracks or would commit; nothing was put back",
@@ -206,7 +206,7 @@ fn holds_literal_secret(path: &Path, text: &str) -> bool {
             .iter()
             .any(|server| !crate::secrets::scan_entry(&server.entry).is_empty());
     }
-    crate::dotenv::DotEnv::parse(path, text.to_string())
+    crate::envfiles::dotenv::DotEnv::parse(path, text.to_string())
         .entries
         .iter()
         .any(|(name, value)| crate::ops::secret_stores::holds_secret(name, value))
@@ -223,7 +223,7 @@ enum State {
 }
 
 fn state(file: &FileRecord, before: &Option<String>) -> Result<State, Error> {
-    let current = crate::fsx::read_regular(&file.path).map_err(|error| {
+    let current = crate::mechanics::fsx::read_regular(&file.path).map_err(|error| {
         Error::failure(format!("cannot read `{}`: {error}", file.path.display()))
             .with_hint("check the file's permissions")
     })?;

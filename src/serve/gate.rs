@@ -16,7 +16,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::diff::FileChange;
+use crate::mechanics::diff::FileChange;
 pub use crate::ops::shown_changes::{ShownChange, shown};
 
 /// A change's identity: what the person's answer is bound to.

@@ -20,7 +20,7 @@ mod fence;
 mod gate;
 mod probing;
 mod tools;
-mod writes;
+mod write_tools;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
@@ -64,7 +64,7 @@ impl Server {
             }
             tools::EXPLAIN_SERVER => explain(ctx, &arguments).await,
             tools::PROBE_SERVERS => {
-                let names = crate::model::string_list(arguments.get("servers"));
+                let names = crate::config::model::string_list(arguments.get("servers"));
                 let audit = arguments.get("audit").and_then(Value::as_bool) == Some(true);
                 match probing::probe(ctx, names, audit).await {
                     Ok(servers) => {
@@ -105,9 +105,9 @@ impl Server {
         let decide = |ctx: Context, name: String, arguments: JsonObject| {
             blocking(move || {
                 if name == tools::ADD_SERVER {
-                    writes::decide_add(&ctx, &arguments)
+                    write_tools::decide_add(&ctx, &arguments)
                 } else {
-                    writes::decide_share(&ctx, &arguments)
+                    write_tools::decide_share(&ctx, &arguments)
                 }
             })
         };
@@ -378,14 +378,14 @@ async fn explain(ctx: &Context, arguments: &JsonObject) -> CallToolResult {
 /// Writes what was decided, and says so.
 async fn apply(
     ctx: &Context,
-    decided: writes::Decided,
+    decided: write_tools::Decided,
     shown: Vec<gate::ShownChange>,
 ) -> CallToolResult {
     let summary = decided.summary.clone();
     let apply = decided.apply;
     let ctx_for_apply = ctx.clone();
     match blocking(move || apply(&ctx_for_apply)).await {
-        Ok(report) => writes::written(&summary, shown, report),
+        Ok(report) => write_tools::written(&summary, shown, report),
         Err(error) => failure(&error),
     }
 }
@@ -574,19 +574,19 @@ impl ServerHandler for Server {
                     (None, _) => "missing `name`, the tool to call".to_string(),
                     (Some(name), _) if !name.is_string() => format!(
                         "`name` must be a string, got {}",
-                        crate::model::json_kind(name)
+                        crate::config::model::json_kind(name)
                     ),
                     (_, Some(arguments)) if !arguments.is_object() && !arguments.is_null() => {
                         format!(
                             "`arguments` must be an object, got {}",
-                            crate::model::json_kind(arguments)
+                            crate::config::model::json_kind(arguments)
                         )
                     }
                     _ => "it does not fit the `tools/call` schema".to_string(),
                 },
                 other => format!(
                     "`params` must be an object, got {}",
-                    crate::model::json_kind(other)
+                    crate::config::model::json_kind(other)
                 ),
             }),
             "tools/list" => Some("`params` does not fit the `tools/list` schema".to_string()),

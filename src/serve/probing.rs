@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::display::escape;
+use crate::mechanics::display::escape;
 use crate::ops::probe::{self as ops_probe, Done, ProbeRequest, Reasons, Selection};
 use crate::ops::{Context, Error};
 use crate::probe::{AuditCalls, ProbeOptions};

@@ -365,7 +365,7 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
                 .unwrap_or_default();
             let unexpected: Vec<String> = unexpected
                 .iter()
-                .map(|name| format!("`{}`", crate::display::escape(name)))
+                .map(|name| format!("`{}`", crate::mechanics::display::escape(name)))
                 .collect();
             if known.is_empty() {
                 format!(
@@ -396,7 +396,7 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
                 } else {
                     "a"
                 },
-                crate::model::json_kind(error.instance().as_ref())
+                crate::config::model::json_kind(error.instance().as_ref())
             )
         }
         Kind::Enum { options } => format!("`{argument}` must be one of {options}"),

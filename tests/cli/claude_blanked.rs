@@ -1,5 +1,5 @@
 //! Claude Code's credential blanking, checked against the pinned binary:
-//! the lists in `src/claude_code/blanked.rs` are read again from its
+//! the lists in `src/config/claude_code/blanked.rs` are read again from its
 //! embedded JavaScript, and a loopback server records what `claude mcp
 //! list` and `mcpenv probe` really send. Skipped, saying so, without it.
 
@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
-use mcpenv::claude_code::blanked;
+use mcpenv::config::claude_code::blanked;
 use regex::bytes::Regex;
 
 use crate::claude::{PINNED_CLAUDE_CODE, claude, claude_command};
@@ -108,7 +108,7 @@ fn unique(js: &[u8], source: &str) -> (Vec<String>, usize) {
     assert_eq!(
         all.len(),
         1,
-        "expected exactly one match of {source} in Claude Code {PINNED_CLAUDE_CODE}, found {}: the code changed; read it again and update src/claude_code/blanked.rs",
+        "expected exactly one match of {source} in Claude Code {PINNED_CLAUDE_CODE}, found {}: the code changed; read it again and update src/config/claude_code/blanked.rs",
         all.len()
     );
     let captures = &all[0];

@@ -284,7 +284,7 @@ fn a_round_trip_through_a_client_gives_the_same_servers() {
 #[test]
 fn every_placeholder_client_round_trips() {
     use mcpenv::clients::{Client, export, import};
-    use mcpenv::model::ServerEntry;
+    use mcpenv::config::model::ServerEntry;
     use serde_json::json;
 
     let servers: Vec<(String, ServerEntry)> = vec![

@@ -321,17 +321,17 @@ mod properties {
             let dir = tempfile::tempdir().unwrap();
             let mut pairs = Vec::new();
             for value in values {
-                match mcpenv::dotenv::quote(&value) {
+                match mcpenv::envfiles::dotenv::quote(&value) {
                     Ok(_) => pairs.push((format!("V{}", pairs.len()), value)),
                     Err(_) => prop_assert!(value
                         .chars()
-                        .any(|c| mcpenv::display::is_unsafe(c) && c != '\n' && c != '\t')),
+                        .any(|c| mcpenv::mechanics::display::is_unsafe(c) && c != '\n' && c != '\t')),
                 }
             }
             if pairs.is_empty() {
                 return Ok(());
             }
-            let text = mcpenv::dotenv::with_values("", &pairs).unwrap();
+            let text = mcpenv::envfiles::dotenv::with_values("", &pairs).unwrap();
             std::fs::write(dir.path().join(".env"), &text).unwrap();
             let read: Vec<(String, String)> = dotenvy::from_read_iter(text.as_bytes())
                 .map(Result::unwrap)
@@ -345,7 +345,7 @@ mod properties {
             if which::which("fish").is_ok() {
                 let mut script = String::new();
                 for (name, value) in &pairs {
-                    script.push_str(&format!("set -gx {name} {}\n", mcpenv::dotenv::quote(value).unwrap()));
+                    script.push_str(&format!("set -gx {name} {}\n", mcpenv::envfiles::dotenv::quote(value).unwrap()));
                 }
                 script.push_str("printf '%s\\0'");
                 for name in &names {

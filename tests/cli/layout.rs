@@ -67,3 +67,165 @@ fn core_modules_do_not_print_exit_or_read_the_environment() {
         }
     }
 }
+
+/// The folders of `src/`, front-ends first: a module may use its own folder
+/// and the folders after it, never one before it (ARCHITECTURE.md draws the
+/// same house). A strict order also rules out circles between folders.
+const LAYERS: [&str; 12] = [
+    "cli",
+    "serve",
+    "ops",
+    "probe",
+    "clients",
+    "check",
+    "secrets",
+    "templates",
+    "envfiles",
+    "stores",
+    "config",
+    "mechanics",
+];
+
+/// The folder (top-level module) `file` under `src` belongs to.
+fn folder_of(relative: &Path) -> String {
+    let first = relative.components().next().unwrap();
+    let first = first.as_os_str().to_str().unwrap();
+    first.strip_suffix(".rs").unwrap_or(first).to_string()
+}
+
+/// The code of `text` without comments and unit tests: the paths it uses.
+fn code_of(text: &str) -> String {
+    let code = text.split("#[cfg(test)]").next().unwrap();
+    code.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .map(|line| line.split(" // ").next().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Each top-level module that `code` names through `crate::`, including
+/// those inside grouped imports (`use crate::{config::scope, ops}`).
+fn crate_folders_used(code: &str) -> Vec<String> {
+    let mut used = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let after = &rest[at + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let mut depth = 1;
+            let mut item_start = true;
+            let mut word = String::new();
+            for character in group.chars() {
+                match character {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 1 => {
+                        item_start = true;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                if depth == 1 && item_start {
+                    if character.is_alphanumeric() || character == '_' {
+                        word.push(character);
+                        continue;
+                    }
+                    if !word.is_empty() {
+                        used.push(std::mem::take(&mut word));
+                        item_start = false;
+                    }
+                }
+            }
+            if !word.is_empty() {
+                used.push(word);
+            }
+        } else {
+            let word: String = after
+                .chars()
+                .take_while(|character| character.is_alphanumeric() || *character == '_')
+                .collect();
+            if !word.is_empty() {
+                used.push(word);
+            }
+        }
+        rest = after;
+    }
+    used.retain(|word| word != "self");
+    used
+}
+
+/// Every `(file, folder it uses)` in `src`, outside tests and comments.
+fn arrows() -> Vec<(String, String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut arrows = Vec::new();
+    for file in rust_files(&src) {
+        let relative = file.strip_prefix(&src).unwrap();
+        if relative == Path::new("lib.rs") || relative == Path::new("main.rs") {
+            continue;
+        }
+        let from = folder_of(relative);
+        let code = code_of(&fs::read_to_string(&file).unwrap());
+        for to in crate_folders_used(&code) {
+            if to != from {
+                arrows.push((relative.display().to_string(), from.clone(), to));
+            }
+        }
+    }
+    arrows
+}
+
+#[test]
+fn the_layers_name_every_folder() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|line| line.strip_prefix("pub mod ")?.strip_suffix(';'))
+        .collect();
+    for module in &declared {
+        assert!(
+            LAYERS.contains(module),
+            "src/lib.rs declares `{module}`, which tests/cli/layout.rs's LAYERS does not place; \
+             put it in its layer (and in ARCHITECTURE.md)"
+        );
+    }
+    for layer in LAYERS {
+        assert!(
+            declared.contains(&layer),
+            "LAYERS names `{layer}`, which src/lib.rs does not declare"
+        );
+    }
+}
+
+#[test]
+fn imports_point_down_the_layers() {
+    let rank = |folder: &str| LAYERS.iter().position(|layer| *layer == folder);
+    let mut upward = Vec::new();
+    for (file, from, to) in arrows() {
+        let (Some(from_rank), Some(to_rank)) = (rank(&from), rank(&to)) else {
+            continue;
+        };
+        if to_rank < from_rank {
+            upward.push(format!(
+                "src/{file} ({from}) uses `crate::{to}`, a layer above it"
+            ));
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports must point down the layers (tests/cli/layout.rs LAYERS):\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn the_arrow_finder_sees_grouped_and_plain_paths() {
+    let code = "use crate::{config::{scope, model}, ops};\nlet x = crate::mechanics::fsx::read(p);";
+    assert_eq!(crate_folders_used(code), ["config", "ops", "mechanics"]);
+    assert_eq!(
+        code_of("use crate::a;\n// crate::b\n#[cfg(test)]\nuse crate::c;"),
+        "use crate::a;"
+    );
+}

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use mcpenv::redact::mask;
+use mcpenv::secrets::redact::mask;
 use serde_json::{Map, Value, json};
 
 use crate::harness::TestEnv;

@@ -8,8 +8,8 @@ mod corpus;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use mcpenv::model::ServerEntry;
-use mcpenv::redact::mask;
+use mcpenv::config::model::ServerEntry;
+use mcpenv::secrets::redact::mask;
 use mcpenv::secrets::{self, Finding};
 use serde_json::Value;
 
@@ -270,7 +270,7 @@ fn scan_never_prints_a_planted_secret() {
 }
 
 mod no_panics {
-    use mcpenv::model::ServerEntry;
+    use mcpenv::config::model::ServerEntry;
     use proptest::prelude::*;
     use serde_json::json;
 
@@ -301,19 +301,19 @@ mod no_panics {
 
         #[test]
         fn placeholders_and_dotenv_never_panic(text in tricky()) {
-            let _ = mcpenv::placeholder::references(&text);
-            let _ = mcpenv::placeholder::unsupported_forms(&text);
-            let _ = mcpenv::placeholder::expand(&text, |_| Some("v".to_string()));
-            let parsed = mcpenv::dotenv::DotEnv::parse(std::path::Path::new(".env"), text.clone());
+            let _ = mcpenv::config::expansion::references(&text);
+            let _ = mcpenv::config::expansion::unsupported_forms(&text);
+            let _ = mcpenv::config::expansion::expand(&text, |_| Some("v".to_string()));
+            let parsed = mcpenv::envfiles::dotenv::DotEnv::parse(std::path::Path::new(".env"), text.clone());
             prop_assert!(parsed.problems.iter().all(|problem| problem.line >= 1));
-            let _ = mcpenv::dotenv::with_values(&text, &[("NAME".to_string(), text.clone())]);
-            let line = mcpenv::dotenv::ExampleLine {
+            let _ = mcpenv::envfiles::dotenv::with_values(&text, &[("NAME".to_string(), text.clone())]);
+            let line = mcpenv::envfiles::dotenv::ExampleLine {
                 name: "NAME".to_string(),
                 comment: "used by: x".to_string(),
                 value: String::new(),
             };
-            let _ = mcpenv::dotenv::example_with(&text, &[line]);
-            let _ = mcpenv::dotenv::gitignore_with_dotenv(Some(&text));
+            let _ = mcpenv::envfiles::dotenv::example_with(&text, &[line]);
+            let _ = mcpenv::envfiles::dotenv::gitignore_with_dotenv(Some(&text));
         }
     }
 }

@@ -10,9 +10,9 @@ use crate::cli::commands::add_words::place_words;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
-use crate::model::{self, Transport};
+use crate::config::model::{self, Transport};
+use crate::config::scope::Scope;
 use crate::ops::add::{self, AddReport, AddRequest, Literal, Source, check_name};
-use crate::scope::Scope;
 use serde_json::Value;
 
 impl Report for AddReport {
@@ -35,7 +35,7 @@ impl Report for AddReport {
             )?;
         }
         for file in &self.env_written {
-            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
+            writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
         }
         let verb = if self.replaced { "Replaced" } else { "Added" };
         writeln!(

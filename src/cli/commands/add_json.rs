@@ -11,7 +11,7 @@ use crate::cli::args::AddJsonArgs;
 use crate::cli::commands::add::{EntryFlags, add_entry};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
-use crate::model::{self, ServerEntry};
+use crate::config::model::{self, ServerEntry};
 use crate::ops::add::{AddReport, check_name};
 
 /// The most JSON read from stdin, as Claude Code reads (1 MiB).

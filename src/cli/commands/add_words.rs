@@ -10,7 +10,7 @@ use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
 use crate::cli::commands::add::is_http_url;
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
-use crate::scope::Scope;
+use crate::config::scope::Scope;
 
 /// Commands people type where the server's name goes.
 const COMMAND_WORDS: &[&str] = &[
@@ -171,7 +171,7 @@ pub fn suggest_name(command_words: &[String]) -> String {
             .chars()
             .filter(|char| char.is_ascii_alphanumeric() || *char == '-' || *char == '_')
             .collect();
-        if !name.is_empty() && crate::model::validate_name(&name).is_ok() {
+        if !name.is_empty() && crate::config::model::validate_name(&name).is_ok() {
             return name;
         }
     }

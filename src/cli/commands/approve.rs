@@ -5,12 +5,12 @@
 
 use std::io::{self, Write};
 
-use crate::approval::Approval;
-use crate::claude_settings::Choice;
 use crate::cli::args::ApproveArgs;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, quoted_names, warning};
 use crate::cli::resolve::Ctx;
+use crate::config::approval::Approval;
+use crate::config::claude_settings::Choice;
 use crate::ops::project_choices::{ChoiceRequest, apply_choice, plan_choice, trust_folder};
 
 pub use crate::ops::project_choices::ChoiceReport;
@@ -42,7 +42,7 @@ impl Report for ChoiceReport {
             )?;
         }
         for file in &self.written {
-            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
+            writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
         }
         for overruled in &self.overruled {
             warning(

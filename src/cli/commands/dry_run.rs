@@ -1,7 +1,7 @@
 //! What `--dry-run` prints: each file that would change, as a unified
 //! diff with secrets masked (see [`crate::ops::shown_changes`]); nothing is
 //! written. The command runs as usual up to its writes, which
-//! [`crate::edits`] collects instead of making.
+//! [`crate::mechanics::edits`] collects instead of making.
 
 use std::io::{self, Write};
 
@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cli::render::{self, Report, emit};
 use crate::cli::resolve::Ctx;
-use crate::edits::{self, Finished};
+use crate::mechanics::edits::{self, Finished};
 use crate::ops::shown_changes::{self, ShownChange};
 
 /// A dry run's report: the changes, and, for a command whose own report

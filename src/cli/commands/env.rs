@@ -11,10 +11,10 @@ use crate::cli::args::{EnvArgs, EnvFormat};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
-use crate::dotenv;
+use crate::envfiles::dotenv;
 use crate::ops;
 use crate::ops::server_env::{ServerEnv, server_env};
-use crate::redact;
+use crate::secrets::redact;
 
 /// The variables to export, and how to print them.
 #[derive(Debug, Serialize)]

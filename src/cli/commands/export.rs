@@ -89,7 +89,11 @@ impl Report for ExportReport {
                         self.scope.as_str()
                     )?;
                 }
-                writeln!(err, "Wrote {}", crate::ops::shown::written(&self.file))
+                writeln!(
+                    err,
+                    "Wrote {}",
+                    crate::ops::shown_paths::written(&self.file)
+                )
             }
             (false, false) => writeln!(
                 err,

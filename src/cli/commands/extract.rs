@@ -14,12 +14,12 @@ use crate::cli::commands::{shown_env_file, shown_path};
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, Report, shown, table, warning};
 use crate::cli::resolve::Ctx;
+use crate::config::scope::Scope;
 use crate::ops::extract_secrets::{
     ExtractReport, ExtractRequest, apply_extract, plan_extract, scope_names,
 };
 use crate::ops::secret_stores::SecretStore;
-use crate::references;
-use crate::scope::Scope;
+use crate::stores::references;
 
 /// What an extraction moved, with how the text shows it.
 #[derive(Debug, Serialize)]
@@ -98,7 +98,7 @@ impl Report for ExtractOutput {
         }
         if !self.report.dry_run {
             for file in &self.report.written {
-                writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
+                writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
             }
             if self.to_user_store || self.report.store == SecretStore::Keychain {
                 writeln!(
@@ -142,7 +142,7 @@ fn parse_reference(given: &str) -> Result<(String, String), CliError> {
     let Some((name, reference)) = given.split_once('=') else {
         return Err(usage("expected `VAR=REFERENCE`"));
     };
-    if !crate::placeholder::is_variable_name(name) {
+    if !crate::config::expansion::is_variable_name(name) {
         return Err(usage(&format!("`{}` is not a variable name", shown(name))));
     }
     match references::manager_of(reference) {

@@ -7,13 +7,13 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::approval::Approval;
 use crate::cli::args::GetArgs;
 use crate::cli::commands::scope_file;
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, Report, shown, warning};
 use crate::cli::resolve::{Ctx, shell_words};
-use crate::layered::Status;
+use crate::config::approval::Approval;
+use crate::config::inventory::Status;
 use crate::ops::get_server::{GetReport, GetRequest, get_server};
 
 /// The effective definition of one name, with its files as the text

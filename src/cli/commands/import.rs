@@ -14,11 +14,11 @@ use crate::cli::commands::shown_env_files;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
-use crate::model::ServerEntry;
+use crate::config::model::ServerEntry;
+use crate::config::scope::Scope;
 use crate::ops::import_servers::{
     Clash, ClashAnswer, ImportReport, ImportRequest, RepositoryServers, apply_import, plan_import,
 };
-use crate::scope::Scope;
 
 /// What `import` did, with the dotenv files as the text names them.
 #[derive(Debug, Serialize)]
@@ -49,7 +49,7 @@ impl Report for ImportOutput {
             .report
             .servers
             .iter()
-            .map(|name| format!("`{}`", crate::display::escape(name)))
+            .map(|name| format!("`{}`", crate::mechanics::display::escape(name)))
             .collect();
         let verb = if self.report.dry_run {
             "Would import"
@@ -101,7 +101,7 @@ impl Report for ImportOutput {
             )?;
         }
         for file in &self.report.written {
-            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
+            writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
         }
         Ok(())
     }
@@ -200,7 +200,7 @@ fn show_clash(ctx: &Ctx, clash: &Clash) {
         redactor.learn_entry(&ServerEntry::from_value(existing.clone()));
         redactor.learn_entry(&ServerEntry::from_value(incoming.clone()));
     });
-    let diff = crate::diff::unified(
+    let diff = crate::mechanics::diff::unified(
         &pretty(existing),
         &pretty(incoming),
         &format!("{name} ({scope} scope, now)"),

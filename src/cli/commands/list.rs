@@ -8,9 +8,9 @@ use crate::cli::args::ListArgs;
 use crate::cli::error::CliError;
 use crate::cli::render::{Cell, DIM, RED, Report, YELLOW, shown, table, warning};
 use crate::cli::resolve::Ctx;
-use crate::layered::Status;
+use crate::config::inventory::Status;
+use crate::config::scope::Scope;
 use crate::ops::list_servers::{ServerList, list_servers};
-use crate::scope::Scope;
 
 pub use crate::ops::list_servers::{FileError, ListedServer, Warning, file_errors, warnings};
 

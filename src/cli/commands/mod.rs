@@ -31,14 +31,14 @@ pub mod share;
 pub mod templates;
 pub mod undo;
 
-pub use crate::ops::shown::{scope_file, shown_env_file, shown_env_files, shown_path};
+pub use crate::ops::shown_paths::{scope_file, shown_env_file, shown_env_files, shown_path};
 
 /// `Moved SERVER FIELD into FILE as VAR (masked)` for each moved secret
 /// (`Would move` in a dry run); `env_files` holds each move's dotenv file
 /// as shown ([`shown_env_file`]).
 pub fn write_moves(
     err: &mut dyn std::io::Write,
-    moves: &[crate::extract::Move],
+    moves: &[crate::secrets::extraction_plan::Move],
     env_files: &[String],
     dry_run: bool,
 ) -> std::io::Result<()> {
@@ -47,8 +47,8 @@ pub fn write_moves(
         writeln!(
             err,
             "{verb} {} {} into `{file}` as `{}` ({})",
-            crate::display::escape(&moved.server),
-            crate::display::escape(&moved.field.to_string()),
+            crate::mechanics::display::escape(&moved.server),
+            crate::mechanics::display::escape(&moved.field.to_string()),
             moved.variable,
             moved.value
         )?;

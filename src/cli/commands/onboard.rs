@@ -217,7 +217,7 @@ fn say_saved(ctx: &Ctx, saved: &OnboardReport) {
         }
     }
     for file in &saved.written {
-        let note = crate::ops::shown::link_note(file, |target| shown_path(ctx, target));
+        let note = crate::ops::shown_paths::link_note(file, |target| shown_path(ctx, target));
         say(ctx, &format!("Wrote `{}`{note}", shown_path(ctx, file)));
     }
     // For `.env`, the report's warnings already say how Claude Code sees it.

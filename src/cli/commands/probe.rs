@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::approval::Approval;
 use crate::check::EnvSources;
 use crate::cli::args::ProbeArgs;
 use crate::cli::commands::reap::Reaper;
@@ -20,7 +19,8 @@ use crate::cli::error::CliError;
 use crate::cli::output::{self, Shield, Stream};
 use crate::cli::render::{self, DIM, GREEN, RED, Report, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
-use crate::layered::Inventory;
+use crate::config::approval::Approval;
+use crate::config::inventory::Inventory;
 use crate::ops::probe::{
     self as ops_probe, Done, ProbeRequest, Reasons, Selection, Skipped, learn_handed, select,
 };

@@ -2,11 +2,11 @@
 //! `.claude/settings.local.json` (`disabledMcpjsonServers`); a rejected
 //! server is hidden and never started.
 
-use crate::claude_settings::Choice;
 use crate::cli::args::RejectArgs;
 use crate::cli::commands::approve::ChoiceReport;
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
+use crate::config::claude_settings::Choice;
 use crate::ops::project_choices::{ChoiceRequest, apply_choice, plan_choice};
 
 /// Runs `mcpenv reject`.

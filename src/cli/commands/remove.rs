@@ -10,8 +10,8 @@ use crate::cli::commands::{scope_file, shown_path};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
+use crate::config::scope::Scope;
 use crate::ops::remove_server::{RemoveReport, RemoveRequest, drop_example_lines, remove_server};
-use crate::scope::Scope;
 
 /// What `remove` did, with its file as the text names it.
 #[derive(Debug, Serialize)]

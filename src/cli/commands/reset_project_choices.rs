@@ -31,7 +31,7 @@ impl Report for ResetReport {
             "Reset the approvals and rejections of project (`.mcp.json`) servers: Claude Code asks again"
         )?;
         for file in &self.written {
-            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
+            writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
         }
         Ok(())
     }

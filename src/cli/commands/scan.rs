@@ -14,13 +14,13 @@ use crate::cli::error::CliError;
 use crate::cli::render::{self, Cell, RED, Report, shown, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{Client, placeholders};
+use crate::config::scope::Scope;
 use crate::ops::scan_secrets::{
     ScanFinding, ScanReport, ScanRequest, Unparsed, lexical, repository_root, scan_secrets,
 };
-use crate::sarif::{self, Alert, AlertKind, FileUri};
-use crate::scope::Scope;
 use crate::secrets;
-use crate::value_position::Position;
+use crate::secrets::sarif::{self, Alert, AlertKind, FileUri};
+use crate::secrets::value_position::Position;
 
 /// The report with what the terminal shows of it: each finding's file as
 /// shown, and what to do.

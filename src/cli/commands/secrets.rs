@@ -112,7 +112,7 @@ impl Report for RemoveOutput {
                 if !entry.account.starts_with('/')
                     && !entry
                         .account
-                        .starts_with(&format!("{}/", crate::keychain::USER))
+                        .starts_with(&format!("{}/", crate::stores::keychain::USER))
                 {
                     writeln!(
                         err,

@@ -8,8 +8,8 @@ use crate::cli::args::{PrivateScope, ShareArgs};
 use crate::cli::error::CliError;
 use crate::cli::render::Report;
 use crate::cli::resolve::Ctx;
+use crate::config::scope::Scope;
 use crate::ops::share::{self, ShareReport, ShareRequest};
-use crate::scope::Scope;
 
 impl Report for ShareReport {
     fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
@@ -34,7 +34,7 @@ impl Report for ShareReport {
             )?;
         }
         for file in &self.written {
-            writeln!(err, "Wrote {}", crate::ops::shown::written(file))?;
+            writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
         }
         if !self.moves.is_empty() {
             writeln!(

@@ -11,10 +11,10 @@ use crate::cli::render::{
     BOLD, Cell, DIM, LastColumn, Report, display_width, shown, table_fitted, warning, write_hanging,
 };
 use crate::cli::resolve::Ctx;
+use crate::config::scope::Scope;
 use crate::ops::add::{self, AddReport, AddRequest, Literal, Source};
 use crate::ops::list_templates::{RemoteLabel, TemplateList, TemplateSummary, list_templates};
 use crate::ops::show_template::{TemplateDetails, show_template};
-use crate::scope::Scope;
 use crate::templates::{self, Choice, Origin, TemplateError};
 
 use crate::ops::hints::{similar_template, template_error};
@@ -176,7 +176,7 @@ impl Report for TemplateDetails {
             }
             match (&rendering.entry, &rendering.error) {
                 (Some(entry), _) => {
-                    let text = crate::document::pretty(entry, "  ", "  ");
+                    let text = crate::mechanics::document::pretty(entry, "  ", "  ");
                     writeln!(out, "  {text}")?;
                 }
                 (None, Some(error)) => writeln!(out, "  {DIM}{error}{DIM:#}")?,

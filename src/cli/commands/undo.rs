@@ -89,7 +89,7 @@ fn shown_files(ctx: &Ctx, edit: &EditSummary, verb: (&str, &str)) -> Vec<String>
     edit.files
         .iter()
         .map(|file| {
-            let path = crate::ops::shown::shown_path(ctx, &file.path);
+            let path = crate::ops::shown_paths::shown_path(ctx, &file.path);
             if file.created {
                 format!("{} `{path}`", verb.1)
             } else {

@@ -18,7 +18,7 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use crate::model::{Field, ServerEntry};
+use crate::config::model::{Field, ServerEntry};
 use crate::secrets;
 
 /// A secret found in a file's text.

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::LocateError;
+use crate::config::error::LocateError;
 
 /// Largest `.mcp.json` Claude Code reads; bigger ones are skipped.
 pub const MAX_PROJECT_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -115,7 +115,7 @@ impl Locations {
     }
 
     /// Holds every file of this project's repository to it
-    /// ([`crate::fsx::confine`]): mcpenv reads and writes them only where
+    /// ([`crate::mechanics::fsx::confine`]): mcpenv reads and writes them only where
     /// they really are inside it. A repository holding the home directory
     /// (a dotfiles repository at `~`) holds the user's own files, which
     /// may lead anywhere the user likes, and is left alone, as are
@@ -130,7 +130,7 @@ impl Locations {
             if !self.home.as_os_str().is_empty() && self.home.starts_with(&root) {
                 continue;
             }
-            crate::fsx::confine(&root, &own);
+            crate::mechanics::fsx::confine(&root, &own);
         }
     }
 
@@ -256,7 +256,7 @@ pub fn find_git_root(dir: &Path) -> Option<PathBuf> {
 /// the main repository's root, when the worktree's metadata agrees.
 fn main_worktree(worktree: &Path, gitfile: &Path) -> Option<PathBuf> {
     // Only regular files: a FIFO named `.git` must not block the lookup.
-    let read = |path: &Path| crate::fsx::read_if_exists(path).ok().flatten();
+    let read = |path: &Path| crate::mechanics::fsx::read_if_exists(path).ok().flatten();
     let text = read(gitfile)?;
     let gitdir = text.trim().strip_prefix("gitdir:")?.trim();
     let gitdir = worktree.join(gitdir);
@@ -287,10 +287,12 @@ pub fn git_exclude(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let git_dir = if dot_git.is_dir() {
         dot_git
     } else {
-        let text = crate::fsx::read_if_exists(&dot_git).ok().flatten()?;
+        let text = crate::mechanics::fsx::read_if_exists(&dot_git)
+            .ok()
+            .flatten()?;
         top.join(text.trim().strip_prefix("gitdir:")?.trim())
     };
-    let common = match crate::fsx::read_if_exists(&git_dir.join("commondir")) {
+    let common = match crate::mechanics::fsx::read_if_exists(&git_dir.join("commondir")) {
         Ok(Some(common)) => git_dir.join(common.trim()),
         _ => git_dir,
     };

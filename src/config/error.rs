@@ -5,8 +5,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::fsx::{FileKind, LockError, NotRegularFile};
-use crate::scope::Scope;
+use crate::config::scope::Scope;
+use crate::mechanics::fsx::{FileKind, LockError, NotRegularFile};
 
 /// The working directory could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -143,7 +143,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// A value on the way to what mcpenv needs in `path` has the wrong type.
-    pub fn shape(path: &std::path::Path, shape: &crate::document::ShapeError) -> Self {
+    pub fn shape(path: &std::path::Path, shape: &crate::mechanics::document::ShapeError) -> Self {
         Self::Shape {
             path: path.to_path_buf(),
             detail: shape.to_string(),

@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::claude_code::blanked;
-use crate::dotenv::ExampleLine;
-use crate::model::{Field, ServerEntry};
-use crate::placeholder;
-use crate::redact;
-use crate::scope::Scope;
+use crate::config::claude_code::blanked;
+use crate::config::expansion;
+use crate::config::model::{Field, ServerEntry};
+use crate::config::scope::Scope;
+use crate::config::store::{FieldChange, Target};
+use crate::envfiles::dotenv::ExampleLine;
+use crate::secrets::redact;
 use crate::secrets::{self, Finding};
-use crate::store::{FieldChange, Target};
 use crate::templates::{self, Template};
 
 /// One server entry to extract from, with where it lives.
@@ -188,7 +188,7 @@ pub fn plan(
                     // secret.
                     let variable = name_for(&variable_base(key), &old, known, &mut assigned, false);
                     moved.push((field_findings[0], variable.clone(), old.clone()));
-                    placeholder::placeholder(&variable)
+                    expansion::placeholder(&variable)
                 }
                 _ => {
                     let json = matches!(field, Field::Env(_));
@@ -221,10 +221,7 @@ pub fn plan(
                         }
                         let variable =
                             name_for(&base, &finding.secret, known, &mut assigned, remote);
-                        new.replace_range(
-                            finding.span.clone(),
-                            &placeholder::placeholder(&variable),
-                        );
+                        new.replace_range(finding.span.clone(), &expansion::placeholder(&variable));
                         replaced_from = finding.span.start;
                         moved.push((finding, variable, finding.secret.clone()));
                     }
@@ -438,7 +435,7 @@ fn name_for(
 
 /// A variable name from an env key: kept when valid, else made valid.
 fn variable_base(key: &str) -> String {
-    if placeholder::is_variable_name(key) {
+    if expansion::is_variable_name(key) {
         key.to_string()
     } else {
         screaming_snake(key)
@@ -502,7 +499,7 @@ fn arg_flag(entry: &ServerEntry, index: usize, finding: &Finding) -> Option<Stri
 
 /// `my-server.name` → `MY_SERVER_NAME`; a leading digit gets `_`.
 fn screaming_snake(text: &str) -> String {
-    crate::placeholder::variable_name_from(text).unwrap_or_else(|| "SECRET".to_string())
+    crate::config::expansion::variable_name_from(text).unwrap_or_else(|| "SECRET".to_string())
 }
 
 /// The lines `.env.example` should have: every variable referenced by
@@ -526,7 +523,7 @@ pub fn example_variables<'a>(
             .map(|template| templates::declared_variables(template, server))
             .unwrap_or_default();
         for (_, value) in entry.expandable_fields() {
-            for reference in placeholder::references(value) {
+            for reference in expansion::references(value) {
                 let known = seen.entry(reference.name.clone()).or_insert_with(|| {
                     order.push(reference.name.clone());
                     Seen {

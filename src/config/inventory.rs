@@ -10,13 +10,14 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::approval::{Approval, ApprovalPolicy};
-use crate::document::JsonDocument;
-use crate::error::ConfigError;
-use crate::fsx;
-use crate::locate::{Locations, MAX_PROJECT_FILE_BYTES};
-use crate::model::{Field, ServerEntry};
-use crate::scope::Scope;
+use crate::config::approval::{Approval, ApprovalPolicy};
+use crate::config::error::ConfigError;
+use crate::config::json_files::{CLAUDE_JSON_EXPAND, check_project_file_size, load_document};
+use crate::config::locate::Locations;
+use crate::config::model::{Field, ServerEntry};
+use crate::config::scope::Scope;
+use crate::mechanics::document::JsonDocument;
+use crate::mechanics::fsx;
 
 pub use loader::Loading;
 
@@ -426,10 +427,6 @@ impl Inventory {
     }
 }
 
-/// The root members of `~/.claude.json` worth reading in the first pass:
-/// `projects` holds the local scope, and is most of the file.
-pub const CLAUDE_JSON_EXPAND: &[&str] = &["projects"];
-
 /// Notes about an entry Claude Code loads: an empty `url`, and
 /// placeholder forms it never expands.
 fn entry_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
@@ -465,14 +462,14 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
                     .collect()
             })
             .unwrap_or_default();
-        crate::placeholder::script_arguments(entry.command().unwrap_or_default(), &args)
+        crate::config::expansion::script_arguments(entry.command().unwrap_or_default(), &args)
     };
     entry
         .expandable_fields()
         .into_iter()
         .filter(|(field, _)| !matches!(field, Field::Arg(index) if scripts.contains(index)))
         .flat_map(|(field, value)| {
-            crate::placeholder::unsupported_forms(value)
+            crate::config::expansion::unsupported_forms(value)
                 .into_iter()
                 .map(move |form| Note {
                     path: path.to_path_buf(),
@@ -484,84 +481,6 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
                 })
         })
         .collect()
-}
-
-/// Reads and parses a JSON config file; `None` when it does not exist. Only
-/// a regular file is read ([`ConfigError::NotRegular`] otherwise, never
-/// opened); an empty or blank file is an empty document
-/// ([`JsonDocument::is_empty`]). `expand` as in
-/// [`JsonDocument::parse_expanding`].
-pub fn load_document(path: &Path, expand: &[&str]) -> Result<Option<JsonDocument>, ConfigError> {
-    let text = fsx::read_if_exists(path).map_err(|source| ConfigError::read(path, source))?;
-    text.map(|text| parse_document(path, text, expand))
-        .transpose()
-}
-
-/// Parses the text an edit starts from: `original` as read (`None`: the
-/// file does not exist, so the edit creates it). A file that exists but is
-/// empty or blank is refused ([`ConfigError::Empty`]): Claude Code reports an
-/// empty `~/.claude.json` as corrupted, and reads an empty `.mcp.json` as
-/// `{}`, but an empty file is as likely one truncated by accident (`jq …
-/// .mcp.json > .mcp.json`), and mcpenv never writes over what it cannot
-/// read as meant.
-pub fn parse_for_edit(
-    path: &Path,
-    original: Option<String>,
-    expand: &[&str],
-) -> Result<JsonDocument, ConfigError> {
-    let existed = original.is_some();
-    let document = parse_document(path, original.unwrap_or_default(), expand)?;
-    if existed && document.is_empty() {
-        return Err(ConfigError::Empty {
-            path: path.to_path_buf(),
-            claude_refuses: !is_project_file(path),
-        });
-    }
-    Ok(document)
-}
-
-fn is_project_file(path: &Path) -> bool {
-    path.file_name().is_some_and(|name| name == ".mcp.json")
-}
-
-/// Refuses a project file of `size` bytes (as it is, or as an edit would
-/// leave it) that Claude Code would skip: over [`MAX_PROJECT_FILE_BYTES`].
-pub fn check_project_file_size(path: &Path, size: u64) -> Result<(), ConfigError> {
-    if size > MAX_PROJECT_FILE_BYTES {
-        return Err(ConfigError::TooLarge {
-            path: path.to_path_buf(),
-            size,
-            limit: MAX_PROJECT_FILE_BYTES,
-        });
-    }
-    Ok(())
-}
-
-/// Parses `text` read from `path`, naming the file in any error.
-pub fn parse_document(
-    path: &Path,
-    text: String,
-    expand: &[&str],
-) -> Result<JsonDocument, ConfigError> {
-    JsonDocument::parse_expanding(text, expand).map_err(|error| document_error(path, error))
-}
-
-/// Names the file in a document error.
-pub fn document_error(path: &Path, error: crate::document::DocumentError) -> ConfigError {
-    match error {
-        crate::document::DocumentError::Syntax(syntax) => ConfigError::Syntax {
-            path: path.to_path_buf(),
-            line: syntax.line,
-            column: syntax.column,
-            message: syntax.message,
-        },
-        crate::document::DocumentError::Shape(shape) => ConfigError::shape(path, &shape),
-        crate::document::DocumentError::Overlap => ConfigError::Shape {
-            path: path.to_path_buf(),
-            detail: "mcpenv planned two overlapping changes (a bug; nothing was written)"
-                .to_string(),
-        },
-    }
 }
 
 /// The servers of the object at `object_path` as written, duplicates
@@ -585,8 +504,8 @@ pub fn servers_at(
             pointer_path.push(&name);
             ConfigError::TooDeep {
                 path: path.to_path_buf(),
-                pointer: crate::document::pointer(&pointer_path),
-                limit: crate::document::MAX_DEPTH,
+                pointer: crate::mechanics::document::pointer(&pointer_path),
+                limit: crate::mechanics::document::MAX_DEPTH,
             }
         })?;
         match servers.iter_mut().find(|(existing, _)| *existing == name) {
@@ -631,7 +550,9 @@ fn approval_keys(
 /// The names in the project entry's `disabledMcpServers`, which Claude Code
 /// compares as written (no normalisation, case-sensitive).
 fn disabled_servers(project_entry: Option<&Value>) -> Vec<String> {
-    crate::model::string_list(project_entry.and_then(|entry| entry.get("disabledMcpServers")))
+    crate::config::model::string_list(
+        project_entry.and_then(|entry| entry.get("disabledMcpServers")),
+    )
 }
 
 /// Reads one project file as Claude Code does: a file that is not regular

@@ -18,7 +18,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsx::{self, NewMode};
+use crate::mechanics::fsx::{self, NewMode};
 
 /// How many edits are kept.
 pub const KEPT_EDITS: usize = 20;
@@ -388,12 +388,18 @@ fn holds_secret(bytes: &[u8], secret: &str) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
-    crate::dotenv::DotEnv::parse(Path::new(""), text.to_string())
-        .entries
-        .iter()
-        .any(|(_, value)| value.contains(secret))
+    dotenv_values_hold(text, secret)
         || serde_json::from_str::<serde_json::Value>(text)
             .is_ok_and(|document| json_holds(&document, secret))
+}
+
+/// Whether a value of `text`, read as a dotenv file, holds `secret`. Read
+/// with dotenvy itself (the journal sits below mcpenv's own dotenv module):
+/// a line it cannot read is skipped, as the raw byte search above covers it.
+fn dotenv_values_hold(text: &str, secret: &str) -> bool {
+    dotenvy::from_read_iter(text.as_bytes())
+        .filter_map(Result::ok)
+        .any(|(_, value)| value.contains(secret))
 }
 
 /// Whether a string anywhere in `value` (a key or a value) holds `secret`.

@@ -32,7 +32,7 @@ pub fn standing(file: &Path) -> Standing {
         return Standing::Outside;
     };
     let code = |args: &[&str]| {
-        crate::git::command(dir)
+        crate::mechanics::git::command(dir)
             .args(args)
             .arg("--")
             .arg(name)
@@ -49,6 +49,23 @@ pub fn standing(file: &Path) -> Standing {
         Some(0) => Standing::Ignored,
         Some(1) => Standing::Unignored,
         _ => Standing::Outside,
+    }
+}
+
+/// Whether git ignores `file` in the repository at `root`; `None` when git
+/// cannot tell (not installed, not a repository).
+pub fn git_ignores(root: &Path, file: &Path) -> Option<bool> {
+    let status = crate::mechanics::git::command(root)
+        .args(["check-ignore", "-q", "--no-index", "--"])
+        .arg(file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    match status.code() {
+        Some(0) => Some(true),
+        Some(1) => Some(false),
+        _ => None,
     }
 }
 

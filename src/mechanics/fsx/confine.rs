@@ -3,7 +3,7 @@
 //! committed symbolic link (`.env` → `~/.bashrc`, `.codex` → `~/.codex`)
 //! would otherwise carry mcpenv's writes, and its reads, out of it.
 //!
-//! [`crate::locate::Locations::discover`] registers each project's
+//! [`crate::config::locate::Locations::discover`] registers each project's
 //! repository ([`confine`]), and the one resolution every writer and reader
 //! goes through ([`super::resolve_symlinks`], [`super::open_regular`]) asks
 //! [`check`]: so no writer can forget the rule. The registry is

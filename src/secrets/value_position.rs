@@ -10,7 +10,7 @@ use std::ops::Range;
 use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
 
-use crate::model::Field;
+use crate::config::model::Field;
 
 /// A stretch of a file's text: 1-based lines and columns, columns counted in
 /// Unicode code points (SARIF's `unicodeCodePoints`); the end is exclusive.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::value_position::Position;
+use crate::secrets::value_position::Position;
 
 /// The OASIS schema the log declares.
 pub const SCHEMA: &str =

@@ -182,7 +182,7 @@ pub fn open_regular(path: &Path) -> io::Result<Option<File>> {
 /// See [`open_regular`] for what is refused.
 pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
     // A dry run reads what its own earlier steps would have written.
-    if let Some(previewed) = crate::edits::previewed(path) {
+    if let Some(previewed) = crate::mechanics::edits::previewed(path) {
         return Ok(previewed.map(String::into_bytes));
     }
     let Some(mut file) = open_regular(path)? else {
@@ -326,18 +326,18 @@ pub fn edit_text<E>(
     mut change: impl FnMut(Option<&str>) -> Result<Option<String>, E>,
 ) -> Result<bool, TextEditError<E>> {
     let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         let old = read_if_exists(&resolved).map_err(TextEditError::Read)?;
         let Some(new) = change(old.as_deref()).map_err(TextEditError::Change)? else {
             return Ok(false);
         };
-        let change = crate::diff::FileChange {
+        let change = crate::mechanics::diff::FileChange {
             path: path.to_path_buf(),
             before: old,
             after: Some(new),
         };
         let changed = change.changes();
-        crate::edits::preview(&resolved, change);
+        crate::mechanics::edits::preview(&resolved, change);
         return Ok(changed);
     }
     let _lock =
@@ -359,7 +359,7 @@ pub fn edit_text<E>(
         .map_err(TextEditError::Write)?;
         if verified.is_ok() {
             drop(_lock);
-            crate::edits::written(&resolved, old.as_deref(), &[new.as_bytes()]);
+            crate::mechanics::edits::written(&resolved, old.as_deref(), &[new.as_bytes()]);
             return Ok(true);
         }
     }

@@ -4,13 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::claude_settings::{Gate, SettingsError};
-use crate::diff::FileChange;
+use crate::config::claude_settings::{Gate, SettingsError};
+use crate::config::store::{self, Progress};
 use crate::envfiles::{self, EnvFiles};
-use crate::extract::ExtractionPlan;
-use crate::ops::extraction::env_error;
+use crate::mechanics::diff::FileChange;
+use crate::ops::extraction_inputs::env_error;
 use crate::ops::{Context, Error, Kind};
-use crate::store::{self, Progress};
+use crate::secrets::extraction_plan::ExtractionPlan;
 
 /// The refusal to write `.claude/settings.local.json` where Claude Code
 /// would ignore it (`gate`), with what to do about it.
@@ -42,7 +42,7 @@ pub fn settings_ignored(ctx: &Context, gate: Gate) -> Error {
 pub fn save_project_env(
     ctx: &Context,
     values: &[(String, String)],
-    example: &[crate::dotenv::ExampleLine],
+    example: &[crate::envfiles::dotenv::ExampleLine],
     force: bool,
 ) -> Result<Vec<PathBuf>, Error> {
     let mut progress = Progress::default();
@@ -58,7 +58,7 @@ pub fn save_project_env(
 /// refused before any is written.
 pub fn begin_writes(
     ctx: &Context,
-    env: Option<(&ExtractionPlan, &[crate::dotenv::ExampleLine])>,
+    env: Option<(&ExtractionPlan, &[crate::envfiles::dotenv::ExampleLine])>,
     configs: &[&Path],
 ) -> Result<Progress, Error> {
     let mut progress = Progress::default();
@@ -97,7 +97,7 @@ pub fn check_confined<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Resul
 fn saves_project(
     ctx: &Context,
     plan: &ExtractionPlan,
-    example: &[crate::dotenv::ExampleLine],
+    example: &[crate::envfiles::dotenv::ExampleLine],
 ) -> bool {
     let user = ctx.user_env_file();
     !example.is_empty() || plan.moves.iter().any(|moved| moved.env_file != user)
@@ -110,7 +110,7 @@ fn saves_project(
 pub fn save_plan_env_with(
     ctx: &Context,
     plan: &ExtractionPlan,
-    example: &[crate::dotenv::ExampleLine],
+    example: &[crate::envfiles::dotenv::ExampleLine],
     force: bool,
     progress: &mut Progress,
 ) -> Result<(), Error> {
@@ -134,7 +134,7 @@ pub fn save_plan_env_with(
 pub fn preview_plan_env(
     ctx: &Context,
     plan: &ExtractionPlan,
-    example: &[crate::dotenv::ExampleLine],
+    example: &[crate::envfiles::dotenv::ExampleLine],
 ) -> Result<Vec<FileChange>, Error> {
     let user = ctx.user_env_file();
     let mut changes = Vec::new();
@@ -157,7 +157,7 @@ pub fn preview_plan_env(
 pub fn save_project_env_with(
     ctx: &Context,
     values: &[(String, String)],
-    example: &[crate::dotenv::ExampleLine],
+    example: &[crate::envfiles::dotenv::ExampleLine],
     force: bool,
     progress: &mut Progress,
 ) -> Result<(), Error> {

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::error::ConfigError;
-use crate::fsx::{self, NewMode, TextEditError};
+use crate::config::error::ConfigError;
+use crate::mechanics::fsx::{self, NewMode, TextEditError};
 
 /// The file's name in Claude Code's data directory.
 pub const FILE_NAME: &str = ".credentials.json";
@@ -92,7 +92,7 @@ pub fn save_client_secret(
         path: path.to_path_buf(),
         source,
     };
-    let previewing = crate::edits::previewing();
+    let previewing = crate::mechanics::edits::previewing();
     if let Some(parent) = path.parent().filter(|_| !previewing) {
         fs::create_dir_all(parent).map_err(write_error)?;
     }

@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::git_files::Standing;
-use crate::keychain;
+use crate::mechanics::git_files::Standing;
+use crate::stores::keychain;
 
 /// Where a reference says the value is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -111,7 +111,9 @@ pub struct ResolveError {
 /// person agrees to into `.env`); that copy is the confirmation. A value
 /// that is no reference, and a file outside git, are always fine.
 pub fn confirmed(file: &Path, name: &str, value: &str) -> Result<(), ResolveError> {
-    if manager_of(value).is_none() || crate::git_files::standing(file) != Standing::Tracked {
+    if manager_of(value).is_none()
+        || crate::mechanics::git_files::standing(file) != Standing::Tracked
+    {
         return Ok(());
     }
     Err(unconfirmed(file, name, value))
@@ -123,18 +125,18 @@ fn unconfirmed(file: &Path, name: &str, value: &str) -> ResolveError {
     ResolveError {
         message: format!(
             "is a reference (`{}`) in a file git tracks: the repository chose it, and mcpenv reads no such reference before you make it yours",
-            crate::display::escape(value)
+            crate::mechanics::display::escape(value)
         ),
         hint: format!(
             "if it is yours to use, copy the line `{}=…` into `{}` (which git must not track), or set your own value there",
-            crate::display::escape(name),
+            crate::mechanics::display::escape(name),
             local.display()
         ),
     }
 }
 
 /// What learns each secret a reference resolves to, so no output shows it
-/// whole (the shield of `crate::redact`, which sits above this module).
+/// whole (the shield of `crate::secrets::redact`, which sits above this module).
 pub trait LearnsSecrets: Send + Sync {
     /// Learns `secret`.
     fn learn_secret(&self, secret: &str);
@@ -171,10 +173,9 @@ impl Resolver {
     ) -> Option<Result<String, ResolveError>> {
         manager_of(value)?;
         if let Some(file) = file {
-            let tracked = *self
-                .tracked
-                .entry(file.to_path_buf())
-                .or_insert_with(|| crate::git_files::standing(file) == Standing::Tracked);
+            let tracked = *self.tracked.entry(file.to_path_buf()).or_insert_with(|| {
+                crate::mechanics::git_files::standing(file) == Standing::Tracked
+            });
             if tracked {
                 return Some(Err(unconfirmed(file, name, value)));
             }
@@ -313,7 +314,7 @@ fn op_message(stderr: &str) -> String {
             }
         })
         .unwrap_or(line);
-    let mut message = crate::display::escape(message).into_owned();
+    let mut message = crate::mechanics::display::escape(message).into_owned();
     if message.chars().count() > 300 {
         message = message.chars().take(300).collect::<String>() + "…";
     }
@@ -393,7 +394,7 @@ mod tests {
 
     #[test]
     fn a_reference_is_resolved_once() {
-        let mut resolver = Resolver::new(Arc::new(crate::redact::Shield::default()));
+        let mut resolver = Resolver::new(Arc::new(crate::secrets::redact::Shield::default()));
         assert_eq!(resolver.resolve("plain"), None);
         assert_eq!(resolver.value_of("plain"), Ok("plain".to_string()));
         let first = resolver.resolve("encrypted:abc");

@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::string::FromUtf8Error;
 
-use crate::placeholder::is_variable_name;
+use crate::config::expansion::is_variable_name;
 
 /// Reading a `.env` file failed.
 #[derive(Debug, thiserror::Error)]
@@ -28,7 +28,7 @@ pub enum DotEnvError {
         /// The path.
         path: PathBuf,
         /// What is there instead.
-        kind: crate::fsx::FileKind,
+        kind: crate::mechanics::fsx::FileKind,
     },
     /// The file exists but could not be read.
     #[error("failed to read `{}`", path.display())]
@@ -137,7 +137,7 @@ impl DotEnv {
 /// [`DotEnvError::NotRegular`], and is never opened for a read that could
 /// block.
 pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
-    let bytes = match crate::fsx::read_regular(path) {
+    let bytes = match crate::mechanics::fsx::read_regular(path) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => {
             return Ok(DotEnv {
@@ -148,16 +148,18 @@ pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
             });
         }
         Err(source) => {
-            return Err(match crate::fsx::NotRegularFile::in_io(&source) {
-                Some(not_regular) => DotEnvError::NotRegular {
-                    path: path.to_owned(),
-                    kind: not_regular.kind,
+            return Err(
+                match crate::mechanics::fsx::NotRegularFile::in_io(&source) {
+                    Some(not_regular) => DotEnvError::NotRegular {
+                        path: path.to_owned(),
+                        kind: not_regular.kind,
+                    },
+                    None => DotEnvError::Read {
+                        path: path.to_owned(),
+                        source,
+                    },
                 },
-                None => DotEnvError::Read {
-                    path: path.to_owned(),
-                    source,
-                },
-            });
+            );
         }
     };
     let text = String::from_utf8(bytes).map_err(|source| DotEnvError::NotUtf8 {
@@ -655,7 +657,7 @@ fn append_line(text: &mut String, line: &str) {
 /// quote escape to fish and, before the closing quote, to dotenvy's line
 /// joiner. So `it's` is `'it'\''s'` and `C:\dir` is `'C:'\\'dir'`.
 /// Newline and tab are kept (inside the quotes, all readers keep them).
-/// Any other character [`display::is_unsafe`](crate::display::is_unsafe)
+/// Any other character [`display::is_unsafe`](crate::mechanics::display::is_unsafe)
 /// flags (NUL, carriage return, escape, bidirectional controls, …) is
 /// refused: no shell variable holds a NUL, dotenvy drops a carriage return
 /// before a newline, and the rest would reach a terminal raw (mcpenv's
@@ -663,7 +665,7 @@ fn append_line(text: &mut String, line: &str) {
 pub fn quote(value: &str) -> Result<String, QuoteError> {
     if let Some(character) = value
         .chars()
-        .find(|&c| crate::display::is_unsafe(c) && c != '\n' && c != '\t')
+        .find(|&c| crate::mechanics::display::is_unsafe(c) && c != '\n' && c != '\t')
     {
         return Err(QuoteError::ControlCharacter { character });
     }
@@ -891,7 +893,8 @@ pub fn example_with(existing: &str, variables: &[ExampleLine]) -> String {
     let references: Vec<(String, String)> = variables
         .iter()
         .filter(|line| {
-            crate::references::manager_of(&line.value).is_some_and(|manager| manager.shared())
+            crate::stores::references::manager_of(&line.value)
+                .is_some_and(|manager| manager.shared())
                 && existing_pairs
                     .iter()
                     .any(|(name, value)| *name == line.name && value.is_empty())
@@ -906,14 +909,14 @@ pub fn example_with(existing: &str, variables: &[ExampleLine]) -> String {
 
 /// Whether a project-root `.gitignore` ignores the `.env` file next to it.
 pub fn ignores_dotenv(gitignore: &str) -> bool {
-    crate::gitignore::ignores(gitignore, ".env")
+    crate::mechanics::gitignore::ignores(gitignore, ".env")
 }
 
 /// The `.gitignore` text with a `.env` line added, or `None` when `existing`
 /// already ignores `.env`; `existing` is `None` when there is no
 /// `.gitignore` yet.
 pub fn gitignore_with_dotenv(existing: Option<&str>) -> Option<String> {
-    crate::gitignore::with_entry(existing, ".env")
+    crate::mechanics::gitignore::with_entry(existing, ".env")
 }
 
 #[cfg(test)]
@@ -1528,9 +1531,10 @@ mod tests {
                 .prop_map(str::to_owned),
                 "[a-zA-Z0-9_]{1,4}",
                 any::<char>()
-                    .prop_filter("rejected by quote", |c| !crate::display::is_unsafe(*c)
-                        || *c == '\n'
-                        || *c == '\t')
+                    .prop_filter(
+                        "rejected by quote",
+                        |c| !crate::mechanics::display::is_unsafe(*c) || *c == '\n' || *c == '\t'
+                    )
                     .prop_map(String::from),
             ];
             prop::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())

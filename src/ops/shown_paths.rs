@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use crate::config::scope::Scope;
 use crate::ops::Context;
-use crate::scope::Scope;
 
 /// How a scope's file is shown: local entries also name the project key.
 pub fn scope_file(ctx: &Context, scope: Scope, path: &Path) -> String {
@@ -34,7 +34,7 @@ pub fn written(path: &Path) -> String {
 /// through a symbolic link: " (→ `target`)", the target named by `shown`;
 /// empty for any other file.
 pub fn link_note(path: &Path, shown: impl Fn(&Path) -> String) -> String {
-    crate::fsx::link_target(path)
+    crate::mechanics::fsx::link_target(path)
         .map_or_else(String::new, |target| format!(" (→ `{}`)", shown(&target)))
 }
 
@@ -48,7 +48,7 @@ pub fn shown_path(ctx: &Context, path: &Path) -> String {
     // A monorepo root's `.env` seen from a package: `../../.env`.
     if let (Some(root), Some(dir)) = (&locations.git_root, path.parent())
         && dir.starts_with(root)
-        && let Some(name) = crate::locate::upward_name(path, &locations.working_dir)
+        && let Some(name) = crate::config::locate::upward_name(path, &locations.working_dir)
     {
         return name;
     }
@@ -56,7 +56,10 @@ pub fn shown_path(ctx: &Context, path: &Path) -> String {
 }
 
 /// Each move's dotenv file as shown, for [`write_moves`].
-pub fn shown_env_files(ctx: &Context, moves: &[crate::extract::Move]) -> Vec<String> {
+pub fn shown_env_files(
+    ctx: &Context,
+    moves: &[crate::secrets::extraction_plan::Move],
+) -> Vec<String> {
     moves
         .iter()
         .map(|moved| shown_env_file(ctx, &moved.env_file))

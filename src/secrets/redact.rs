@@ -18,10 +18,10 @@ use base64::Engine as _;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
-use crate::model::{Field, ServerEntry};
-use crate::placeholder;
-use crate::references::Manager;
+use crate::config::expansion;
+use crate::config::model::{Field, ServerEntry};
 use crate::secrets;
+use crate::stores::references::Manager;
 
 /// Masks a value: the first and last 4 characters of values of 16 or more
 /// characters (`ghp_…9f3a`), `****` for shorter ones.
@@ -82,7 +82,7 @@ impl Redactor {
         if let Ok(json) = serde_json::to_string(secret) {
             forms.push(json[1..json.len() - 1].to_string());
         }
-        forms.push(crate::display::escape(secret).into_owned());
+        forms.push(crate::mechanics::display::escape(secret).into_owned());
         forms.push(utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string());
         forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
         forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
@@ -138,7 +138,7 @@ impl Redactor {
     }
 
     /// Learns every secret `scan` finds in every scope's servers.
-    pub fn learn_inventory(&mut self, inventory: &crate::layered::Inventory) {
+    pub fn learn_inventory(&mut self, inventory: &crate::config::inventory::Inventory) {
         for entry in &inventory.entries {
             self.learn_entry(&entry.entry);
         }
@@ -147,7 +147,7 @@ impl Redactor {
     /// Learns the secrets among the values of `.env`, `.env.local`, the
     /// user's store, `.env.example`, Claude Code's settings `env` and the
     /// environment.
-    pub fn learn_sources(&mut self, sources: &crate::check::EnvSources) {
+    pub fn learn_sources(&mut self, sources: &crate::envfiles::sources::EnvSources) {
         let examples = sources.projects.iter().map(|project| &project.example);
         for file in sources.dotenv_files().into_iter().chain(examples) {
             for (name, value) in &file.entries {
@@ -155,7 +155,7 @@ impl Redactor {
                 // `op://…`) and is shown as such; the value it stands for
                 // is learnt when it is read. Ciphertext stays masked.
                 if matches!(
-                    crate::references::manager_of(value),
+                    crate::stores::references::manager_of(value),
                     Some(Manager::Keychain | Manager::OnePassword)
                 ) {
                     continue;
@@ -203,7 +203,7 @@ impl Redactor {
             }
         }
         for (_, text) in entry.expandable_fields() {
-            for reference in placeholder::references(text) {
+            for reference in expansion::references(text) {
                 if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
                     self.learn_env(&reference.name, &default);
                 }
@@ -455,7 +455,7 @@ pub struct Shield {
     learned_sources: AtomicBool,
 }
 
-impl crate::references::LearnsSecrets for Shield {
+impl crate::stores::references::LearnsSecrets for Shield {
     fn learn_secret(&self, secret: &str) {
         self.learn(|redactor| redactor.learn(secret));
     }
@@ -476,7 +476,7 @@ impl Shield {
     }
 
     /// Learns every secret `scan` finds in every scope.
-    pub fn learn_inventory(&self, inventory: &crate::layered::Inventory) {
+    pub fn learn_inventory(&self, inventory: &crate::config::inventory::Inventory) {
         self.redactor().learn_inventory(inventory);
         self.learned_inventory.store(true, Ordering::Relaxed);
     }
@@ -484,7 +484,7 @@ impl Shield {
     /// Learns the secrets among the values of `.env`, `.env.local`, the
     /// user's store, `.env.example`, Claude Code's settings `env` and the
     /// environment.
-    pub fn learn_sources(&self, sources: &crate::check::EnvSources) {
+    pub fn learn_sources(&self, sources: &crate::envfiles::sources::EnvSources) {
         self.redactor().learn_sources(sources);
         self.learned_sources.store(true, Ordering::Relaxed);
     }
@@ -500,7 +500,7 @@ impl Shield {
     /// Rendered text made safe: secrets masked, stray controls escaped.
     pub fn clean(&self, rendered: &str) -> String {
         let masked = self.redactor().mask_text(rendered).into_owned();
-        crate::display::escape_stray(&masked).into_owned()
+        crate::mechanics::display::escape_stray(&masked).into_owned()
     }
 
     /// A JSON document with every secret masked (strings stay exact
@@ -586,10 +586,10 @@ mod tests {
 
     #[test]
     fn dotenv_references_are_no_secrets() {
-        let sources = crate::check::EnvSources {
+        let sources = crate::envfiles::sources::EnvSources {
             process: std::collections::BTreeMap::new(),
             projects: Vec::new(),
-            user_dotenv: crate::dotenv::DotEnv::parse(
+            user_dotenv: crate::envfiles::dotenv::DotEnv::parse(
                 std::path::Path::new("/home/u/.config/mcpenv/.env"),
                 "SENTRY_TOKEN=keychain:github.com/acme/widgets/SENTRY_TOKEN\n\
                  LINEAR_API_KEY=op://Engineering/Linear/credential\n\

@@ -119,13 +119,13 @@ pub fn get(account: &str) -> Result<String, KeychainError> {
 
 /// Keeps `value` for `account`, replacing what it held.
 pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
-    if crate::edits::previewing() {
-        crate::edits::preview_elsewhere(format!(
+    if crate::mechanics::edits::previewing() {
+        crate::mechanics::edits::preview_elsewhere(format!(
             "keep a value in the system keychain as `{account}` (service `{SERVICE}`)"
         ));
         return Ok(());
     }
-    crate::edits::keep_no_copies_of(NO_COPIES, value);
+    crate::mechanics::edits::keep_no_copies_of(NO_COPIES, value);
     let (account, value) = (account.to_string(), value.to_string());
     with_deadline(move || {
         entry(&account)?
@@ -136,16 +136,16 @@ pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
 
 /// Deletes the entry for `account`; whether there was one.
 pub fn delete(account: &str) -> Result<bool, KeychainError> {
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         let exists = get(account).is_ok();
         if exists {
-            crate::edits::preview_elsewhere(format!(
+            crate::mechanics::edits::preview_elsewhere(format!(
                 "delete the keychain entry `{account}` (service `{SERVICE}`)"
             ));
         }
         return Ok(exists);
     }
-    crate::edits::keep_no_copies(NO_COPIES_DELETE);
+    crate::mechanics::edits::keep_no_copies(NO_COPIES_DELETE);
     let account = account.to_string();
     with_deadline(move || match entry(&account)?.delete_credential() {
         Ok(()) => Ok(true),
@@ -215,7 +215,8 @@ fn unreachable_service(detail: &str) -> bool {
 
 /// Platform messages can run over several lines; errors are one line.
 fn one_line(text: &str) -> String {
-    crate::display::escape(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned()
+    crate::mechanics::display::escape(&text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .into_owned()
 }
 
 /// The project part of the accounts for the dotenv files of `dir`: its git
@@ -224,7 +225,7 @@ fn one_line(text: &str) -> String {
 pub fn project_part(dir: &Path) -> String {
     let dir = dunce::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let git = |args: &[&str]| -> Option<String> {
-        let output = crate::git::command(&dir)
+        let output = crate::mechanics::git::command(&dir)
             .args(args)
             .stderr(Stdio::null())
             .output()

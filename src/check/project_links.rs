@@ -1,14 +1,14 @@
 //! The repository's files that are symbolic links leading where mcpenv
 //! will not follow them: out of the repository (mcpenv neither reads nor
-//! writes them, [`crate::fsx::confine`]), or, for a file that holds
+//! writes them, [`crate::mechanics::fsx::confine`]), or, for a file that holds
 //! secrets, to a file of the repository git does not ignore. What `check`
 //! and `doctor` report about them.
 
 use std::path::{Path, PathBuf};
 
 use crate::check::{Finding, Severity};
+use crate::config::locate::Locations;
 use crate::envfiles::{self, EnvFilesError};
-use crate::locate::Locations;
 
 /// The dotenv files that hold secrets (`.env.example` holds names only).
 const SECRET_FILES: [&str; 2] = [".env", ".env.local"];

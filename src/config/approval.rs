@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::locate::Locations;
+use crate::config::locate::Locations;
 
 /// A project server's approval state in Claude Code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -151,9 +151,10 @@ impl ApprovalPolicy {
 /// `.claude/settings.local.json` only in a trusted folder (or an ancestor's
 /// trust; this checks the project's own entry only).
 pub fn project_trusted(locations: &Locations) -> bool {
-    let Ok(Some(document)) =
-        crate::layered::load_document(&locations.claude_json, crate::layered::CLAUDE_JSON_EXPAND)
-    else {
+    let Ok(Some(document)) = crate::config::json_files::load_document(
+        &locations.claude_json,
+        crate::config::json_files::CLAUDE_JSON_EXPAND,
+    ) else {
         return false;
     };
     document
@@ -166,7 +167,7 @@ pub fn project_trusted(locations: &Locations) -> bool {
 
 impl Decisions {
     fn from_value(source: Source, value: &Value) -> Self {
-        let names = |key: &str| crate::model::string_list(value.get(key));
+        let names = |key: &str| crate::config::model::string_list(value.get(key));
         Self {
             source,
             enabled: names("enabledMcpjsonServers"),
@@ -179,7 +180,7 @@ impl Decisions {
 }
 
 fn read_settings(path: &Path) -> Result<Option<Value>, String> {
-    let text = match crate::fsx::read_if_exists(path) {
+    let text = match crate::mechanics::fsx::read_if_exists(path) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(None),
         Err(error) => return Err(format!("cannot be read: {error}")),
@@ -232,13 +233,13 @@ pub fn local_settings_gated(locations: &Locations) -> bool {
 
 /// Whether git tracks `file` (a file the repository itself ships).
 pub fn tracked_by_git(file: &Path) -> bool {
-    crate::git_files::standing(file) == crate::git_files::Standing::Tracked
+    crate::mechanics::git_files::standing(file) == crate::mechanics::git_files::Standing::Tracked
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::Environment;
+    use crate::config::locate::Environment;
     use serde_json::json;
     use std::fs;
 

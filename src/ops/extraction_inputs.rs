@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::dotenv::DotEnv;
+use crate::config::scope::Scope;
+use crate::config::store::Target;
 use crate::envfiles::EnvFilesError;
-use crate::extract::{ExtractError, KnownValues};
+use crate::envfiles::dotenv::DotEnv;
 use crate::ops::{Context, Error, Kind};
-use crate::scope::Scope;
-use crate::store::Target;
+use crate::secrets::extraction_plan::{ExtractError, KnownValues};
 
 /// The write target of a definition found in `file`.
 pub fn target_of(ctx: &Context, scope: Scope, file: &std::path::Path) -> Target {

@@ -8,13 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::approval;
-use crate::document::{DocumentError, JsonDocument, pretty};
-use crate::envfiles;
-use crate::error::ConfigError;
-use crate::fsx::{self, NewMode, TextEditError};
-use crate::layered::document_error;
-use crate::locate::Locations;
+use crate::config::approval;
+use crate::config::error::ConfigError;
+use crate::config::json_files::document_error;
+use crate::config::locate::Locations;
+use crate::mechanics::document::{DocumentError, JsonDocument, pretty};
+use crate::mechanics::fsx::{self, NewMode, TextEditError};
 
 /// Why Claude Code ignores `.claude/settings.local.json` in a project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,7 +203,7 @@ fn keep_out_of_git(
     path: &Path,
     saved: &mut Saved,
 ) -> Result<(), ConfigError> {
-    let Some((exclude, top)) = crate::locate::git_exclude(&locations.working_dir) else {
+    let Some((exclude, top)) = crate::config::locate::git_exclude(&locations.working_dir) else {
         // Outside any repository there is no git to keep it out of.
         saved.not_excluded = locations.git_root.is_some();
         return Ok(());
@@ -221,18 +220,18 @@ fn keep_out_of_git(
         })
         .unwrap_or_else(|_| ".claude/settings.local.json".to_string());
     // Where git cannot tell (not installed), the top `.gitignore` decides.
-    let ignored = envfiles::git_ignores(&top, path).unwrap_or_else(|| {
+    let ignored = crate::mechanics::git_files::git_ignores(&top, path).unwrap_or_else(|| {
         fsx::read_if_exists(&top.join(".gitignore"))
             .ok()
             .flatten()
-            .is_some_and(|text| crate::gitignore::ignores(&text, &relative))
+            .is_some_and(|text| crate::mechanics::gitignore::ignores(&text, &relative))
     });
     if ignored {
         return Ok(());
     }
     create_parent(&exclude)?;
     if edit(locations, &exclude, NewMode::Umasked(0o644), |old| {
-        Ok(crate::gitignore::with_entry(old, &relative))
+        Ok(crate::mechanics::gitignore::with_entry(old, &relative))
     })? {
         saved.written.push(exclude);
     }
@@ -241,7 +240,7 @@ fn keep_out_of_git(
 
 /// Creates the directory `path` is written in, if missing.
 fn create_parent(path: &Path) -> Result<(), ConfigError> {
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         return Ok(());
     }
     match path.parent() {
@@ -451,7 +450,7 @@ pub fn without_choices(path: &Path, existing: Option<&str>) -> Result<Option<Str
 
 /// Whether the rules of a `.gitignore` text ignore the file at `relative`.
 pub fn gitignore_ignores(text: &str, relative: &str) -> bool {
-    crate::gitignore::ignores(text, relative)
+    crate::mechanics::gitignore::ignores(text, relative)
 }
 
 /// [`fsx::edit_text`] with its errors as [`ConfigError`] (a running Claude
@@ -481,7 +480,7 @@ fn edit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::Environment;
+    use crate::config::locate::Environment;
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         list.iter()

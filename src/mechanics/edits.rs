@@ -1,12 +1,12 @@
 //! One command's changes to files, gathered in one place. Every write of a
 //! config or dotenv file passes through the two writers (`store`'s edit and
-//! [`crate::fsx::edit_text`]), and they report here, so that
+//! [`crate::mechanics::fsx::edit_text`]), and they report here, so that
 //! - a dry run shows each change as a diff instead of making it (the
 //!   writers ask [`previewing`] and hand the change to [`preview`]; later
 //!   reads of the same file see the previewed text, so a command that
 //!   writes a file twice previews what it would really write), and
 //! - a real run keeps each file's previous bytes in the undo journal
-//!   ([`crate::journal`]), for `mcpenv undo`.
+//!   ([`crate::mechanics::journal`]), for `mcpenv undo`.
 //!
 //! The session is process-wide: a command runs once per process, and its
 //! writes may happen on any thread. Without a session (library use, unit
@@ -15,8 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use crate::diff::FileChange;
-use crate::journal::{self, Journal};
+use crate::mechanics::diff::FileChange;
+use crate::mechanics::journal::{self, Journal};
 
 /// What a session does with the writes that pass through it.
 enum Session {

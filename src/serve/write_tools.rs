@@ -9,13 +9,13 @@ use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
 use super::fence::fence;
-use crate::diff::FileChange;
-use crate::model::{self, Transport};
+use crate::config::model::{self, Transport};
+use crate::config::scope::Scope;
+use crate::mechanics::diff::FileChange;
 use crate::ops::add::{self, AddRequest, Literal, Source};
 use crate::ops::secret_stores::SecretStore;
 use crate::ops::share::{self, ShareRequest};
 use crate::ops::{self, Context, Error};
-use crate::scope::Scope;
 use crate::templates::{self, Choice};
 
 /// Carries out a decided write and says what was done.
@@ -40,7 +40,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
         "user" => Scope::User,
         _ => Scope::Project,
     };
-    let strings = |name: &str| crate::model::string_list(arguments.get(name));
+    let strings = |name: &str| crate::config::model::string_list(arguments.get(name));
     let pairs = |name: &str| -> IndexMap<String, String> {
         arguments
             .get(name)
@@ -122,7 +122,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
     let mut summary = format!(
         "Add the {} MCP server `{name}` to {scope} scope ({}).",
         plan.transport,
-        crate::ops::shown::scope_file(ctx, scope, &plan.target.path)
+        crate::ops::shown_paths::scope_file(ctx, scope, &plan.target.path)
     );
     // What the CLI warns about, the person reads before agreeing.
     for warning in &plan.warnings {
@@ -231,7 +231,7 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
     let summary = format!(
         "Share the MCP server `{name}` from {} scope with the team: it goes into `{}`{}{}.",
         plan.from,
-        crate::ops::shown::shown_path(ctx, plan.project_file()),
+        crate::ops::shown_paths::shown_path(ctx, plan.project_file()),
         match moved {
             0 => String::new(),
             1 => format!(", its secret moved into {into} and replaced by a placeholder"),

@@ -14,16 +14,16 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::diff::FileChange;
-use crate::document::{JsonDocument, Splice, Step};
-use crate::error::{ConfigError, StoreError};
-use crate::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
-use crate::layered::{
+use crate::config::error::{ConfigError, StoreError};
+use crate::config::json_files::{
     CLAUDE_JSON_EXPAND, check_project_file_size, document_error, load_document, parse_for_edit,
 };
-use crate::locate::Locations;
-use crate::model::Field;
-use crate::scope::Scope;
+use crate::config::locate::Locations;
+use crate::config::model::Field;
+use crate::config::scope::Scope;
+use crate::mechanics::diff::FileChange;
+use crate::mechanics::document::{JsonDocument, Splice, Step};
+use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -371,7 +371,7 @@ pub fn remove_server_anywhere(
     name: &str,
 ) -> Result<(Target, Written), StoreError> {
     let project = Target::for_scope(locations, Scope::Project);
-    let in_project = match crate::layered::load_document(&project.path, &[])? {
+    let in_project = match crate::config::json_files::load_document(&project.path, &[])? {
         Some(document) => has_member(&document, &project, name)?,
         None => false,
     };
@@ -604,7 +604,7 @@ pub fn preflight(target: &Target) -> Result<(), StoreError> {
         .map_err(|source| ConfigError::read(&target.path, source))?;
     check_size(&target.path, &resolved)?;
     // A file that cannot be read or parsed is reported by the edit itself.
-    if let Ok(Some(document)) = crate::layered::load_document(&resolved, &[])
+    if let Ok(Some(document)) = crate::config::json_files::load_document(&resolved, &[])
         && lists_servers_at_top_level(&document)
     {
         return Err(StoreError::TopLevelServers {
@@ -622,10 +622,9 @@ fn lists_servers_at_top_level(document: &JsonDocument) -> bool {
         return false;
     };
     document.find_member(&root, "mcpServers").is_none()
-        && document
-            .members(&root)
-            .iter()
-            .any(|member| crate::model::accepted_by_claude(&document.value_at(&member.value_span)))
+        && document.members(&root).iter().any(|member| {
+            crate::config::model::accepted_by_claude(&document.value_at(&member.value_span))
+        })
 }
 
 /// Refuses a `.mcp.json` Claude Code skips for its size, before reading it.
@@ -643,7 +642,7 @@ fn check_size(path: &Path, resolved: &Path) -> Result<(), ConfigError> {
 /// Every edit does this for its own file; commands that may end up writing
 /// nothing call it for the files they would write.
 pub fn tidy(state_dir: &Path, path: &Path) {
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         return;
     }
     let Ok(resolved) = fsx::resolve_symlinks(path) else {
@@ -744,7 +743,7 @@ pub fn put_back(
     expected: impl Fn(Option<&[u8]>) -> bool,
     text: Option<&str>,
 ) -> io::Result<bool> {
-    let previewing = crate::edits::previewing();
+    let previewing = crate::mechanics::edits::previewing();
     let is_claude_json = fsx::resolve_symlinks(&locations.claude_json)
         .is_ok_and(|claude_json| claude_json == resolved);
     let _locks = if previewing {
@@ -765,7 +764,7 @@ pub fn put_back(
     }
     let current = current.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
     if previewing {
-        crate::edits::preview(
+        crate::mechanics::edits::preview(
             resolved,
             FileChange {
                 path: resolved.to_path_buf(),
@@ -866,7 +865,7 @@ fn claude_skeleton(path: &[&str]) -> Map<String, Value> {
     }
 }
 
-fn shape_error(path: &Path, shape: &crate::document::ShapeError) -> StoreError {
+fn shape_error(path: &Path, shape: &crate::mechanics::document::ShapeError) -> StoreError {
     ConfigError::shape(path, shape).into()
 }
 
@@ -1015,7 +1014,7 @@ fn edit_with<E: From<ConfigError>>(
         path: path.clone(),
         source,
     })?;
-    if crate::edits::previewing() {
+    if crate::mechanics::edits::previewing() {
         // A dry run: the same reading and planning, shown, not written.
         let change = preview(target, plan)?;
         let written = Written {
@@ -1024,7 +1023,7 @@ fn edit_with<E: From<ConfigError>>(
             replaced: false,
             changed: change.changes(),
         };
-        crate::edits::preview(&resolved, change);
+        crate::mechanics::edits::preview(&resolved, change);
         return Ok(written);
     }
     let write_error = |source| ConfigError::Write {
@@ -1092,7 +1091,7 @@ fn edit_with<E: From<ConfigError>>(
         // is not kept waiting while it is made.
         drop(_claude_lock);
         drop(_edit_lock);
-        crate::edits::written(&resolved, before, &pieces);
+        crate::mechanics::edits::written(&resolved, before, &pieces);
         drop(pieces);
         drop(change);
         drop(document);
@@ -1144,7 +1143,7 @@ fn kept(path: &Path, expand: &[&str], expect: &[Expect]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locate::{Environment, MAX_PROJECT_FILE_BYTES};
+    use crate::config::locate::{Environment, MAX_PROJECT_FILE_BYTES};
 
     fn locations(root: &Path) -> Locations {
         std::fs::create_dir_all(root.join("project/.git")).unwrap();
