@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::check::{self, CheckReport, EnvSources, Finding, Severity, Status};
 use crate::config::inventory::Inventory;
 use crate::envfiles::dotenv::DotEnvError;
-use crate::ops::{Context, Read};
+use crate::ops::{Context, Loaded};
 use crate::stores::references::Resolver;
 
 /// The outcome of a check.
@@ -47,7 +47,7 @@ pub fn check_environment(
     context: &Context,
     strict: bool,
     server: Option<&str>,
-) -> Result<(EnvironmentCheck, Read), CheckError> {
+) -> Result<(EnvironmentCheck, Loaded), CheckError> {
     let inventory = Inventory::load_all(&context.locations);
     let sources = match EnvSources::load(
         &context.locations,
@@ -83,7 +83,7 @@ pub fn check_environment(
         report,
         approve_command,
     };
-    let read = Read {
+    let read = Loaded {
         inventory,
         sources: Some(sources),
     };

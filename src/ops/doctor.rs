@@ -5,13 +5,13 @@
 
 use crate::ops::check_environment::{CheckError, EnvironmentCheck, check_environment};
 use crate::ops::scan_secrets::{ScanReport, ScanRequest, scan_secrets};
-use crate::ops::{Context, Error, Read, dotenv_error};
+use crate::ops::{Context, Error, Loaded, dotenv_error};
 
 /// The parts of a diagnosis: each a report, or why that part could not run.
 #[derive(Debug)]
 pub struct Diagnosis {
     /// What `check` finds, and what it read.
-    pub check: Result<(EnvironmentCheck, Read), Error>,
+    pub check: Result<(EnvironmentCheck, Loaded), Error>,
     /// What `scan` finds in the files mcpenv reads for this project; a
     /// config that does not parse is skipped there (the check reports it).
     pub scan: Result<ScanReport, Error>,

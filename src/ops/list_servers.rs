@@ -12,7 +12,7 @@ use crate::config::inventory::{FileProblem, Inventory, Note, Sourced, Status, Un
 use crate::config::model::Transport;
 use crate::config::scope::Scope;
 use crate::mechanics::display::shell_words;
-use crate::ops::{Context, Read};
+use crate::ops::{Context, Loaded};
 
 /// Every definition, by precedence, and what kept files from loading.
 #[derive(Debug, Serialize)]
@@ -229,7 +229,7 @@ impl ListedServer {
 /// Lists the servers of every scope, or of `scope` only (and the files of
 /// that scope that do not load). A file that does not load is reported in
 /// [`ServerList::errors`], never an error: the other files are listed.
-pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Read) {
+pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Loaded) {
     let inventory = Inventory::load_all(&context.locations);
     let servers = inventory
         .entries
@@ -254,7 +254,7 @@ pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Rea
     };
     (
         list,
-        Read {
+        Loaded {
             inventory,
             sources: None,
         },

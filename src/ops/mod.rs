@@ -166,14 +166,14 @@ pub fn dotenv_error(error: DotEnvError) -> Error {
 /// teaches a [`Redactor`] what was read and masks with it before showing
 /// anything.
 #[derive(Debug)]
-pub struct Read {
+pub struct Loaded {
     /// Every scope's servers.
     pub inventory: Inventory,
     /// The `.env` files, settings `env` and the environment, when read.
     pub sources: Option<EnvSources>,
 }
 
-impl Read {
+impl Loaded {
     /// Teaches `shield` every secret in what was read.
     pub fn teach_shield(&self, shield: &Shield) {
         shield.learn_inventory(&self.inventory);

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::ops::check_environment::{CheckError, EnvironmentCheck};
 use crate::ops::list_servers::{ServerList, file_errors};
-use crate::ops::{Error, Read};
+use crate::ops::{Error, Loaded};
 
 /// The `list_servers` tool.
 pub const LIST_SERVERS: &str = "list_servers";
@@ -411,7 +411,7 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
 /// or check is not whole. What is wrong with each quotes the file, and its
 /// path holds folder names the repository chose, so the text only counts
 /// them and says where the rest is.
-pub fn unloaded(read: &Read) -> Option<String> {
+pub fn unloaded(read: &Loaded) -> Option<String> {
     let errors = file_errors(&read.inventory).len();
     if errors == 0 {
         return None;

@@ -13,7 +13,7 @@ use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown, write_hanging};
 use crate::cli::resolve::{Ctx, dotenv_error};
-use crate::ops::Read;
+use crate::ops::Loaded;
 use crate::ops::check_environment::{CheckError, EnvironmentCheck, check_environment};
 
 /// The report `check` (and `onboard`, at its end) prints.
@@ -312,7 +312,7 @@ pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
 
 /// The check report of a check made: the shield learns what it read, and
 /// each file is shown as the terminal shows it.
-pub fn output(ctx: &Ctx, check: EnvironmentCheck, read: &Read, strict: bool) -> CheckOutput {
+pub fn output(ctx: &Ctx, check: EnvironmentCheck, read: &Loaded, strict: bool) -> CheckOutput {
     read.teach_shield(&ctx.shield);
     let files = check
         .report
