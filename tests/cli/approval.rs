@@ -38,7 +38,7 @@ fn porcelain(dir: &Path) -> String {
 fn repository() -> Option<TestEnv> {
     let env = TestEnv::bare();
     if !git(&env.project, &["init", "-q"]) {
-        eprintln!("skipping: git is not installed");
+        crate::skips::skip("git is not installed");
         return None;
     }
     env.write("project/.mcp.json", MCP_JSON);

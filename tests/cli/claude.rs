@@ -53,9 +53,9 @@ pub fn claude() -> Option<PathBuf> {
 /// when Claude Code is not installed.
 pub fn claude_command(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<Command> {
     let Some(claude) = claude() else {
-        eprintln!(
-            "skipping: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
-        );
+        crate::skips::skip(&format!(
+            "Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
+        ));
         return None;
     };
     Some(hermetic_claude(&claude, env, dir, args))

@@ -20,9 +20,9 @@ use crate::harness::TestEnv;
 /// of a list to well after the remote set.
 fn javascript() -> Option<Vec<u8>> {
     let Some(path) = claude() else {
-        eprintln!(
-            "skipping: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
-        );
+        crate::skips::skip(&format!(
+            "Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
+        ));
         return None;
     };
     // `node_modules/.bin/claude` is a link to the compiled binary.
@@ -520,7 +520,7 @@ fn stdio_values_lose_what_mcpenv_predicts_with_and_without_scrub_mode() {
     assert_eq!(actions, plain);
     // Scrub mode needs bubblewrap, or Claude Code does not start.
     if which::which("bwrap").is_err() {
-        eprintln!("skipping the scrub-mode half: bubblewrap (`bwrap`) is not installed");
+        crate::skips::skip("the scrub-mode half: bubblewrap (`bwrap`) is not installed");
         return;
     }
     let scrubbed = stdio_start(&[("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB", "1")]).unwrap();

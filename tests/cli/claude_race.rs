@@ -67,9 +67,9 @@ fn pause(state: &mut u64) -> Duration {
 #[test]
 fn mcpenv_racing_claude_code_never_claims_an_edit_that_is_gone() {
     let Some(claude) = claude() else {
-        eprintln!(
-            "skipping: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
-        );
+        crate::skips::skip(&format!(
+            "Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
+        ));
         return;
     };
     // A plain `~/.claude.json`, and one that is a link into dotfiles
@@ -241,7 +241,7 @@ fn an_edit_thrown_away_by_a_writer_ignoring_the_lock_is_reported() {
     // `strace` holds mcpenv for half a second right after its rename, so
     // the other writer is sure to come in between rename and check.
     let Ok(strace) = which::which("strace") else {
-        eprintln!("skipping: `strace` is not installed");
+        crate::skips::skip("`strace` is not installed");
         return;
     };
     let env = TestEnv::new();

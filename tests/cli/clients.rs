@@ -338,10 +338,10 @@ fn every_placeholder_client_round_trips() {
 /// when the pinned Claude Code is not installed.
 fn claude_mcp_list(env: &TestEnv) -> Option<String> {
     let Some(claude) = crate::claude::claude() else {
-        eprintln!(
-            "skipping the Claude Code half: Claude Code {} is not installed",
+        crate::skips::skip(&format!(
+            "the Claude Code half: Claude Code {} is not installed",
             crate::claude::PINNED_CLAUDE_CODE
-        );
+        ));
         return None;
     };
     let output = crate::claude::hermetic_claude(&claude, env, &env.project, &["mcp", "list"])

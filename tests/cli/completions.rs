@@ -30,9 +30,9 @@ fn world() -> TestEnv {
 /// `env` gets, so the script's call back to mcpenv reads the test's world.
 fn shell(env: &TestEnv, program: &str, args: &[&str], stdin: &str) -> Option<Output> {
     if which::which(program).is_err() {
-        eprintln!(
-            "skipping: `{program}` is not installed; `scripts/test` installs zsh and fish (Debian, as root)"
-        );
+        crate::skips::skip(&format!(
+            "`{program}` is not installed; `scripts/test` installs zsh and fish (Debian, as root)"
+        ));
         return None;
     }
     let template = env.command(&env.project, &[]);
@@ -163,7 +163,7 @@ fn fish_loads_the_script_and_completes_server_names() {
 fn the_man_page_renders_with_man() {
     let env = world();
     if which::which("man").is_err() {
-        eprintln!("skipping: `man` is not installed");
+        crate::skips::skip("`man` is not installed");
         return;
     }
     for (args, name, expected) in [
@@ -276,9 +276,9 @@ fn complete_interactively(
 ) -> Option<Vec<String>> {
     for needed in ["tmux", program[0]] {
         if which::which(needed).is_err() {
-            eprintln!(
-                "skipping: `{needed}` is not installed; `scripts/test` installs it (Debian, as root)"
-            );
+            crate::skips::skip(&format!(
+                "`{needed}` is not installed; `scripts/test` installs it (Debian, as root)"
+            ));
             return None;
         }
     }

@@ -180,8 +180,8 @@ fn env_for_eval_in_sh_and_fish_runs_nothing() {
     [exit status: 0]
     ");
     if which::which("fish").is_err() {
-        eprintln!(
-            "skipping fish: `fish` is not installed; `scripts/test` installs it (Debian, as root)"
+        crate::skips::skip(
+            "the fish half: `fish` is not installed; `scripts/test` installs it (Debian, as root)",
         );
         return;
     }

@@ -358,7 +358,7 @@ fn git(env: &TestEnv, args: &[&str]) -> bool {
 fn a_secret_that_was_committed_must_be_rotated() {
     let env = TestEnv::bare();
     if !git(&env, &["init", "-q"]) {
-        eprintln!("skipping: `git` is not installed");
+        crate::skips::skip("`git` is not installed");
         return;
     }
     project_with_secrets(&env);

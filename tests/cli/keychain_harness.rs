@@ -52,9 +52,9 @@ impl SecretService {
             "secret-tool",
         ] {
             if which::which(program).is_err() {
-                eprintln!(
-                    "skipping: `{program}` is not installed; `scripts/test` installs dbus, gnome-keyring and libsecret-tools (Debian, as root)"
-                );
+                crate::skips::skip(&format!(
+                    "`{program}` is not installed; `scripts/test` installs dbus, gnome-keyring and libsecret-tools (Debian, as root)"
+                ));
                 return None;
             }
         }
@@ -64,7 +64,7 @@ impl SecretService {
             Ok(daemon) => daemon,
             Err(why) => {
                 kill(bus);
-                eprintln!("skipping: gnome-keyring did not come up: {why}");
+                crate::skips::skip(&format!("gnome-keyring did not come up: {why}"));
                 return None;
             }
         };
@@ -76,7 +76,7 @@ impl SecretService {
             runtime,
         };
         if let Err(why) = service.wait_until_unlocked() {
-            eprintln!("skipping: gnome-keyring did not come up: {why}");
+            crate::skips::skip(&format!("gnome-keyring did not come up: {why}"));
             return None;
         }
         Some(service)
@@ -282,7 +282,7 @@ fn start_bus(runtime: &Path) -> Option<(Child, String)> {
     let address = address.trim().to_string();
     if address.is_empty() {
         kill(bus);
-        eprintln!("skipping: dbus-daemon did not start");
+        crate::skips::skip("dbus-daemon did not start");
         return None;
     }
     Some((bus, address))

@@ -51,10 +51,10 @@ fn examples_file() -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!(
-            "skipping: the peer scanners' test data is not at `{}` (it lives outside the repository)",
+        crate::skips::skip_without_data(&format!(
+            "the peer scanners' test data is not at `{}` (it lives outside the repository)",
             path.display()
-        );
+        ));
         None
     }
 }

@@ -69,10 +69,10 @@ fn pre_commit() -> Option<PathBuf> {
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!(
-            "note: pre-commit not installed at `{}` (scripts/test installs it from PyPI when python3 with venv and pip is there); skipping the pre-commit hook test",
+        crate::skips::skip(&format!(
+            "pre-commit is not installed at `{}` (scripts/test installs it from PyPI when python3 with venv and pip is there); skipping the pre-commit hook test",
             path.display()
-        );
+        ));
         None
     }
 }

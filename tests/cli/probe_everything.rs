@@ -110,7 +110,9 @@ fn marked_processes(marker: &str) -> Vec<String> {
 #[test]
 fn the_reference_server_over_every_transport() {
     let Some(npx) = npx() else {
-        eprintln!("skipping: `npx` (Node.js) is not installed; it runs {PACKAGE} for this test");
+        crate::skips::skip(&format!(
+            "`npx` (Node.js) is not installed; it runs {PACKAGE} for this test"
+        ));
         return;
     };
     // Fetch the package once, outside any timed probe: an unknown transport

@@ -38,10 +38,10 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipping: the real-world corpus is not at `{}` (it lives outside the repository)",
+        crate::skips::skip_without_data(&format!(
+            "the real-world corpus is not at `{}` (it lives outside the repository)",
             dir.display()
-        );
+        ));
         None
     }
 }
@@ -473,9 +473,9 @@ fn claude_list_lines_are_parsed_by_name() {
 #[test]
 fn own_fixtures_agree_with_claude_code() {
     let Some(claude) = claude() else {
-        eprintln!(
-            "skipping: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
-        );
+        crate::skips::skip(&format!(
+            "Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools; `scripts/test` installs it (needs npm)"
+        ));
         return;
     };
     let fixtures: &[(&str, &str)] = &[

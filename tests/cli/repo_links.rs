@@ -37,7 +37,7 @@ fn git(dir: &Path, args: &[&str]) -> bool {
 fn world() -> Option<TestEnv> {
     let env = TestEnv::bare();
     if !git(&env.project, &["init", "-q"]) {
-        eprintln!("skipped: git is not installed");
+        crate::skips::skip("git is not installed");
         return None;
     }
     env.write("home/.bashrc", BASHRC);

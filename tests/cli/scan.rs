@@ -269,11 +269,11 @@ pub fn opened_files(env: &TestEnv, args: &[&str]) -> Option<(CommandOutput, Vec<
                 .filter_map(|(key, value)| Some((key.to_owned(), value?.to_owned()))),
         );
     let Ok(output) = traced.output() else {
-        eprintln!("note: strace not found; skipping the check of which files scan opens");
+        crate::skips::skip("`strace` is not installed: not checking which files scan opens");
         return None;
     };
     let Ok(text) = std::fs::read_to_string(&trace) else {
-        eprintln!("note: strace could not trace (ptrace not permitted?); skipping");
+        crate::skips::skip("strace could not trace (ptrace not permitted?); skipping");
         return None;
     };
     let opened = text

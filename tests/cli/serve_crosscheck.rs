@@ -162,11 +162,11 @@ async fn the_bridge_passes_serves_answers_through_unchanged() {
 #[test]
 fn serve_passes_the_conformance_suites_server_scenarios() {
     let Some((node, suite)) = crate::conformance::installed() else {
-        eprintln!(
-            "skipped: the MCP conformance suite {} and Node 22 are not in target/tools \
+        crate::skips::skip(&format!(
+            "the MCP conformance suite {} and Node 22 are not in target/tools \
              (scripts/test installs them with npm)",
             crate::conformance::SUITE_VERSION
-        );
+        ));
         return;
     };
     // The pinned names are the suite's own, so a renamed scenario fails here
@@ -256,10 +256,10 @@ fn run_inspector(env: &TestEnv, node: &Path, cli: &Path, args: &[&str]) -> (i32,
 #[test]
 fn the_mcp_inspector_lists_and_calls_the_tools() {
     let Some((node, cli)) = inspector() else {
-        eprintln!(
-            "skipped: the MCP Inspector CLI {INSPECTOR_VERSION} and Node 22 are not in \
+        crate::skips::skip(&format!(
+            "the MCP Inspector CLI {INSPECTOR_VERSION} and Node 22 are not in \
              target/tools (scripts/test installs them with npm)"
-        );
+        ));
         return;
     };
     let env = world();
@@ -360,10 +360,10 @@ fn claude_mcp_list(env: &TestEnv) -> String {
 #[test]
 fn claude_code_lists_serve_connected() {
     if claude().is_none() {
-        eprintln!(
-            "skipped: Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools \
+        crate::skips::skip(&format!(
+            "Claude Code {PINNED_CLAUDE_CODE} is not installed in target/tools \
              (scripts/test installs it with npm)"
-        );
+        ));
         return;
     }
     let bin = env!("CARGO_BIN_EXE_mcpenv");

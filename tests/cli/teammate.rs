@@ -162,15 +162,15 @@ fn a_new_teammate_goes_from_clone_to_working_servers_in_a_real_terminal() {
         if Command::new(program).arg("-V").output().is_err()
             && Command::new(program).arg("--version").output().is_err()
         {
-            eprintln!(
-                "skipping: {why} is not installed; `scripts/test` installs tmux (Debian, as root)"
-            );
+            crate::skips::skip(&format!(
+                "{why} is not installed; `scripts/test` installs tmux (Debian, as root)"
+            ));
             return;
         }
     }
     let Some(claude) = claude() else {
-        eprintln!(
-            "skipping: Claude Code 2.1.332 is not installed in target/tools; `scripts/test` installs it (needs npm)"
+        crate::skips::skip(
+            "Claude Code 2.1.332 is not installed in target/tools; `scripts/test` installs it (needs npm)",
         );
         return;
     };
@@ -209,7 +209,7 @@ fn a_new_teammate_goes_from_clone_to_working_servers_in_a_real_terminal() {
         std::env::var("PATH").unwrap_or_default()
     );
     let Some(tmux) = Tmux::start(&env, &env.root, &path) else {
-        eprintln!("skipping: tmux could not start a session here");
+        crate::skips::skip("tmux could not start a session here");
         return;
     };
     let minute = Duration::from_secs(60);
