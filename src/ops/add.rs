@@ -43,6 +43,10 @@ pub struct AddRequest {
     pub literal: Literal,
     /// Write into a `.env` other users can read.
     pub force: bool,
+    /// What the front-end noticed about its own arguments (a flag that
+    /// does not apply), in its words; shown first among the plan's
+    /// warnings.
+    pub warnings: Vec<String>,
 }
 
 /// What becomes of a literal secret in what is added.
@@ -58,19 +62,35 @@ pub enum Literal {
     Refuse,
 }
 
-/// Where an entry comes from.
+/// Where an entry comes from. The entry itself is built here, in the
+/// shape `claude mcp add` writes, never by a front-end.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// An entry in Claude Code's shape, built by the front-end, with what
-    /// it noticed while building it.
-    Entry {
-        /// The entry.
-        entry: Value,
-        /// Its transport.
-        transport: Transport,
-        /// Things worth knowing about it.
-        warnings: Vec<String>,
+    /// A command Claude Code starts, talking over stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its environment, values as given (`${VAR}` placeholders or
+        /// literals).
+        env: IndexMap<String, String>,
     },
+    /// A server reached by URL.
+    Remote {
+        /// How Claude Code talks to it.
+        transport: RemoteTransport,
+        /// Where it answers.
+        url: String,
+        /// Headers sent with every request, values as given.
+        headers: IndexMap<String, String>,
+        /// Claude Code's OAuth client settings (`--client-id`,
+        /// `--callback-port`).
+        oauth: OAuthClient,
+    },
+    /// An entry in Claude Code's shape, as given (`add-json`): stored as
+    /// `claude mcp add-json` normalises it.
+    Json(Value),
     /// A template, one of its packages or remotes, and `KEY=VALUE` values
     /// for its variables: secret ones go to a `.env`, others become
     /// placeholder defaults.
@@ -82,6 +102,98 @@ pub enum Source {
         /// Values for its variables.
         vars: IndexMap<String, String>,
     },
+}
+
+/// The transports of a server reached by URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteTransport {
+    /// Streamable HTTP.
+    Http,
+    /// Server-sent events.
+    Sse,
+}
+
+impl From<RemoteTransport> for Transport {
+    fn from(transport: RemoteTransport) -> Self {
+        match transport {
+            RemoteTransport::Http => Self::Http,
+            RemoteTransport::Sse => Self::Sse,
+        }
+    }
+}
+
+/// The `oauth` member of a remote entry; nothing set: no member.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthClient {
+    /// `clientId`.
+    pub client_id: Option<String>,
+    /// `callbackPort`.
+    pub callback_port: Option<u16>,
+}
+
+impl OAuthClient {
+    /// Claude Code's `oauth` member: `clientId`, then `callbackPort`, each
+    /// only when given.
+    fn member(&self) -> Option<Value> {
+        let mut oauth = serde_json::Map::new();
+        if let Some(client_id) = &self.client_id {
+            oauth.insert("clientId".into(), Value::from(client_id.as_str()));
+        }
+        if let Some(port) = self.callback_port {
+            oauth.insert("callbackPort".into(), Value::from(port));
+        }
+        (!oauth.is_empty()).then_some(Value::Object(oauth))
+    }
+}
+
+/// The entry of a source other than a template, its transport, and what
+/// building it noticed.
+fn build_entry(ctx: &Context, source: Source) -> Result<(Value, Transport, Vec<String>), Error> {
+    Ok(match source {
+        Source::Stdio { command, args, env } => (
+            model::stdio_entry(&command, &args, &env),
+            Transport::Stdio,
+            Vec::new(),
+        ),
+        Source::Remote {
+            transport,
+            url,
+            headers,
+            oauth,
+        } => {
+            let transport = Transport::from(transport);
+            let mut entry = model::remote_entry(&transport, &url, &headers);
+            if let (Some(oauth), Some(object)) = (oauth.member(), entry.as_object_mut()) {
+                object.insert("oauth".into(), oauth);
+            }
+            (entry, transport, Vec::new())
+        }
+        Source::Json(value) => {
+            // The entry may come from stdin: the shield has not seen it.
+            ctx.shield
+                .learn(|redactor| redactor.learn_entry(&ServerEntry::from_value(value.clone())));
+            let model::Normalized {
+                entry,
+                unknown,
+                notes,
+            } = model::normalize_entry(value).map_err(|error| {
+                Error::usage(format!("invalid server entry: {error}")).with_hint(
+                    r#"stdio entries need "command"; http and sse entries need "type" and "url""#,
+                )
+            })?;
+            let mut warnings = notes;
+            if !unknown.is_empty() {
+                let keys: Vec<String> = unknown.iter().map(|key| format!("`{key}`")).collect();
+                warnings.push(format!(
+                    "kept keys that Claude Code does not use: {}",
+                    keys.join(", ")
+                ));
+            }
+            let transport = ServerEntry::from_value(entry.clone()).transport();
+            (entry, transport, warnings)
+        }
+        Source::Template { .. } => unreachable!("templates are rendered by plan_template"),
+    })
 }
 
 /// Everything [`apply`] will do, decided.
@@ -223,13 +335,22 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
         IfExists::Fail
     };
     let name = request.name;
-    let (entry, transport, template, mut warnings, env) = match request.source {
-        Source::Entry {
-            entry,
-            transport,
-            warnings,
+    let mut warnings = request.warnings;
+    let (entry, transport, template, env) = match request.source {
+        Source::Template {
+            template,
+            choice,
+            vars,
         } => {
-            let mut warnings = warnings;
+            refuse_duplicate(ctx, &target, &name, request.replace)?;
+            let (entry, env) =
+                plan_template(ctx, &template, choice, &name, scope, vars, request.literal)?;
+            let transport = ServerEntry::from_value(entry.clone()).transport();
+            (entry, transport, Some(template.name), env)
+        }
+        source => {
+            let (entry, transport, noticed) = build_entry(ctx, source)?;
+            warnings.extend(noticed);
             if request.literal == Literal::Refuse {
                 refuse_literal_secrets(ctx, &name, scope, &entry)?;
             }
@@ -242,18 +363,7 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
                 request.replace,
                 &mut warnings,
             )?;
-            (entry, transport, None, warnings, env)
-        }
-        Source::Template {
-            template,
-            choice,
-            vars,
-        } => {
-            refuse_duplicate(ctx, &target, &name, request.replace)?;
-            let (entry, env) =
-                plan_template(ctx, &template, choice, &name, scope, vars, request.literal)?;
-            let transport = ServerEntry::from_value(entry.clone()).transport();
-            (entry, transport, Some(template.name), Vec::new(), env)
+            (entry, transport, None, env)
         }
     };
     warnings.extend(blanked_warnings(&name, &entry));
