@@ -8,6 +8,7 @@ pub mod check_environment;
 pub mod confirm;
 pub mod doctor;
 pub mod error;
+pub mod explain;
 pub mod export_manifest;
 pub mod export_servers;
 pub mod extract_secrets;

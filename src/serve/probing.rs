@@ -29,7 +29,7 @@ pub const UNTRUSTED_NOTE: &str = "Written by the probed server or its configurat
 
 /// How `serve` probes: each server's deadline, a few at a time, and the
 /// audit when asked (read-only tools only).
-fn settings(audit: bool) -> ProbeSettings {
+pub fn settings(audit: bool) -> ProbeSettings {
     ProbeSettings {
         timeout: TIMEOUT,
         jobs: Some(JOBS),
