@@ -148,7 +148,7 @@ impl OAuthClient {
 
 /// The entry of a source other than a template, its transport, and what
 /// building it noticed.
-fn build_entry(ctx: &Context, source: Source) -> Result<(Value, Transport, Vec<String>), Error> {
+fn build_entry(source: Source) -> Result<(Value, Transport, Vec<String>), Error> {
     Ok(match source {
         Source::Stdio { command, args, env } => (
             model::stdio_entry(&command, &args, &env),
@@ -169,9 +169,6 @@ fn build_entry(ctx: &Context, source: Source) -> Result<(Value, Transport, Vec<S
             (entry, transport, Vec::new())
         }
         Source::Json(value) => {
-            // The entry may come from stdin: the shield has not seen it.
-            ctx.shield
-                .learn(|redactor| redactor.learn_entry(&ServerEntry::from_value(value.clone())));
             let model::Normalized {
                 entry,
                 unknown,
@@ -349,7 +346,13 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
             (entry, transport, Some(template.name), env)
         }
         source => {
-            let (entry, transport, noticed) = build_entry(ctx, source)?;
+            if let Source::Json(value) = &source {
+                // The entry may come from stdin: the shield has not seen it.
+                ctx.shield.learn(|redactor| {
+                    redactor.learn_entry(&ServerEntry::from_value(value.clone()));
+                });
+            }
+            let (entry, transport, noticed) = build_entry(source)?;
             warnings.extend(noticed);
             if request.literal == Literal::Refuse {
                 refuse_literal_secrets(ctx, &name, scope, &entry)?;
@@ -827,4 +830,72 @@ fn still_missing(ctx: &Context, entry: &Value) -> Vec<String> {
         }
     }
     missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stdio_source_is_stored_with_all_four_keys() {
+        let (entry, transport, warnings) = build_entry(Source::Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "pkg".into()],
+            env: IndexMap::from([("TOKEN".to_string(), "${TOKEN}".to_string())]),
+        })
+        .unwrap();
+        assert_eq!(transport, Transport::Stdio);
+        assert!(warnings.is_empty());
+        assert_eq!(
+            serde_json::to_string(&entry).unwrap(),
+            r#"{"type":"stdio","command":"npx","args":["-y","pkg"],"env":{"TOKEN":"${TOKEN}"}}"#
+        );
+    }
+
+    #[test]
+    fn a_remote_source_gets_oauth_only_when_set() {
+        let remote = |oauth| Source::Remote {
+            transport: RemoteTransport::Sse,
+            url: "https://x.test/sse".into(),
+            headers: IndexMap::new(),
+            oauth,
+        };
+        let (entry, transport, _) = build_entry(remote(OAuthClient::default())).unwrap();
+        assert_eq!(transport, Transport::Sse);
+        assert_eq!(
+            serde_json::to_string(&entry).unwrap(),
+            r#"{"type":"sse","url":"https://x.test/sse"}"#
+        );
+        let (entry, _, _) = build_entry(remote(OAuthClient {
+            client_id: Some("cid".into()),
+            callback_port: Some(8080),
+        }))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&entry).unwrap(),
+            r#"{"type":"sse","url":"https://x.test/sse","oauth":{"clientId":"cid","callbackPort":8080}}"#
+        );
+    }
+
+    #[test]
+    fn a_json_source_is_normalised_and_unknown_keys_are_named() {
+        let (entry, transport, warnings) = build_entry(Source::Json(serde_json::json!({
+            "command": "sh", "mine": 1
+        })))
+        .unwrap();
+        assert_eq!(transport, Transport::Stdio);
+        assert_eq!(entry["command"], "sh");
+        assert_eq!(entry["mine"], 1, "kept");
+        assert!(
+            warnings.iter().any(|warning| warning.contains("`mine`")),
+            "{warnings:?}"
+        );
+        let error = build_entry(Source::Json(serde_json::json!([1]))).unwrap_err();
+        assert!(
+            error.message().contains("invalid server entry"),
+            "{}",
+            error.message()
+        );
+        assert_eq!(error.kind(), crate::ops::error::Kind::Usage);
+    }
 }
