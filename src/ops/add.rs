@@ -1,4 +1,5 @@
-//! Adding a server, from an entry (a command or a URL) or a template.
+//! Adding a server, from a typed [`Source`]: a command, a URL, an entry
+//! as given, or a template; the entry is built here, in one place.
 //! [`plan`] decides everything (the entry as it will be stored, the
 //! secrets that go to a `.env` first, every file that changes) and writes
 //! nothing; [`preview`] shows each file's change; [`apply`] writes. The
