@@ -144,6 +144,7 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
             config_home,
             mcpenv,
             shield,
+            mcpenv_program: std::env::current_exe().ok(),
         },
         quiet: cli.quiet,
         project_dir: cli.project_dir.clone(),

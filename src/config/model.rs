@@ -31,7 +31,13 @@ pub enum NameError {
     Reserved(String),
 }
 
-/// Checks a name for `add`: `^[A-Za-z0-9_-]+$` and not reserved.
+/// The characters Claude Code 2.1.332 accepts in a new server's name, as a
+/// JSON Schema `pattern` (no length cap: Claude Code sets none). With
+/// [`RESERVED_NAMES`], the whole rule; [`validate_name`] applies it.
+pub const NAME_PATTERN: &str = "^[A-Za-z0-9_-]+$";
+
+/// Checks a new server's name (every front-end, every command that
+/// names a server): [`NAME_PATTERN`] and not reserved.
 pub fn validate_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
@@ -894,6 +900,21 @@ mod tests {
             validate_name("workspace"),
             Err(NameError::Reserved("workspace".into()))
         );
+    }
+
+    #[test]
+    fn the_pattern_says_what_validate_name_says() {
+        let pattern = regex::Regex::new(NAME_PATTERN).unwrap();
+        let long = "a".repeat(300);
+        for name in [
+            "a", "-x", "--trust", "_u", "a.b", "a b", "café", "", "x/y", "a\n", &long,
+        ] {
+            assert_eq!(
+                pattern.is_match(name),
+                validate_name(name).is_ok(),
+                "{name:?}"
+            );
+        }
     }
 
     #[test]

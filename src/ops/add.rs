@@ -1,4 +1,5 @@
-//! Adding a server, from an entry (a command or a URL) or a template.
+//! Adding a server, from a typed [`Source`]: a command, a URL, an entry
+//! as given, or a template; the entry is built here, in one place.
 //! [`plan`] decides everything (the entry as it will be stored, the
 //! secrets that go to a `.env` first, every file that changes) and writes
 //! nothing; [`preview`] shows each file's change; [`apply`] writes. The
@@ -43,6 +44,10 @@ pub struct AddRequest {
     pub literal: Literal,
     /// Write into a `.env` other users can read.
     pub force: bool,
+    /// What the front-end noticed about its own arguments (a flag that
+    /// does not apply), in its words; shown first among the plan's
+    /// warnings.
+    pub warnings: Vec<String>,
 }
 
 /// What becomes of a literal secret in what is added.
@@ -58,19 +63,35 @@ pub enum Literal {
     Refuse,
 }
 
-/// Where an entry comes from.
+/// Where an entry comes from. The entry itself is built here, in the
+/// shape `claude mcp add` writes, never by a front-end.
 #[derive(Debug, Clone)]
 pub enum Source {
-    /// An entry in Claude Code's shape, built by the front-end, with what
-    /// it noticed while building it.
-    Entry {
-        /// The entry.
-        entry: Value,
-        /// Its transport.
-        transport: Transport,
-        /// Things worth knowing about it.
-        warnings: Vec<String>,
+    /// A command Claude Code starts, talking over stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its environment, values as given (`${VAR}` placeholders or
+        /// literals).
+        env: IndexMap<String, String>,
     },
+    /// A server reached by URL.
+    Remote {
+        /// How Claude Code talks to it.
+        transport: RemoteTransport,
+        /// Where it answers.
+        url: String,
+        /// Headers sent with every request, values as given.
+        headers: IndexMap<String, String>,
+        /// Claude Code's OAuth client settings (`--client-id`,
+        /// `--callback-port`).
+        oauth: OAuthClient,
+    },
+    /// An entry in Claude Code's shape, as given (`add-json`): stored as
+    /// `claude mcp add-json` normalises it.
+    Json(Value),
     /// A template, one of its packages or remotes, and `KEY=VALUE` values
     /// for its variables: secret ones go to a `.env`, others become
     /// placeholder defaults.
@@ -82,6 +103,95 @@ pub enum Source {
         /// Values for its variables.
         vars: IndexMap<String, String>,
     },
+}
+
+/// The transports of a server reached by URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteTransport {
+    /// Streamable HTTP.
+    Http,
+    /// Server-sent events.
+    Sse,
+}
+
+impl From<RemoteTransport> for Transport {
+    fn from(transport: RemoteTransport) -> Self {
+        match transport {
+            RemoteTransport::Http => Self::Http,
+            RemoteTransport::Sse => Self::Sse,
+        }
+    }
+}
+
+/// The `oauth` member of a remote entry; nothing set: no member.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthClient {
+    /// `clientId`.
+    pub client_id: Option<String>,
+    /// `callbackPort`.
+    pub callback_port: Option<u16>,
+}
+
+impl OAuthClient {
+    /// Claude Code's `oauth` member: `clientId`, then `callbackPort`, each
+    /// only when given.
+    fn member(&self) -> Option<Value> {
+        let mut oauth = serde_json::Map::new();
+        if let Some(client_id) = &self.client_id {
+            oauth.insert("clientId".into(), Value::from(client_id.as_str()));
+        }
+        if let Some(port) = self.callback_port {
+            oauth.insert("callbackPort".into(), Value::from(port));
+        }
+        (!oauth.is_empty()).then_some(Value::Object(oauth))
+    }
+}
+
+/// The entry of a source other than a template, its transport, and what
+/// building it noticed.
+fn build_entry(source: Source) -> Result<(Value, Transport, Vec<String>), Error> {
+    Ok(match source {
+        Source::Stdio { command, args, env } => (
+            model::stdio_entry(&command, &args, &env),
+            Transport::Stdio,
+            Vec::new(),
+        ),
+        Source::Remote {
+            transport,
+            url,
+            headers,
+            oauth,
+        } => {
+            let transport = Transport::from(transport);
+            let mut entry = model::remote_entry(&transport, &url, &headers);
+            if let (Some(oauth), Some(object)) = (oauth.member(), entry.as_object_mut()) {
+                object.insert("oauth".into(), oauth);
+            }
+            (entry, transport, Vec::new())
+        }
+        Source::Json(value) => {
+            let model::Normalized {
+                entry,
+                unknown,
+                notes,
+            } = model::normalize_entry(value).map_err(|error| {
+                Error::usage(format!("invalid server entry: {error}")).with_hint(
+                    r#"stdio entries need "command"; http and sse entries need "type" and "url""#,
+                )
+            })?;
+            let mut warnings = notes;
+            if !unknown.is_empty() {
+                let keys: Vec<String> = unknown.iter().map(|key| format!("`{key}`")).collect();
+                warnings.push(format!(
+                    "kept keys that Claude Code does not use: {}",
+                    keys.join(", ")
+                ));
+            }
+            let transport = ServerEntry::from_value(entry.clone()).transport();
+            (entry, transport, warnings)
+        }
+        Source::Template { .. } => unreachable!("templates are rendered by plan_template"),
+    })
 }
 
 /// Everything [`apply`] will do, decided.
@@ -224,13 +334,28 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
         IfExists::Fail
     };
     let name = request.name;
-    let (entry, transport, template, mut warnings, env) = match request.source {
-        Source::Entry {
-            entry,
-            transport,
-            warnings,
+    let mut warnings = request.warnings;
+    let (entry, transport, template, env) = match request.source {
+        Source::Template {
+            template,
+            choice,
+            vars,
         } => {
-            let mut warnings = warnings;
+            refuse_duplicate(ctx, &target, &name, request.replace)?;
+            let (entry, env) =
+                plan_template(ctx, &template, choice, &name, scope, vars, request.literal)?;
+            let transport = ServerEntry::from_value(entry.clone()).transport();
+            (entry, transport, Some(template.name), env)
+        }
+        source => {
+            if let Source::Json(value) = &source {
+                // The entry may come from stdin: the shield has not seen it.
+                ctx.shield.learn(|redactor| {
+                    redactor.learn_entry(&ServerEntry::from_value(value.clone()));
+                });
+            }
+            let (entry, transport, noticed) = build_entry(source)?;
+            warnings.extend(noticed);
             if request.literal == Literal::Refuse {
                 refuse_literal_secrets(ctx, &name, scope, &entry)?;
             }
@@ -243,18 +368,7 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
                 request.replace,
                 &mut warnings,
             )?;
-            (entry, transport, None, warnings, env)
-        }
-        Source::Template {
-            template,
-            choice,
-            vars,
-        } => {
-            refuse_duplicate(ctx, &target, &name, request.replace)?;
-            let (entry, env) =
-                plan_template(ctx, &template, choice, &name, scope, vars, request.literal)?;
-            let transport = ServerEntry::from_value(entry.clone()).transport();
-            (entry, transport, Some(template.name), Vec::new(), env)
+            (entry, transport, None, env)
         }
     };
     warnings.extend(blanked_warnings(&name, &entry));
@@ -718,4 +832,72 @@ fn still_missing(ctx: &Context, entry: &Value) -> Vec<String> {
         }
     }
     missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stdio_source_is_stored_with_all_four_keys() {
+        let (entry, transport, warnings) = build_entry(Source::Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "pkg".into()],
+            env: IndexMap::from([("TOKEN".to_string(), "${TOKEN}".to_string())]),
+        })
+        .unwrap();
+        assert_eq!(transport, Transport::Stdio);
+        assert!(warnings.is_empty());
+        assert_eq!(
+            serde_json::to_string(&entry).unwrap(),
+            r#"{"type":"stdio","command":"npx","args":["-y","pkg"],"env":{"TOKEN":"${TOKEN}"}}"#
+        );
+    }
+
+    #[test]
+    fn a_remote_source_gets_oauth_only_when_set() {
+        let remote = |oauth| Source::Remote {
+            transport: RemoteTransport::Sse,
+            url: "https://x.test/sse".into(),
+            headers: IndexMap::new(),
+            oauth,
+        };
+        let (entry, transport, _) = build_entry(remote(OAuthClient::default())).unwrap();
+        assert_eq!(transport, Transport::Sse);
+        assert_eq!(
+            serde_json::to_string(&entry).unwrap(),
+            r#"{"type":"sse","url":"https://x.test/sse"}"#
+        );
+        let (entry, _, _) = build_entry(remote(OAuthClient {
+            client_id: Some("cid".into()),
+            callback_port: Some(8080),
+        }))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&entry).unwrap(),
+            r#"{"type":"sse","url":"https://x.test/sse","oauth":{"clientId":"cid","callbackPort":8080}}"#
+        );
+    }
+
+    #[test]
+    fn a_json_source_is_normalised_and_unknown_keys_are_named() {
+        let (entry, transport, warnings) = build_entry(Source::Json(serde_json::json!({
+            "command": "sh", "mine": 1
+        })))
+        .unwrap();
+        assert_eq!(transport, Transport::Stdio);
+        assert_eq!(entry["command"], "sh");
+        assert_eq!(entry["mine"], 1, "kept");
+        assert!(
+            warnings.iter().any(|warning| warning.contains("`mine`")),
+            "{warnings:?}"
+        );
+        let error = build_entry(Source::Json(serde_json::json!([1]))).unwrap_err();
+        assert!(
+            error.message().contains("invalid server entry"),
+            "{}",
+            error.message()
+        );
+        assert_eq!(error.kind(), crate::ops::error::Kind::Usage);
+    }
 }

@@ -8,6 +8,7 @@ pub mod check_environment;
 pub mod confirm;
 pub mod doctor;
 pub mod error;
+pub mod explain;
 pub mod export_manifest;
 pub mod export_servers;
 pub mod extract_secrets;
@@ -68,6 +69,10 @@ pub struct Context {
     /// masked with it. Loading through [`Context::inventory`] and
     /// [`Context::env_sources`] teaches it.
     pub shield: Arc<Shield>,
+    /// mcpenv's own executable, which probes start as their reaper
+    /// (`mcpenv __reap`, [`crate::probe::reaper`]); none: probes still stop
+    /// their servers on every path but SIGKILL.
+    pub mcpenv_program: Option<PathBuf>,
 }
 
 impl Context {

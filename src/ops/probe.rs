@@ -3,10 +3,13 @@
 //! only once approved or with `trust_project`), each entry expanded as
 //! Claude Code expands it, every value handed to a server taught to the
 //! shield, and each failure explained with its likeliest cause. Running
-//! them is [`crate::probe::probe_all`]; the front-end owns the runtime,
-//! progress and signals.
+//! them ([`probe_targets`], [`probe_servers`]): deadlines, a few at a time,
+//! the reaper that kills every process group left behind; the front-end
+//! owns the runtime, progress and signals.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -20,7 +23,8 @@ use crate::config::model::{Field, Transport};
 use crate::ops::handed;
 use crate::ops::names::unknown_name_hints;
 use crate::ops::{Context, Error};
-use crate::probe::{self, BlankedValue, Endpoint, ProbeOutcome, ProbeTarget};
+use crate::probe::reaper::Reaper;
+use crate::probe::{self, AuditCalls, BlankedValue, Endpoint, ProbeOutcome, ProbeTarget};
 use crate::secrets::redact::Shield;
 use crate::stores::references::{ResolveError, Resolver};
 
@@ -578,4 +582,87 @@ pub async fn run(
         add_collisions(&mut outcomes);
     }
     outcomes
+}
+
+/// How servers are probed.
+#[derive(Debug, Clone)]
+pub struct ProbeSettings {
+    /// How long each server has to answer everything.
+    pub timeout: Duration,
+    /// How many servers at once (none: all).
+    pub jobs: Option<usize>,
+    /// Which tools an audit calls, when auditing.
+    pub audit: Option<AuditCalls>,
+}
+
+/// Probes `targets` as [`run`] does, after teaching the shield every value
+/// handed to them; a reaper (when `ctx` knows mcpenv's program and a stdio
+/// server starts a process) kills every process group left behind, however
+/// this ends. Dropping the future stops every server started.
+pub async fn probe_targets(
+    ctx: &Context,
+    targets: Vec<ProbeTarget>,
+    inventory: &Inventory,
+    sources: &EnvSources,
+    settings: &ProbeSettings,
+    on_done: impl FnMut(&Done),
+) -> Vec<Done> {
+    learn_handed(&ctx.shield, &targets, sources);
+    let reasons = Reasons::new(&targets, inventory);
+    let reaper = ctx
+        .mcpenv_program
+        .as_deref()
+        .filter(|_| {
+            // Only stdio servers start processes.
+            targets
+                .iter()
+                .any(|target| matches!(target.endpoint, Endpoint::Stdio(_)))
+        })
+        .and_then(Reaper::start)
+        .map(Arc::new);
+    let options = probe::ProbeOptions {
+        timeout: settings.timeout,
+        jobs: settings.jobs.unwrap_or(targets.len()).max(1),
+        audit: settings.audit,
+        watch: reaper
+            .clone()
+            .map(|reaper| reaper as Arc<dyn probe::GroupWatch>),
+    };
+    // The reaper goes with the last reference: here, or with the last
+    // probe task dropped.
+    run(targets, &reasons, options, on_done).await
+}
+
+/// What [`probe_servers`] found.
+pub struct Probed {
+    /// Each server started, in the order asked (or configured).
+    pub done: Vec<Done>,
+    /// Each server not started, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// Selects the servers of `request` (reading the configuration off the
+/// async threads) and probes them with `settings`: what a front-end that
+/// shows no progress runs.
+pub async fn probe_servers(
+    ctx: &Context,
+    request: ProbeRequest,
+    settings: &ProbeSettings,
+) -> Result<Probed, Error> {
+    let blocking_ctx = ctx.clone();
+    let selected = tokio::task::spawn_blocking(move || {
+        let ctx = blocking_ctx;
+        let inventory = ctx.inventory()?;
+        let sources = ctx.env_sources()?;
+        let selection = select(&ctx, &request, &inventory, &sources)?;
+        Ok::<_, Error>((selection, inventory, sources))
+    })
+    .await
+    .map_err(|error| Error::failure(format!("the probe could not start: {error}")))??;
+    let (Selection { targets, skipped }, inventory, sources) = selected;
+    let order: Vec<String> = targets.iter().map(|target| target.name.clone()).collect();
+    let mut done = probe_targets(ctx, targets, &inventory, &sources, settings, |_| {}).await;
+    // In the order asked (or configured), not the order they finished.
+    done.sort_by_key(|done| order.iter().position(|name| *name == done.outcome.name));
+    Ok(Probed { done, skipped })
 }

@@ -20,6 +20,7 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 mod audit;
 mod handshake;
+pub mod reaper;
 mod sse;
 pub mod stderr_reason;
 mod stdio;

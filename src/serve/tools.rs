@@ -82,7 +82,7 @@ pub fn all() -> Vec<Tool> {
             json!({
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "The server's name: letters, digits, `-` and `_`."},
+                    "name": {"type": "string", "pattern": crate::config::model::NAME_PATTERN, "description": "The server's name: letters, digits, `-` and `_`."},
                     "scope": {"enum": ["project", "local", "user"], "description": "Where it goes (default `project`)."},
                     "template": {"type": "string", "minLength": 1, "description": "A template's name (mcpenv's CLI lists them with `mcpenv templates list`)."},
                     "package": {"type": "integer", "minimum": 1, "description": "With `template`: which of its packages (1-based)."},

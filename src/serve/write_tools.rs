@@ -9,10 +9,9 @@ use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Value, json};
 
 use super::fence::fence;
-use crate::config::model::{self, Transport};
 use crate::config::scope::Scope;
 use crate::mechanics::diff::FileChange;
-use crate::ops::add::{self, AddRequest, Literal, Source};
+use crate::ops::add::{self, AddRequest, Literal, OAuthClient, RemoteTransport, Source};
 use crate::ops::secret_stores::SecretStore;
 use crate::ops::share::{self, ShareRequest};
 use crate::ops::{self, Context, Error};
@@ -79,10 +78,10 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
                 (variable, placeholder)
             })
             .collect();
-        Source::Entry {
-            entry: model::stdio_entry(command, &strings("args"), &env),
-            transport: Transport::Stdio,
-            warnings: Vec::new(),
+        Source::Stdio {
+            command: command.to_string(),
+            args: strings("args"),
+            env,
         }
     } else {
         if arguments.contains_key("args") || arguments.contains_key("env_variables") {
@@ -91,19 +90,15 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
             )
             .with_hint("a remote server gets its credentials in `headers`, e.g. `{\"Authorization\": \"Bearer ${API_TOKEN}\"}`"));
         }
-        let transport = if text("transport") == Some("sse") {
-            Transport::Sse
-        } else {
-            Transport::Http
-        };
-        Source::Entry {
-            entry: model::remote_entry(
-                &transport,
-                text("url").unwrap_or_default(),
-                &pairs("headers"),
-            ),
-            transport,
-            warnings: Vec::new(),
+        Source::Remote {
+            transport: if text("transport") == Some("sse") {
+                RemoteTransport::Sse
+            } else {
+                RemoteTransport::Http
+            },
+            url: text("url").unwrap_or_default().to_string(),
+            headers: pairs("headers"),
+            oauth: OAuthClient::default(),
         }
     };
     let plan = add::plan(
@@ -116,6 +111,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
             // The agent never sends a secret value.
             literal: Literal::Refuse,
             force: false,
+            warnings: Vec::new(),
         },
     )?;
     let changes = add::preview(ctx, &plan)?;

@@ -33,6 +33,7 @@ mod keychain_harness;
 mod layout;
 mod list;
 mod monorepo;
+mod name_rule;
 mod no_leak;
 mod oauth;
 mod onboard;

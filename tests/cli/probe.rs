@@ -1099,3 +1099,51 @@ fn a_missing_npm_package_is_named_not_npms_closing_note() {
     0 ok, 1 failed in [N] s
     "#);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigkill_of_serve_while_it_probes_still_kills_every_server() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+    // `serve` probes through the same code as `probe`, reaper included.
+    let scratch = tempfile::tempdir().unwrap();
+    let server_pid = scratch.path().join("server.pid");
+    // A server's own group outlives a `serve` killed with SIGKILL unless
+    // the reaper kills it: the `sleep` never sees the end of its stdin.
+    let env = world(&[(
+        "kid",
+        serde_json::json!({ "command": "sh", "args": ["-c", format!("sleep 600 & echo $! > '{}'; exec '{}' hang", server_pid.display(), fake_bin())] }),
+    )]);
+    let mut command = tokio::process::Command::from(env.command(&env.project, &["serve"]));
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut serve = command.spawn().unwrap();
+    let pipes = (serve.stdout.take().unwrap(), serve.stdin.take().unwrap());
+    let session = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcpenv-test", "1"),
+    )
+    .serve(pipes)
+    .await
+    .unwrap();
+    let call = tokio::spawn(async move {
+        let _ = session
+            .call_tool(CallToolRequestParams::new("probe_servers".to_string()))
+            .await;
+    });
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server_pid.exists() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(serve.id().unwrap()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).unwrap();
+    serve.wait().await.unwrap();
+    assert!(
+        gone(read_pid(&server_pid)),
+        "the server's group outlived a killed `serve`"
+    );
+    call.abort();
+}

@@ -10,10 +10,11 @@ use crate::cli::commands::add_words::place_words;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
 use crate::cli::resolve::Ctx;
-use crate::config::model::{self, Transport};
+use crate::config::model::Transport;
 use crate::config::scope::Scope;
-use crate::ops::add::{self, AddReport, AddRequest, Literal, Source, check_name};
-use serde_json::Value;
+use crate::ops::add::{
+    self, AddReport, AddRequest, Literal, OAuthClient, RemoteTransport, Source, check_name,
+};
 
 impl Report for AddReport {
     fn write_text(&self, _out: &mut dyn Write) -> io::Result<()> {
@@ -113,7 +114,7 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
         }
     });
     let mut client_secret = None;
-    let (transport, entry) = match chosen {
+    let source = match chosen {
         TransportArg::Stdio => {
             if !headers.is_empty() {
                 return Err(
@@ -132,34 +133,37 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
                     "--client-id, --client-secret and --callback-port only work with HTTP/SSE servers and are ignored for stdio".to_string(),
                 );
             }
-            (
-                Transport::Stdio,
-                model::stdio_entry(command_or_url, &words.args, &env),
-            )
+            Source::Stdio {
+                command: command_or_url.to_string(),
+                args: words.args.clone(),
+                env,
+            }
         }
         TransportArg::Http | TransportArg::Sse => {
             let transport = if chosen == TransportArg::Http {
-                Transport::Http
+                RemoteTransport::Http
             } else {
-                Transport::Sse
+                RemoteTransport::Sse
             };
             if !env.is_empty() || !words.args.is_empty() {
                 return Err(CliError::usage(format!(
-                    "`--env` and command arguments apply only to stdio servers, not {transport}"
+                    "`--env` and command arguments apply only to stdio servers, not {}",
+                    Transport::from(transport)
                 ))
                 .with_hint("pass credentials for a remote server as headers: `-H 'Authorization: Bearer ${TOKEN}'`"));
-            }
-            let mut entry = model::remote_entry(&transport, command_or_url, &headers);
-            if let (Some(oauth), Some(object)) = (
-                oauth_object(args.client_id.as_deref(), args.callback_port),
-                entry.as_object_mut(),
-            ) {
-                object.insert("oauth".into(), oauth);
             }
             if args.client_secret {
                 client_secret = Some(oauth::read_client_secret(ctx, args, &words, chosen)?);
             }
-            (transport, entry)
+            Source::Remote {
+                transport,
+                url: command_or_url.to_string(),
+                headers,
+                oauth: OAuthClient {
+                    client_id: args.client_id.clone(),
+                    callback_port: args.callback_port,
+                },
+            }
         }
     };
     let flags = EntryFlags {
@@ -168,7 +172,7 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
         allow_literal: args.allow_literal,
         force: args.force,
     };
-    let mut report = add_entry(ctx, &words.name, flags, entry, transport, warnings)?;
+    let mut report = add_entry(ctx, &words.name, flags, source, warnings)?;
     report.notes = notes;
     if let Some(secret) = client_secret {
         report.client_secret = Some(add::save_client_secret(ctx, &report, &secret)?);
@@ -188,14 +192,13 @@ pub struct EntryFlags {
     pub force: bool,
 }
 
-/// Plans and writes `entry` as server `name`: what `add` and `add-json`
-/// end with.
+/// Plans and writes the server `name` from `source`: what `add` and
+/// `add-json` end with. `warnings` are about the arguments.
 pub fn add_entry(
     ctx: &Ctx,
     name: &str,
     flags: EntryFlags,
-    entry: Value,
-    transport: Transport,
+    source: Source,
     warnings: Vec<String>,
 ) -> Result<AddReport, CliError> {
     let plan = add::plan(
@@ -203,11 +206,7 @@ pub fn add_entry(
         AddRequest {
             name: name.to_string(),
             scope: Scope::from(flags.scope),
-            source: Source::Entry {
-                entry,
-                transport,
-                warnings,
-            },
+            source,
             replace: flags.replace,
             literal: if flags.allow_literal {
                 Literal::Keep
@@ -215,22 +214,10 @@ pub fn add_entry(
                 Literal::Move
             },
             force: flags.force,
+            warnings,
         },
     )?;
     add::apply(ctx, plan)
-}
-
-/// Claude Code's `oauth` member: `clientId`, then `callbackPort`, each
-/// only when given.
-fn oauth_object(client_id: Option<&str>, callback_port: Option<u16>) -> Option<Value> {
-    let mut oauth = serde_json::Map::new();
-    if let Some(client_id) = client_id {
-        oauth.insert("clientId".into(), Value::from(client_id));
-    }
-    if let Some(port) = callback_port {
-        oauth.insert("callbackPort".into(), Value::from(port));
-    }
-    (!oauth.is_empty()).then_some(Value::Object(oauth))
 }
 
 fn parse_env(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {

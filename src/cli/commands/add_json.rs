@@ -11,8 +11,7 @@ use crate::cli::args::AddJsonArgs;
 use crate::cli::commands::add::{EntryFlags, add_entry};
 use crate::cli::error::CliError;
 use crate::cli::resolve::Ctx;
-use crate::config::model::{self, ServerEntry};
-use crate::ops::add::{AddReport, check_name};
+use crate::ops::add::{AddReport, Source, check_name};
 
 /// The most JSON read from stdin, as Claude Code reads (1 MiB).
 const STDIN_LIMIT: usize = 1 << 20;
@@ -36,34 +35,13 @@ pub fn run(ctx: &Ctx, args: &AddJsonArgs) -> Result<AddReport, CliError> {
             error.with_hint(r#"quote the entry for your shell, e.g. '{"type":"http","url":"https://example.com/mcp"}'"#)
         }
     })?;
-    // What came on stdin is not among the words the shield learned.
-    ctx.shield
-        .learn(|redactor| redactor.learn_entry(&ServerEntry::from_value(value.clone())));
-    let model::Normalized {
-        entry,
-        unknown,
-        notes,
-    } = model::normalize_entry(value).map_err(|error| {
-        CliError::usage(format!("invalid server entry: {error}")).with_hint(
-            r#"stdio entries need "command"; http and sse entries need "type" and "url""#,
-        )
-    })?;
-    let mut warnings = notes;
-    if !unknown.is_empty() {
-        let keys: Vec<String> = unknown.iter().map(|key| format!("`{key}`")).collect();
-        warnings.push(format!(
-            "kept keys that Claude Code does not use: {}",
-            keys.join(", ")
-        ));
-    }
-    let transport = ServerEntry::from_value(entry.clone()).transport();
     let flags = EntryFlags {
         scope: args.scope,
         replace: args.replace,
         allow_literal: args.allow_literal,
         force: args.force,
     };
-    add_entry(ctx, &args.name, flags, entry, transport, warnings)
+    add_entry(ctx, &args.name, flags, Source::Json(value), Vec::new())
 }
 
 /// The entry: the argument, or for `-` what is piped to stdin. Like Claude

@@ -23,6 +23,10 @@ pub fn read_client_secret(
         let mut line = vec!["add".to_string()];
         line.extend(flag_words(args, &words.env));
         line.extend(["--client-id".to_string(), "CLIENT_ID".to_string()]);
+        if words.name.starts_with('-') {
+            // Such a name is read as one only after `--`.
+            line.push("--".to_string());
+        }
         line.extend([words.name.clone(), words.command.clone()]);
         let line: Vec<&str> = line.iter().map(String::as_str).collect();
         return Err(CliError::usage(

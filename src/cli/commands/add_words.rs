@@ -52,13 +52,32 @@ pub fn place_words(ctx: &Ctx, args: &AddArgs) -> Result<Words, CliError> {
         .into_iter()
         .chain(args.after_dashes.clone())
         .collect();
-    let Some(name) = args.name.clone() else {
-        // Words after `--` never fill NAME: only `add -- cmd …` gets here.
-        let suggested = suggest_name(&command_words);
-        return Err(
-            CliError::usage("the server's name is missing: it goes before `--`")
-                .with_hint(corrected(ctx, args, &suggested, &env, &command_words)),
-        );
+    let (name, command_words) = match args.name.clone() {
+        Some(name) => (name, command_words),
+        // A name that starts with `-` (a repository may choose `--trust`)
+        // can only come after `--`, where no command starts with `-`:
+        // `add -- --trust sh`, or `add -- --trust -- sh`.
+        None if command_words
+            .first()
+            .is_some_and(|word| word.starts_with('-')) =>
+        {
+            let mut words = command_words.into_iter();
+            let name = words.next().unwrap_or_default();
+            let mut rest: Vec<String> = words.collect();
+            if rest.first().is_some_and(|word| word == "--") {
+                rest.remove(0);
+            }
+            (name, rest)
+        }
+        None => {
+            // Words after `--` fill NAME only as above: `add -- cmd …`
+            // gets here.
+            let suggested = suggest_name(&command_words);
+            return Err(
+                CliError::usage("the server's name is missing: it goes before `--`")
+                    .with_hint(corrected(ctx, args, &suggested, &env, &command_words)),
+            );
+        }
     };
     if args.template.is_some() {
         return Ok(Words {
@@ -246,11 +265,16 @@ fn corrected(
 ) -> String {
     let mut words = vec!["add".to_string()];
     words.extend(flag_words(args, env));
-    words.push(name.to_string());
     let remote = command_words.first().is_some_and(|word| is_http_url(word))
         && args.transport != Some(TransportArg::Stdio);
-    if !remote {
-        words.push("--".to_string());
+    if name.starts_with('-') {
+        // Such a name goes after `--`, the command right after it.
+        words.extend(["--".to_string(), name.to_string()]);
+    } else {
+        words.push(name.to_string());
+        if !remote {
+            words.push("--".to_string());
+        }
     }
     words.extend(command_words.iter().cloned());
     let words: Vec<&str> = words.iter().map(String::as_str).collect();

@@ -14,19 +14,14 @@ use serde::Serialize;
 
 use crate::check::EnvSources;
 use crate::cli::args::ProbeArgs;
-use crate::cli::commands::reap::Reaper;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Shield, Stream};
 use crate::cli::render::{self, DIM, GREEN, RED, Report, YELLOW, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::config::approval::Approval;
 use crate::config::inventory::Inventory;
-use crate::ops::probe::{
-    self as ops_probe, Done, ProbeRequest, Reasons, Selection, Skipped, learn_handed, select,
-};
-use crate::probe::{
-    self, AuditCalls, AuditCheck, BlankedValue, CheckStatus, Endpoint, ProbeOptions, ProbeTarget,
-};
+use crate::ops::probe::{self as ops_probe, Done, ProbeRequest, Selection, Skipped, select};
+use crate::probe::{AuditCalls, AuditCheck, BlankedValue, CheckStatus, ProbeTarget};
 
 /// One server in the JSON output: an element of `servers` (`--json`) or a
 /// line (`--jsonl`).
@@ -88,7 +83,7 @@ pub fn run(ctx: &Ctx, args: &ProbeArgs) -> Result<io::Result<bool>, CliError> {
     let mut written: io::Result<()> = Ok(());
     let settings = ProbeSettings {
         timeout: Duration::from_secs_f64(args.timeout),
-        jobs: args.jobs,
+        jobs: args.jobs.map(|jobs| jobs as usize),
         audit: args.audit.then_some(if args.audit_calls {
             AuditCalls::NotDestructive
         } else {
@@ -118,19 +113,12 @@ pub fn skipped_message(skipped: &Skipped) -> String {
     format!("skipped `{}`: {}{how}", skipped.name, skipped.reason)
 }
 
-/// How servers are probed: what `mcpenv probe`'s options say.
-pub struct ProbeSettings {
-    /// Seconds each server has to answer everything.
-    pub timeout: Duration,
-    /// How many servers at once (default: all).
-    pub jobs: Option<u32>,
-    /// Which tools an audit calls, when auditing.
-    pub audit: Option<AuditCalls>,
-}
+pub use crate::ops::probe::ProbeSettings;
 
-/// Starts `targets` and waits for each to finish, calling `finished` as
-/// each does; every server started is stopped on Ctrl-C or SIGTERM (then
-/// an error). Returns the outcomes as they finished and the time taken.
+/// Starts `targets` ([`ops_probe::probe_targets`]: deadlines, the reaper)
+/// and waits for each to finish, calling `finished` as each does; every
+/// server started is stopped on Ctrl-C or SIGTERM (then an error). Returns
+/// the outcomes as they finished and the time taken.
 pub fn probe_targets(
     ctx: &Ctx,
     targets: Vec<ProbeTarget>,
@@ -139,26 +127,6 @@ pub fn probe_targets(
     settings: &ProbeSettings,
     mut finished: impl FnMut(&Done),
 ) -> Result<(Vec<Done>, Duration), CliError> {
-    learn_handed(&ctx.shield, &targets, sources);
-    let reasons = Reasons::new(&targets, inventory);
-    // Only stdio servers start processes.
-    let reaper = targets
-        .iter()
-        .any(|target| matches!(target.endpoint, Endpoint::Stdio(_)))
-        .then(Reaper::start)
-        .flatten()
-        .map(Arc::new);
-    let options = ProbeOptions {
-        timeout: settings.timeout,
-        jobs: settings
-            .jobs
-            .map_or(targets.len(), |jobs| jobs as usize)
-            .max(1),
-        audit: settings.audit,
-        watch: reaper
-            .clone()
-            .map(|reaper| reaper as Arc<dyn probe::GroupWatch>),
-    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -167,7 +135,11 @@ pub fn probe_targets(
     let mut outcomes: Vec<Done> = Vec::new();
     let interrupted = runtime.block_on(async {
         let probing = async {
-            outcomes = ops_probe::run(targets, &reasons, options, |done| finished(done)).await;
+            outcomes =
+                ops_probe::probe_targets(ctx, targets, inventory, sources, settings, |done| {
+                    finished(done);
+                })
+                .await;
         };
         // SIGTERM too: a killed `probe` must not leave servers behind.
         let mut terminate =
@@ -187,11 +159,8 @@ pub fn probe_targets(
         }
     });
     // Dropping the runtime drops every probe still running, and with it
-    // the guard that kills its process group.
+    // the guard that kills its process group, then the reaper.
     runtime.shutdown_timeout(Duration::from_secs(2));
-    if let Some(reaper) = reaper.and_then(Arc::into_inner) {
-        reaper.finish();
-    }
     if interrupted {
         return Err(CliError::failure(
             "interrupted; every server started was stopped",

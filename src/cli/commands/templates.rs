@@ -275,6 +275,7 @@ pub fn add_from_template(
                 Literal::Move
             },
             force: args.force,
+            warnings: Vec::new(),
         },
     )?;
     add::apply(ctx, plan)
