@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::approval::{Approval, ApprovalPolicy};
 use crate::document::JsonDocument;
 use crate::error::ConfigError;
-use crate::fsx;
+use crate::fsx::{self, Reads};
 use crate::locate::{Locations, MAX_PROJECT_FILE_BYTES};
 use crate::model::{Field, ServerEntry};
 use crate::scope::Scope;
@@ -221,7 +221,13 @@ impl Inventory {
     /// an error: nothing is guessed about a broken file. A project file
     /// without `mcpServers` becomes a note.
     pub fn load(locations: &Locations) -> Result<Self, ConfigError> {
-        let mut inventory = Self::load_all(locations);
+        Self::load_from(locations, &fsx::Disk)
+    }
+
+    /// [`Inventory::load`], the configs read through `reads` (an edit
+    /// session, whose dry run shows its own earlier writes).
+    pub fn load_from(locations: &Locations, reads: &dyn Reads) -> Result<Self, ConfigError> {
+        let mut inventory = Self::load_all_from(locations, reads);
         let mut unloaded = std::mem::take(&mut inventory.unloaded).into_iter();
         for file in unloaded.by_ref() {
             match file.problem {
@@ -240,10 +246,15 @@ impl Inventory {
     /// listed in [`Inventory::unloaded`], and every other file is still
     /// read.
     pub fn load_all(locations: &Locations) -> Self {
+        Self::load_all_from(locations, &fsx::Disk)
+    }
+
+    /// [`Inventory::load_all`], the configs read through `reads`.
+    pub fn load_all_from(locations: &Locations, reads: &dyn Reads) -> Self {
         let mut notes = Vec::new();
         let mut unloaded = Vec::new();
         let claude_scopes = vec![Scope::Local, Scope::User];
-        let claude = match load_document(&locations.claude_json, CLAUDE_JSON_EXPAND) {
+        let claude = match load_document_from(reads, &locations.claude_json, CLAUDE_JSON_EXPAND) {
             // Claude Code reports an empty `~/.claude.json` as corrupted and
             // loads nothing; reading it as `{}` would tell a different story.
             Ok(Some(document)) if document.is_empty() => {
@@ -342,7 +353,7 @@ impl Inventory {
             };
         add(Scope::Local, &locations.claude_json, local, &mut notes);
         for file in locations.project_files().iter().rev() {
-            match read_project_file(file, &mut notes) {
+            match read_project_file(reads, file, &mut notes) {
                 Ok(Some(servers)) => add(Scope::Project, file, servers, &mut notes),
                 Ok(None) => {}
                 Err(problem) => unloaded.push(Unloaded {
@@ -492,7 +503,18 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
 /// ([`JsonDocument::is_empty`]). `expand` as in
 /// [`JsonDocument::parse_expanding`].
 pub fn load_document(path: &Path, expand: &[&str]) -> Result<Option<JsonDocument>, ConfigError> {
-    let text = fsx::read_if_exists(path).map_err(|source| ConfigError::read(path, source))?;
+    load_document_from(&fsx::Disk, path, expand)
+}
+
+/// [`load_document`], read through `reads`.
+pub fn load_document_from(
+    reads: &dyn Reads,
+    path: &Path,
+    expand: &[&str],
+) -> Result<Option<JsonDocument>, ConfigError> {
+    let text = reads
+        .read_text(path)
+        .map_err(|source| ConfigError::read(path, source))?;
     text.map(|text| parse_document(path, text, expand))
         .transpose()
 }
@@ -640,6 +662,7 @@ fn disabled_servers(project_entry: Option<&Value>) -> Vec<String> {
 /// to it). A file that does not parse, or has no `mcpServers` object, is a
 /// [`FileProblem`]: Claude Code loads none of it.
 fn read_project_file(
+    reads: &dyn Reads,
     file: &Path,
     notes: &mut Vec<Note>,
 ) -> Result<Option<Vec<(String, Value)>>, FileProblem> {
@@ -664,7 +687,7 @@ fn read_project_file(
     if check_project_file_size(file, metadata.len()).is_err() {
         return skip("larger than 2 MiB; Claude Code skips it".to_string());
     }
-    let document = match load_document(file, &[]) {
+    let document = match load_document_from(reads, file, &[]) {
         Ok(Some(document)) => document,
         Ok(None) => return Ok(None),
         // Swapped for something else since the look above.

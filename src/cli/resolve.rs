@@ -144,6 +144,7 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
             config_home,
             mcpenv,
             shield,
+            edit: crate::edits::Edit::plain(),
         },
         quiet: cli.quiet,
         project_dir: cli.project_dir.clone(),

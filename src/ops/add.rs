@@ -1,7 +1,8 @@
 //! Adding a server, from an entry (a command or a URL) or a template.
 //! [`plan`] decides everything (the entry as it will be stored, the
 //! secrets that go to a `.env` first, every file that changes) and writes
-//! nothing; [`preview`] shows each file's change; [`apply`] writes. The
+//! nothing; [`apply`] writes (with a preview session, it shows each
+//! file's change and writes nothing). The
 //! CLI's `add` and `add-json` and `serve`'s `add_server` all go through
 //! here.
 
@@ -11,20 +12,17 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::FileChange;
 use crate::dotenv::ExampleLine;
-use crate::envfiles::{self, EnvFiles};
+use crate::envfiles;
 use crate::error::StoreError;
 use crate::extract::{self, Candidate, ExtractionPlan, Move};
 use crate::model::{self, ServerEntry, Transport};
 use crate::ops::extraction::{env_error, known_values, plan_error};
 use crate::ops::hints::template_error;
-use crate::ops::writes::{
-    begin_writes, preview_plan_env, save_plan_env_with, save_project_env_with,
-};
+use crate::ops::writes::{begin_writes, save_plan_env_with, save_project_env_with};
 use crate::ops::{Context, Error};
 use crate::scope::Scope;
-use crate::store::{self, IfExists, NewServer, Progress, Target, Written};
+use crate::store::{self, IfExists, Progress, Target, Written};
 use crate::templates::{self, Choice, Template, TemplateVariable};
 
 /// What to add.
@@ -85,7 +83,7 @@ pub enum Source {
 }
 
 /// Everything [`apply`] will do, decided.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct AddPlan {
     /// The server's name.
     pub name: String,
@@ -108,7 +106,7 @@ pub struct AddPlan {
 }
 
 /// The dotenv side of an add.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum EnvWrites {
     /// Nothing.
     Nothing,
@@ -189,7 +187,7 @@ pub fn save_client_secret(
         .claude_data_dir
         .join(crate::claude_code::credentials::FILE_NAME);
     let key = crate::claude_code::credentials::client_config_key(&report.name, &report.stored);
-    crate::claude_code::credentials::save_client_secret(&ctx.locations.state_dir, &file, &key, secret).map_err(
+    crate::claude_code::credentials::save_client_secret(&ctx.edit, &ctx.locations.state_dir, &file, &key, secret).map_err(
         |error| {
             Error::from(error).with_hint(format!(
                 "the server `{}` was written without its secret; run the same command with `--replace` once that is fixed",
@@ -417,45 +415,6 @@ fn plan_template(
     Ok((entry, env))
 }
 
-/// Each file [`apply`] would change, as it is and as it would be; files
-/// it would leave alone are left out.
-pub fn preview(ctx: &Context, plan: &AddPlan) -> Result<Vec<FileChange>, Error> {
-    let mut changes = match &plan.env {
-        EnvWrites::Nothing => Vec::new(),
-        EnvWrites::Extracted {
-            plan: extraction,
-            example,
-        } => preview_plan_env(ctx, extraction, example)?,
-        EnvWrites::Template { secrets, example } => {
-            if plan.scope == Scope::User {
-                if secrets.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![
-                        envfiles::preview_values(&ctx.user_env_file(), secrets)
-                            .map_err(env_error)?,
-                    ]
-                }
-            } else {
-                let files = EnvFiles::at(&ctx.locations.project_root());
-                envfiles::preview(&files, secrets, example).map_err(env_error)?
-            }
-        }
-    };
-    let config = store::preview_add_servers(
-        &plan.target,
-        &[NewServer {
-            name: &plan.name,
-            entry: &plan.entry,
-            if_exists: plan.if_exists,
-        }],
-    )
-    .map_err(|error| already_exists_hint(ctx, error, &plan.name, plan.scope))?;
-    changes.push(config);
-    changes.retain(FileChange::changes);
-    Ok(changes)
-}
-
 /// Writes what `plan` decided: dotenv files first, then the config.
 pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
     let mut progress = Progress::default();
@@ -475,6 +434,7 @@ pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
                 // A user server is used in every project: its secrets go
                 // to the user's store, never into this repository's `.env`.
                 envfiles::save_user_with(
+                    &ctx.edit,
                     &ctx.user_env_file(),
                     &ctx.locations.state_dir,
                     secrets,
@@ -489,6 +449,7 @@ pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
     }
     let done = store::add_server(
         &ctx.locations,
+        &ctx.edit,
         &plan.target,
         &plan.name,
         &plan.entry,

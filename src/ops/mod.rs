@@ -42,7 +42,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::check::EnvSources;
+use crate::diff::FileChange;
 use crate::dotenv::DotEnvError;
+use crate::edits::Edit;
 use crate::error::ConfigError;
 use crate::layered::Inventory;
 use crate::locate::Locations;
@@ -68,9 +70,22 @@ pub struct Context {
     /// masked with it. Loading through [`Context::inventory`] and
     /// [`Context::env_sources`] teaches it.
     pub shield: Arc<Shield>,
+    /// The edit session every write goes through: a preview (a dry run,
+    /// `serve`'s gate) writes nothing, a recording keeps what `mcpenv undo`
+    /// needs.
+    pub edit: Edit,
 }
 
 impl Context {
+    /// This context with its writes going through `edit` instead.
+    #[must_use]
+    pub fn with_edit(&self, edit: Edit) -> Self {
+        Self {
+            edit,
+            ..self.clone()
+        }
+    }
+
     /// The mcpenv command line that runs `rest` here, quoted for a shell.
     pub fn command(&self, rest: &[&str]) -> String {
         let mut words = self.mcpenv.clone();
@@ -94,7 +109,7 @@ impl Context {
 
     /// Every scope's servers; the shield learns their secrets.
     pub fn inventory(&self) -> Result<Inventory, ConfigError> {
-        let inventory = Inventory::load(&self.locations)?;
+        let inventory = Inventory::load_from(&self.locations, &self.edit)?;
         self.shield.learn_inventory(&inventory);
         Ok(inventory)
     }
@@ -153,6 +168,22 @@ impl Context {
             ..self.clone()
         }
     }
+}
+
+/// Each file `apply` would change, as it is and as it would be (files it
+/// leaves alone left out): `apply` run against a preview session, so the
+/// preview is the write itself, made nowhere.
+pub fn previewed<T>(
+    ctx: &Context,
+    apply: impl FnOnce(&Context) -> Result<T, Error>,
+) -> Result<Vec<FileChange>, Error> {
+    let preview = ctx.with_edit(Edit::preview());
+    apply(&preview)?;
+    Ok(preview
+        .edit
+        .finish_preview()
+        .map(|(changes, _)| changes)
+        .unwrap_or_default())
 }
 
 /// The error for `.env` files that cannot be read.

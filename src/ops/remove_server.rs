@@ -54,9 +54,10 @@ pub fn remove_server(ctx: &Context, request: &RemoveRequest) -> Result<RemoveRep
     let removed = match request.scope {
         Some(scope) => {
             let target = Target::for_scope(&ctx.locations, scope);
-            store::remove_server(&ctx.locations, &target, name).map(|written| (target, written))
+            store::remove_server(&ctx.locations, &ctx.edit, &target, name)
+                .map(|written| (target, written))
         }
-        None => store::remove_server_anywhere(&ctx.locations, name),
+        None => store::remove_server_anywhere(&ctx.locations, &ctx.edit, name),
     };
     match removed {
         Ok((target, written)) => {
@@ -222,6 +223,6 @@ pub fn check_example(ctx: &Context) -> Result<(), Error> {
 /// comment mcpenv wrote above each); never touches `.env`.
 pub fn drop_example_lines(ctx: &Context, names: &[String]) -> Result<bool, Error> {
     let example = EnvFiles::at(&ctx.locations.project_root()).example;
-    crate::envfiles::remove_example_lines(&ctx.locations.state_dir, &example, names)
+    crate::envfiles::remove_example_lines(&ctx.edit, &ctx.locations.state_dir, &example, names)
         .map_err(crate::ops::extraction::env_error)
 }

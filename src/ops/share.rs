@@ -1,25 +1,25 @@
 //! Sharing a server: a private (local or user) server becomes a project
 //! server in `.mcp.json`, its literal secrets moved into the project's
 //! `.env` first (documented in `.env.example`), and the private copy
-//! removed unless kept. [`plan`] decides and writes nothing, [`preview`]
-//! shows every file's change, [`apply`] writes: the CLI's `share` and
+//! removed unless kept. [`plan`] decides and writes nothing, [`apply`]
+//! writes (with a preview session, it shows every file's change and
+//! writes nothing): the CLI's `share` and
 //! `serve`'s `share_server` both go through here.
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::diff::FileChange;
 use crate::dotenv::ExampleLine;
 use crate::error::StoreError;
 use crate::extract::{self, Candidate, ExtractionPlan, Move};
 use crate::ops::extraction::{known_values, plan_error, target_of};
 use crate::ops::names::unknown_name_hints;
 use crate::ops::secret_stores::{SecretStore, store_plan};
-use crate::ops::writes::{begin_writes, preview_plan_env, save_plan_env_with};
+use crate::ops::writes::{begin_writes, save_plan_env_with};
 use crate::ops::{Context, Error};
 use crate::scope::Scope;
-use crate::store::{self, IfExists, NewServer, Target};
+use crate::store::{self, IfExists, Target};
 
 /// What to share.
 #[derive(Debug, Clone)]
@@ -38,7 +38,7 @@ pub struct ShareRequest {
 }
 
 /// Everything [`apply`] will do, decided.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SharePlan {
     /// The server.
     pub name: String,
@@ -193,28 +193,6 @@ pub fn plan(ctx: &Context, request: &ShareRequest) -> Result<SharePlan, Error> {
     })
 }
 
-/// Each file [`apply`] would change, as it is and as it would be.
-pub fn preview(ctx: &Context, plan: &SharePlan) -> Result<Vec<FileChange>, Error> {
-    let mut extraction = plan.extraction.clone();
-    store_plan(ctx, &mut extraction, plan.store, false)?;
-    let mut changes = preview_plan_env(ctx, &extraction, &plan.example)?;
-    let added = store::preview_add_servers(
-        &plan.project,
-        &[NewServer {
-            name: &plan.name,
-            entry: &plan.shared,
-            if_exists: IfExists::KeepSame,
-        }],
-    )
-    .map_err(|error| already_there(ctx, error, &plan.name, &plan.project))?;
-    changes.push(added);
-    if !plan.keep {
-        changes.push(store::preview_remove_server(&plan.private, &plan.name)?);
-    }
-    changes.retain(FileChange::changes);
-    Ok(changes)
-}
-
 /// Writes what `plan` decided: `.gitignore` and `.env` first, then the
 /// project file, then the private copy goes.
 pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
@@ -234,6 +212,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     )?;
     let added = store::add_server(
         &ctx.locations,
+        &ctx.edit,
         &plan.project,
         &plan.name,
         &plan.shared,
@@ -243,7 +222,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     progress.record(&added.path, added.changed);
     let from_shown = crate::ops::shown::scope_file(ctx, plan.from, &plan.from_file);
     if !plan.keep {
-        let removed = store::remove_server(&ctx.locations, &plan.private, &plan.name)
+        let removed = store::remove_server(&ctx.locations, &ctx.edit, &plan.private, &plan.name)
             .map_err(|error| Error::from(error).interrupted(&progress))?;
         progress.record(&removed.path, removed.changed);
     }
