@@ -189,8 +189,20 @@ mod tests {
         let managed = |name: &str| Managed {
             servers: BTreeMap::from([(name.to_string(), "sha256:x".to_string())]),
         };
-        record(&Edit::plain(), &state, &dir.path().join("a.json"), &managed("a")).unwrap();
-        record(&Edit::plain(), &state, &dir.path().join("b.json"), &managed("b")).unwrap();
+        record(
+            &Edit::plain(),
+            &state,
+            &dir.path().join("a.json"),
+            &managed("a"),
+        )
+        .unwrap();
+        record(
+            &Edit::plain(),
+            &state,
+            &dir.path().join("b.json"),
+            &managed("b"),
+        )
+        .unwrap();
         let manifest = load(&state).unwrap();
         assert_eq!(manifest.files.len(), 2);
         assert_eq!(manifest.files[&dir.path().join("a.json")], managed("a"));
@@ -199,7 +211,13 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        record(&Edit::plain(), &state, &dir.path().join("a.json"), &Managed::default()).unwrap();
+        record(
+            &Edit::plain(),
+            &state,
+            &dir.path().join("a.json"),
+            &Managed::default(),
+        )
+        .unwrap();
         assert_eq!(load(&state).unwrap().files.len(), 1);
     }
 }

@@ -58,6 +58,7 @@ mod serve;
 mod serve_crosscheck;
 mod serve_gate;
 mod serve_trust;
+mod serve_undo;
 mod state_errors;
 mod teammate;
 mod templates;
