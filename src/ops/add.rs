@@ -679,3 +679,49 @@ fn still_missing(ctx: &Context, entry: &Value) -> Vec<String> {
     }
     missing
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::edits::Edit;
+    use crate::ops::testing::{context, previewed_then_written};
+
+    #[test]
+    fn an_add_against_a_preview_yields_each_change_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path(), Edit::plain());
+        let token = "ghp_Zq8Rk2VbN4mXw7Ty1Lp9Hs3Dj6Fc0Ga5Ue2Q";
+        let entry = json!({"command": "npx", "args": ["server"], "env": {"GITHUB_TOKEN": token}});
+        let request = AddRequest {
+            name: "gh".to_string(),
+            scope: Scope::Project,
+            source: Source::Entry {
+                entry,
+                transport: Transport::Stdio,
+                warnings: Vec::new(),
+            },
+            replace: false,
+            literal: Literal::Move,
+            force: false,
+        };
+        let plan = plan(&ctx, request).unwrap();
+        let changes = previewed_then_written(dir.path(), &ctx, |ctx| {
+            apply(ctx, plan.clone()).unwrap();
+        });
+        let paths: Vec<&str> = changes.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "project/.gitignore",
+                "project/.env",
+                "project/.env.example",
+                "project/.mcp.json"
+            ]
+        );
+        assert!(changes.iter().all(|(_, change)| change.before.is_none()));
+        let config = changes[3].1.after.as_deref().unwrap();
+        assert!(config.contains("${GITHUB_TOKEN}") && !config.contains(token));
+    }
+}

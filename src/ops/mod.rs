@@ -221,3 +221,105 @@ impl Read {
         }
     }
 }
+
+/// What the use cases' unit tests share: a context over a temporary
+/// world, and the tree that tells "nothing was written".
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use super::Context;
+    use crate::edits::Edit;
+    use crate::locate::{Environment, Locations};
+    use crate::redact::Shield;
+    use crate::templates::TemplateDirs;
+
+    /// A context for `root/project` (a repository) with HOME at
+    /// `root/home`, its writes going through `edit`.
+    pub fn context(root: &Path, edit: Edit) -> Context {
+        for dir in ["home", "project/.git", "state"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        let locations = Locations::discover(&Environment {
+            home: root.join("home"),
+            claude_config_dir: None,
+            working_dir: root.join("project"),
+            managed_dir: root.join("managed"),
+            state_dir: root.join("state"),
+        })
+        .unwrap();
+        Context {
+            template_dirs: TemplateDirs {
+                project: locations.project_root().join(".mcpenv/templates"),
+                user: None,
+            },
+            config_home: root.join("home/.config"),
+            locations,
+            process_env: BTreeMap::new(),
+            mcpenv: vec!["mcpenv".to_string()],
+            shield: Arc::new(Shield::default()),
+            edit,
+        }
+    }
+
+    /// Every folder and file under `root`, each file with its bytes.
+    pub fn tree(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+        let mut found = BTreeMap::new();
+        let mut pending = vec![root.to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    found.insert(path.clone(), None);
+                    pending.push(path);
+                } else {
+                    found.insert(path.clone(), Some(std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        found
+    }
+
+    /// Runs `apply` against a preview session of `ctx` (whose world is
+    /// under `root`), checks it wrote nothing, then runs it for real and
+    /// checks every file holds what the preview said. Returns the changes,
+    /// each path relative to `root`.
+    pub fn previewed_then_written(
+        root: &Path,
+        ctx: &Context,
+        apply: impl Fn(&Context),
+    ) -> Vec<(String, crate::diff::FileChange)> {
+        let before = tree(root);
+        let preview = ctx.with_edit(Edit::preview());
+        apply(&preview);
+        let (changes, _) = preview.edit.finish_preview().unwrap();
+        assert_eq!(tree(root), before, "a preview writes nothing");
+        apply(&ctx.with_edit(Edit::plain()));
+        let changes: Vec<_> = changed(root, &changes).into_iter().zip(changes).collect();
+        for ((path, after), _) in &changes {
+            let written = std::fs::read_to_string(root.join(path)).ok();
+            assert_eq!(&written, after, "{path}: not as previewed");
+        }
+        changes
+            .into_iter()
+            .map(|((path, _), change)| (path, change))
+            .collect()
+    }
+
+    /// The path of each change, relative to `root`, with its new text.
+    fn changed(root: &Path, changes: &[crate::diff::FileChange]) -> Vec<(String, Option<String>)> {
+        let root = dunce::canonicalize(root).unwrap();
+        changes
+            .iter()
+            .map(|change| {
+                let path = dunce::canonicalize(change.path.parent().unwrap())
+                    .unwrap()
+                    .join(change.path.file_name().unwrap());
+                let shown = path.strip_prefix(&root).unwrap().display().to_string();
+                (shown, change.after.clone())
+            })
+            .collect()
+    }
+}

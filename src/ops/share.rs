@@ -264,3 +264,47 @@ fn taken(ctx: &Context, name: &str, project: &Target) -> Error {
         ctx.command(&["remove", name, "-s", "project"])
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::edits::Edit;
+    use crate::ops::testing::{context, previewed_then_written};
+
+    #[test]
+    fn a_share_against_a_preview_yields_each_change_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path(), Edit::plain());
+        let token = "ghp_Zq8Rk2VbN4mXw7Ty1Lp9Hs3Dj6Fc0Ga5Ue2Q";
+        let claude_json = json!({"projects": {ctx.locations.local_key.clone(): {"mcpServers": {
+            "mine": {"command": "npx", "env": {"GITHUB_TOKEN": token}}
+        }}}});
+        std::fs::write(&ctx.locations.claude_json, claude_json.to_string()).unwrap();
+        let request = ShareRequest {
+            name: "mine".to_string(),
+            from: None,
+            keep: false,
+            force: false,
+            store: SecretStore::Dotenv,
+        };
+        let plan = plan(&ctx, &request).unwrap();
+        let changes = previewed_then_written(dir.path(), &ctx, |ctx| {
+            apply(ctx, plan.clone()).unwrap();
+        });
+        let paths: Vec<&str> = changes.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "project/.gitignore",
+                "project/.env",
+                "project/.env.example",
+                "project/.mcp.json",
+                "home/.claude.json"
+            ]
+        );
+        let private = changes[4].1.after.as_deref().unwrap();
+        assert!(!private.contains(token), "the private copy goes: {private}");
+    }
+}
