@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::diff::FileChange;
-use crate::fsx::{self, NewMode, Reads, TextEditError};
+use crate::fsx::{self, EditLock, NewMode, Reads, TextEditError};
 use crate::journal::{self, Journal};
 
 /// An edit session: a cheap handle, cloned along with the context that
@@ -40,8 +40,12 @@ enum Mode {
         /// Changes outside files (a keychain entry), described.
         elsewhere: Vec<String>,
     },
-    /// Writes are made, and each file's previous bytes go into the journal.
-    Record(Box<Journal>),
+    /// Writes are made, and each file's previous bytes go into the journal
+    /// under `state_dir`.
+    Record {
+        journal: Box<Journal>,
+        state_dir: PathBuf,
+    },
 }
 
 /// A file change a writer proposes in a preview: the path reads use
@@ -53,7 +57,7 @@ impl fmt::Debug for Edit {
         let mode = match &*self.mode() {
             Mode::Plain => "plain",
             Mode::Preview { .. } => "preview",
-            Mode::Record(_) => "record",
+            Mode::Record { .. } => "record",
         };
         formatter.debug_tuple("Edit").field(&mode).finish()
     }
@@ -76,7 +80,10 @@ impl Edit {
     /// A real run recording the edit of `command` (its name, as
     /// `undo --list` shows it) into the journal under `state_dir`.
     pub fn recording(state_dir: &Path, command: &str) -> Self {
-        Self::with(Mode::Record(Box::new(Journal::new(state_dir, command))))
+        Self::with(Mode::Record {
+            journal: Box::new(Journal::new(state_dir, command)),
+            state_dir: state_dir.to_path_buf(),
+        })
     }
 
     fn with(mode: Mode) -> Self {
@@ -232,7 +239,8 @@ impl Edit {
     /// of `after`. A journal that cannot keep the copy does not fail the
     /// edit, which is made already; [`Edit::finish`] says so.
     pub fn written(&self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
-        if let Mode::Record(journal) = &mut *self.mode() {
+        if let Mode::Record { journal, state_dir } = &mut *self.mode() {
+            let _lock = journal_lock(state_dir);
             journal.keep(resolved, before, after);
         }
     }
@@ -240,7 +248,7 @@ impl Edit {
     /// Keeps no copies of this edit's files for undo, for `reason` (the old
     /// bytes hold a secret the edit moves where no plaintext copy may stay).
     pub fn keep_no_copies(&self, reason: &str) {
-        if let Mode::Record(journal) = &mut *self.mode() {
+        if let Mode::Record { journal, .. } = &mut *self.mode() {
             journal.forgo(reason);
         }
     }
@@ -249,7 +257,7 @@ impl Edit {
     /// drops every earlier edit whose copies hold `secret`: this edit moved
     /// it where no plaintext copy may stay (the keychain), or removed it.
     pub fn keep_no_copies_of(&self, reason: &str, secret: &str) {
-        if let Mode::Record(journal) = &mut *self.mode() {
+        if let Mode::Record { journal, .. } = &mut *self.mode() {
             journal.forgo_holding(reason, secret);
         }
     }
@@ -266,7 +274,10 @@ impl Edit {
                     .collect(),
                 elsewhere,
             },
-            Mode::Record(journal) => Finished::Recorded(journal.close()),
+            Mode::Record { journal, state_dir } => {
+                let _lock = journal_lock(&state_dir);
+                Finished::Recorded(journal.close())
+            }
         }
     }
 
@@ -282,6 +293,15 @@ impl Edit {
             Finished::Nothing | Finished::Recorded(_) => None,
         }
     }
+}
+
+/// The lock every session takes to change the journal: one edit's new
+/// folder is never taken, before its record is written, for a leftover by
+/// another session (a `serve` call, a CLI edit) closing at the same time.
+/// Without it (the state folder is unusable) the journal is written all
+/// the same: a lost undo copy never fails an edit.
+fn journal_lock(state_dir: &Path) -> Option<EditLock> {
+    EditLock::acquire(state_dir, &journal::root(state_dir), fsx::LOCK_TIMEOUT).ok()
 }
 
 impl Reads for Edit {
@@ -380,6 +400,42 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "new\n");
         assert!(edit.finish_preview().is_none());
         assert!(matches!(edit.finish(), Finished::Nothing));
+    }
+
+    #[test]
+    fn sessions_recording_at_once_each_keep_their_whole_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let sessions: Vec<_> = (0..12)
+            .map(|session| {
+                let (dir, state) = (dir.path().to_path_buf(), state.clone());
+                std::thread::spawn(move || {
+                    let edit = Edit::recording(&state, &format!("edit {session}"));
+                    for file in 0..2 {
+                        let path = dir.join(format!("{session}-{file}.txt"));
+                        edit.edit_text(&state, &path, NewMode::Exact(0o600), |_| {
+                            Ok::<_, ()>(Some("new\n".to_string()))
+                        })
+                        .unwrap();
+                    }
+                    edit.finish()
+                })
+            })
+            .collect();
+        for session in sessions {
+            let Finished::Recorded(kept) = session.join().unwrap() else {
+                panic!("a recording finishes as one");
+            };
+            assert_eq!(kept.problem, None);
+            assert_eq!(kept.files, 2);
+        }
+        let edits = journal::edits(&state).unwrap();
+        assert_eq!(
+            edits.len(),
+            12,
+            "no session's edit was taken for a leftover"
+        );
+        assert!(edits.iter().all(|edit| edit.record.files.len() == 2));
     }
 
     #[test]
