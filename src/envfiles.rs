@@ -14,7 +14,7 @@ use std::process::Stdio;
 
 use crate::config::store::{self, Progress};
 use crate::envfiles::dotenv::QuoteError;
-use crate::mechanics::diff::FileChange;
+use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, NewMode, TextEditError};
 use crate::mechanics::git_files::git_ignores;
 
@@ -201,7 +201,7 @@ fn io_error(path: &Path, source: io::Error) -> EnvFilesError {
 /// it, before secrets go in, unless `force` keeps its mode: `cp
 /// .env.example .env` leaves a teammate's `.env` at the umask's 0644.
 /// Returns the mode it had when it changed it.
-pub fn make_private(path: &Path, force: bool) -> Result<Option<u32>, EnvFilesError> {
+pub fn make_private(edit: &Edit, path: &Path, force: bool) -> Result<Option<u32>, EnvFilesError> {
     if force {
         return Ok(None);
     }
@@ -220,13 +220,11 @@ pub fn make_private(path: &Path, force: bool) -> Result<Option<u32>, EnvFilesErr
     if mode & 0o044 == 0 {
         return Ok(None);
     }
-    if crate::mechanics::edits::previewing() {
-        crate::mechanics::edits::preview_private(path, mode);
-        return Ok(Some(mode & 0o777));
-    }
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))
-        .map_err(io_error)?;
-    Ok(Some(mode & 0o777))
+    edit.make_private(path, mode, Some(mode & 0o777), || {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))
+            .map_err(io_error)?;
+        Ok(Some(mode & 0o777))
+    })
 }
 
 /// The files [`save_with`] may write for these arguments, in the order it
@@ -251,6 +249,7 @@ pub fn planned(
 /// which it does first: a `.env` never exists, even for a moment, that git
 /// would add. See [`save_with`].
 pub fn save(
+    edit: &Edit,
     files: &EnvFiles,
     state_dir: &Path,
     values: &[(String, String)],
@@ -258,7 +257,15 @@ pub fn save(
     force: bool,
 ) -> Result<Saved, EnvFilesError> {
     let mut progress = Progress::default();
-    save_with(files, state_dir, values, example, force, &mut progress)?;
+    save_with(
+        edit,
+        files,
+        state_dir,
+        values,
+        example,
+        force,
+        &mut progress,
+    )?;
     Ok(Saved {
         written: progress.into_written(),
     })
@@ -267,6 +274,7 @@ pub fn save(
 /// [`save`], recording each file in `progress` as it is done, so a failure
 /// part way leaves `progress` saying which files were written.
 pub fn save_with(
+    edit: &Edit,
     files: &EnvFiles,
     state_dir: &Path,
     values: &[(String, String)],
@@ -283,6 +291,7 @@ pub fn save_with(
     }
     let changed = !git_ignores_dotenv(files)
         && edit_text(
+            edit,
             state_dir,
             &files.gitignore,
             NewMode::Umasked(0o644),
@@ -290,10 +299,11 @@ pub fn save_with(
         )?;
     progress.record(&files.gitignore, changed);
     if !values.is_empty() {
-        add_values(state_dir, &files.env, values, progress)?;
+        add_values(edit, state_dir, &files.env, values, progress)?;
     }
     if !example.is_empty() {
         let changed = edit_text(
+            edit,
             state_dir,
             &files.example,
             NewMode::Umasked(0o644),
@@ -304,58 +314,12 @@ pub fn save_with(
     Ok(())
 }
 
-/// What [`save_with`] would write, file by file, computed by the same edits
-/// and written nowhere: `.gitignore` (unless git ignores `.env` already),
-/// `.env` with `values`, `.env.example` with `example`. Files the save
-/// would leave alone are left out.
-pub fn preview(
-    files: &EnvFiles,
-    values: &[(String, String)],
-    example: &[dotenv::ExampleLine],
-) -> Result<Vec<FileChange>, EnvFilesError> {
-    let mut changes = Vec::new();
-    if !git_ignores_dotenv(files) {
-        changes.push(preview_text(&files.gitignore, gitignore_change)?);
-    }
-    if !values.is_empty() {
-        changes.push(preview_values(&files.env, values)?);
-    }
-    if !example.is_empty() {
-        changes.push(preview_text(&files.example, example_change(example))?);
-    }
-    changes.retain(FileChange::changes);
-    Ok(changes)
-}
-
-/// What adding `values` to the dotenv file at `path` would write.
-pub fn preview_values(
-    path: &Path,
-    values: &[(String, String)],
-) -> Result<FileChange, EnvFilesError> {
-    preview_text(path, values_change(path, values))
-}
-
-/// The change `change` makes to the text at `path` (`None`: no change).
-fn preview_text(
-    path: &Path,
-    change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
-) -> Result<FileChange, EnvFilesError> {
-    // A preview shows no write that the edit would refuse.
-    check_confined(path)?;
-    let before = fsx::read_if_exists(path).map_err(|source| io_error(path, source))?;
-    let after = change(before.as_deref())?.or_else(|| before.clone());
-    Ok(FileChange {
-        path: path.to_path_buf(),
-        before,
-        after,
-    })
-}
-
 /// Adds `values` to the user's own store at `path`
 /// (`~/.config/mcpenv/.env`), for the secrets of user-scope servers, which
 /// no repository's `.env` may hold: created 0600 (its folder 0700 when
 /// new), refused when other users can read it, unless `force`.
 pub fn save_user_with(
+    edit: &Edit,
     path: &Path,
     state_dir: &Path,
     values: &[(String, String)],
@@ -366,23 +330,26 @@ pub fn save_user_with(
         return Ok(());
     }
     if let Some(folder) = path.parent() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(folder)
-            .map_err(|source| EnvFilesError::Folder {
-                path: path.to_path_buf(),
-                folder: folder.to_path_buf(),
-                source,
-            })?;
+        edit.unshown(|| {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(folder)
+                .map_err(|source| EnvFilesError::Folder {
+                    path: path.to_path_buf(),
+                    folder: folder.to_path_buf(),
+                    source,
+                })
+        })?;
     }
-    save_values_with(path, state_dir, values, force, progress)
+    save_values_with(edit, path, state_dir, values, force, progress)
 }
 
 /// Adds `values` to a dotenv file that already holds some of their names
 /// (`.env.local`, a monorepo root's `.env`): refused when other users can
 /// read it, unless `force`.
 pub fn save_values_with(
+    edit: &Edit,
     path: &Path,
     state_dir: &Path,
     values: &[(String, String)],
@@ -390,7 +357,7 @@ pub fn save_values_with(
     progress: &mut Progress,
 ) -> Result<(), EnvFilesError> {
     check_private(path, force)?;
-    add_values(state_dir, path, values, progress)
+    add_values(edit, state_dir, path, values, progress)
 }
 
 /// Removes every assignment of `name` from the dotenv file at `path`,
@@ -398,12 +365,13 @@ pub fn save_values_with(
 /// does not hold it (or does not exist) is left alone. Returns whether it
 /// wrote.
 pub fn remove_value_with(
+    edit: &Edit,
     path: &Path,
     state_dir: &Path,
     name: &str,
     progress: &mut Progress,
 ) -> Result<bool, EnvFilesError> {
-    let changed = edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
+    let changed = edit_text(edit, state_dir, path, NewMode::Exact(0o600), |old| {
         old.map_or(Ok(None), |old| {
             dotenv::without_variable(old, name).map_err(|source| EnvFilesError::Entangled {
                 path: path.to_path_buf(),
@@ -420,11 +388,12 @@ pub fn remove_value_with(
 /// a file that holds none of them (or does not exist) is left alone.
 /// Returns whether it wrote.
 pub fn remove_example_lines(
+    edit: &Edit,
     state_dir: &Path,
     path: &Path,
     names: &[String],
 ) -> Result<bool, EnvFilesError> {
-    edit_text(state_dir, path, NewMode::Umasked(0o644), |old| {
+    edit_text(edit, state_dir, path, NewMode::Umasked(0o644), |old| {
         old.map_or(Ok(None), |old| {
             dotenv::example_without(old, names).map_err(|source| EnvFilesError::Entangled {
                 path: path.to_path_buf(),
@@ -436,12 +405,14 @@ pub fn remove_example_lines(
 
 /// Adds `values` to the dotenv file at `path` (new files are 0600).
 fn add_values(
+    edit: &Edit,
     state_dir: &Path,
     path: &Path,
     values: &[(String, String)],
     progress: &mut Progress,
 ) -> Result<(), EnvFilesError> {
     let changed = edit_text(
+        edit,
         state_dir,
         path,
         NewMode::Exact(0o600),
@@ -514,25 +485,27 @@ fn quote_error(path: &Path, values: &[(String, String)], source: QuoteError) -> 
     }
 }
 
-/// [`fsx::edit_text`] with its errors as [`EnvFilesError`], after clearing
+/// [`Edit::edit_text`] with its errors as [`EnvFilesError`], after clearing
 /// what an interrupted earlier write left ([`store::tidy`]).
 fn edit_text(
+    edit: &Edit,
     state_dir: &Path,
     path: &Path,
     new_mode: NewMode,
     change: impl Fn(Option<&str>) -> Result<Option<String>, EnvFilesError>,
 ) -> Result<bool, EnvFilesError> {
-    store::tidy(state_dir, path);
-    fsx::edit_text(state_dir, path, new_mode, change).map_err(|error| match error {
-        TextEditError::Read(source) | TextEditError::Write(source) => io_error(path, source),
-        TextEditError::Locked(_) => EnvFilesError::Locked {
-            path: path.to_path_buf(),
-        },
-        TextEditError::Contended => EnvFilesError::Contended {
-            path: path.to_path_buf(),
-        },
-        TextEditError::Change(error) => error,
-    })
+    store::tidy(edit, state_dir, path);
+    edit.edit_text(state_dir, path, new_mode, change)
+        .map_err(|error| match error {
+            TextEditError::Read(source) | TextEditError::Write(source) => io_error(path, source),
+            TextEditError::Locked(_) => EnvFilesError::Locked {
+                path: path.to_path_buf(),
+            },
+            TextEditError::Contended => EnvFilesError::Contended {
+                path: path.to_path_buf(),
+            },
+            TextEditError::Change(error) => error,
+        })
 }
 
 /// A secret that is in a file's git history.

@@ -23,6 +23,7 @@ use crate::cli::error::{CliError, Kind};
 use crate::cli::output::{Shield, Stream};
 use crate::cli::render::emit;
 use crate::cli::resolve::Ctx;
+use crate::mechanics::edits::{Edit, Finished};
 
 /// Runs mcpenv with the process's arguments and returns its exit code:
 /// 0 success, 1 operational failure, 2 usage error.
@@ -153,7 +154,7 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
         commands::reap::run();
         return Ok(Outcome::Success);
     }
-    let ctx = resolve::resolve(cli, Arc::clone(shield))?;
+    let mut ctx = resolve::resolve(cli, Arc::clone(shield))?;
     if let Some(note) = scope_given(&cli.command).and_then(args::ScopeArg::note)
         && !ctx.quiet
     {
@@ -161,19 +162,18 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
             writeln!(err, "note: {note}")
         });
     }
-    let edit = cli.command.edit();
-    match edit {
-        Some((_, true)) => crate::mechanics::edits::begin_preview(),
+    ctx.ops.edit = match cli.command.edit() {
+        Some((_, true)) => Edit::preview(),
         // `MCPENV_UNDO=off`: keep no copies (nothing for `undo` to restore).
-        Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {}
-        Some((name, false)) => {
-            crate::mechanics::edits::begin_recording(&ctx.locations.state_dir, name);
+        Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {
+            Edit::plain()
         }
-        None => {}
-    }
+        Some((name, false)) => Edit::recording(&ctx.locations.state_dir, name),
+        None => Edit::plain(),
+    };
     let outcome = dispatch(cli, &ctx);
-    let finished = crate::mechanics::edits::finish();
-    if let crate::mechanics::edits::Finished::Recorded(kept) = &finished
+    let finished = ctx.edit.finish();
+    if let Finished::Recorded(kept) = &finished
         && let Some(reason) = &kept.forgone
         && !ctx.quiet
     {
@@ -184,7 +184,7 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
             )
         });
     }
-    if let crate::mechanics::edits::Finished::Recorded(kept) = finished
+    if let Finished::Recorded(kept) = finished
         && let Some(problem) = kept.problem
         && !ctx.quiet
     {

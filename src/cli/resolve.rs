@@ -145,6 +145,7 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
             mcpenv,
             shield,
             mcpenv_program: std::env::current_exe().ok(),
+            edit: crate::mechanics::edits::Edit::plain(),
         },
         quiet: cli.quiet,
         project_dir: cli.project_dir.clone(),

@@ -13,6 +13,7 @@ use crate::config::error::ConfigError;
 use crate::config::json_files::document_error;
 use crate::config::locate::Locations;
 use crate::mechanics::document::{DocumentError, JsonDocument, pretty};
+use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, NewMode, TextEditError};
 
 /// Why Claude Code ignores `.claude/settings.local.json` in a project.
@@ -120,6 +121,7 @@ pub fn read_env(path: &Path) -> Vec<(String, String)> {
 /// Refuses, writing nothing, when Claude Code would ignore the file.
 pub fn save_env(
     locations: &Locations,
+    edit: &Edit,
     values: &[(String, String)],
 ) -> Result<Saved, SettingsError> {
     let path = locations.local_settings();
@@ -132,11 +134,11 @@ pub fn save_env(
     }
     // The exclude rule first: the values are secrets, and a file holding
     // them must never wait, unignored, for a second write.
-    keep_out_of_git(locations, &path, &mut saved)?;
-    create_parent(&path)?;
+    keep_out_of_git(locations, edit, &path, &mut saved)?;
+    create_parent(edit, &path)?;
     // Claude Code creates this file 0644; once it holds secrets, a new one
     // is private like `.env` (an existing file keeps its mode).
-    let changed = edit(locations, &path, NewMode::Exact(0o600), |old| {
+    let changed = edit_settings(locations, edit, &path, NewMode::Exact(0o600), |old| {
         with_env(old, values).map_err(|error| document_error(&path, error))
     })?;
     if changed {
@@ -200,6 +202,7 @@ pub fn with_env(
 /// `saved.not_excluded` says so.
 fn keep_out_of_git(
     locations: &Locations,
+    edit: &Edit,
     path: &Path,
     saved: &mut Saved,
 ) -> Result<(), ConfigError> {
@@ -229,8 +232,8 @@ fn keep_out_of_git(
     if ignored {
         return Ok(());
     }
-    create_parent(&exclude)?;
-    if edit(locations, &exclude, NewMode::Umasked(0o644), |old| {
+    create_parent(edit, &exclude)?;
+    if edit_settings(locations, edit, &exclude, NewMode::Umasked(0o644), |old| {
         Ok(crate::mechanics::gitignore::with_entry(old, &relative))
     })? {
         saved.written.push(exclude);
@@ -239,17 +242,16 @@ fn keep_out_of_git(
 }
 
 /// Creates the directory `path` is written in, if missing.
-fn create_parent(path: &Path) -> Result<(), ConfigError> {
-    if crate::mechanics::edits::previewing() {
+fn create_parent(edit: &Edit, path: &Path) -> Result<(), ConfigError> {
+    let Some(parent) = path.parent() else {
         return Ok(());
-    }
-    match path.parent() {
-        Some(parent) => fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
+    };
+    edit.unshown(|| {
+        fs_err::create_dir_all(parent).map_err(|source| ConfigError::Write {
             path: path.to_path_buf(),
             source,
-        }),
-        None => Ok(()),
-    }
+        })
+    })
 }
 
 /// A decision about project (`.mcp.json`) servers, as Claude Code's
@@ -285,6 +287,7 @@ pub const CHOICE_KEYS: [&str; 3] = [ENABLED, DISABLED, ENABLE_ALL];
 /// when the file records the choice already.
 pub fn save_choice(
     locations: &Locations,
+    edit: &Edit,
     choice: Choice,
     names: &[String],
 ) -> Result<Saved, SettingsError> {
@@ -297,11 +300,11 @@ pub fn save_choice(
     if with_choice(&path, current.as_deref(), choice, names)?.is_none() {
         return Ok(saved);
     }
-    keep_out_of_git(locations, &path, &mut saved)?;
-    create_parent(&path)?;
+    keep_out_of_git(locations, edit, &path, &mut saved)?;
+    create_parent(edit, &path)?;
     // Claude Code creates this file 0644; mcpenv's are private, as the
     // same file may hold `env` values.
-    if edit(locations, &path, NewMode::Exact(0o600), |old| {
+    if edit_settings(locations, edit, &path, NewMode::Exact(0o600), |old| {
         with_choice(&path, old, choice, names)
     })? {
         saved.written.push(path);
@@ -411,7 +414,7 @@ fn set_list(
 /// Removes the approval keys ([`CHOICE_KEYS`]) from the project's
 /// `.claude/settings.local.json`, every other byte kept; returns whether
 /// it wrote. A missing file is left missing.
-pub fn reset_choices(locations: &Locations) -> Result<bool, ConfigError> {
+pub fn reset_choices(locations: &Locations, edit: &Edit) -> Result<bool, ConfigError> {
     let path = locations.local_settings();
     if fsx::read_if_exists(&path)
         .map_err(|source| ConfigError::read(&path, source))?
@@ -419,7 +422,7 @@ pub fn reset_choices(locations: &Locations) -> Result<bool, ConfigError> {
     {
         return Ok(false);
     }
-    edit(locations, &path, NewMode::Exact(0o600), |old| {
+    edit_settings(locations, edit, &path, NewMode::Exact(0o600), |old| {
         without_choices(&path, old)
     })
 }
@@ -453,28 +456,30 @@ pub fn gitignore_ignores(text: &str, relative: &str) -> bool {
     crate::mechanics::gitignore::ignores(text, relative)
 }
 
-/// [`fsx::edit_text`] with its errors as [`ConfigError`] (a running Claude
+/// [`Edit::edit_text`] with its errors as [`ConfigError`] (a running Claude
 /// Code writes settings too, so a change made meanwhile is redone).
-fn edit(
+fn edit_settings(
     locations: &Locations,
+    edit: &Edit,
     path: &Path,
     new_mode: NewMode,
     change: impl Fn(Option<&str>) -> Result<Option<String>, ConfigError>,
 ) -> Result<bool, ConfigError> {
     let path_buf = path.to_path_buf();
-    fsx::edit_text(&locations.state_dir, path, new_mode, change).map_err(|error| match error {
-        TextEditError::Read(source) => ConfigError::Read {
-            path: path_buf,
-            source,
-        },
-        TextEditError::Write(source) => ConfigError::Write {
-            path: path_buf,
-            source,
-        },
-        TextEditError::Locked(source) => ConfigError::lock(&path_buf, source),
-        TextEditError::Contended => ConfigError::Contended { path: path_buf },
-        TextEditError::Change(error) => error,
-    })
+    edit.edit_text(&locations.state_dir, path, new_mode, change)
+        .map_err(|error| match error {
+            TextEditError::Read(source) => ConfigError::Read {
+                path: path_buf,
+                source,
+            },
+            TextEditError::Write(source) => ConfigError::Write {
+                path: path_buf,
+                source,
+            },
+            TextEditError::Locked(source) => ConfigError::lock(&path_buf, source),
+            TextEditError::Contended => ConfigError::Contended { path: path_buf },
+            TextEditError::Change(error) => error,
+        })
 }
 
 #[cfg(test)]
@@ -684,7 +689,7 @@ mod tests {
         let temp = tempfile::tempdir().unwrap();
         let root = dunce::canonicalize(temp.path()).unwrap();
         let outside = locations(&root.join("outside"), false);
-        let error = save_env(&outside, &pairs(&[("A", "1")])).unwrap_err();
+        let error = save_env(&outside, &Edit::plain(), &pairs(&[("A", "1")])).unwrap_err();
         assert!(matches!(
             error,
             SettingsError::Ignored {
@@ -695,7 +700,7 @@ mod tests {
         assert!(!outside.working_dir.join(".claude").exists());
 
         let inside = locations(&root.join("inside"), true);
-        let saved = save_env(&inside, &pairs(&[("A", "1")])).unwrap();
+        let saved = save_env(&inside, &Edit::plain(), &pairs(&[("A", "1")])).unwrap();
         // The rule is private too: git's own exclude file, not `.gitignore`.
         let exclude = inside.working_dir.join(".git/info/exclude");
         assert_eq!(
@@ -708,7 +713,7 @@ mod tests {
         );
         assert!(!inside.working_dir.join(".gitignore").exists());
         assert_eq!(read_env(&inside.local_settings()), pairs(&[("A", "1")]));
-        let again = save_env(&inside, &pairs(&[("A", "1")])).unwrap();
+        let again = save_env(&inside, &Edit::plain(), &pairs(&[("A", "1")])).unwrap();
         assert!(again.written.is_empty());
     }
 
@@ -749,7 +754,7 @@ mod tests {
         .unwrap();
         assert_eq!(gate(&located), None);
         // Git says it is ignored already: `.gitignore` is left alone.
-        let saved = save_env(&located, &pairs(&[("A", "1")])).unwrap();
+        let saved = save_env(&located, &Edit::plain(), &pairs(&[("A", "1")])).unwrap();
         assert_eq!(saved.written, vec![file.clone()]);
         assert!(!project.join(".gitignore").exists());
         assert_eq!(

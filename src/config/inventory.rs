@@ -12,12 +12,12 @@ use serde_json::{Map, Value};
 
 use crate::config::approval::{Approval, ApprovalPolicy};
 use crate::config::error::ConfigError;
-use crate::config::json_files::{CLAUDE_JSON_EXPAND, check_project_file_size, load_document};
+use crate::config::json_files::{CLAUDE_JSON_EXPAND, check_project_file_size, load_document_from};
 use crate::config::locate::Locations;
 use crate::config::model::{Field, ServerEntry};
 use crate::config::scope::Scope;
 use crate::mechanics::document::JsonDocument;
-use crate::mechanics::fsx;
+use crate::mechanics::fsx::{self, Reads};
 
 pub use loader::Loading;
 
@@ -222,7 +222,13 @@ impl Inventory {
     /// an error: nothing is guessed about a broken file. A project file
     /// without `mcpServers` becomes a note.
     pub fn load(locations: &Locations) -> Result<Self, ConfigError> {
-        let mut inventory = Self::load_all(locations);
+        Self::load_from(locations, &fsx::Disk)
+    }
+
+    /// [`Inventory::load`], the configs read through `reads` (an edit
+    /// session, whose dry run shows its own earlier writes).
+    pub fn load_from(locations: &Locations, reads: &dyn Reads) -> Result<Self, ConfigError> {
+        let mut inventory = Self::load_all_from(locations, reads);
         let mut unloaded = std::mem::take(&mut inventory.unloaded).into_iter();
         for file in unloaded.by_ref() {
             match file.problem {
@@ -241,10 +247,15 @@ impl Inventory {
     /// listed in [`Inventory::unloaded`], and every other file is still
     /// read.
     pub fn load_all(locations: &Locations) -> Self {
+        Self::load_all_from(locations, &fsx::Disk)
+    }
+
+    /// [`Inventory::load_all`], the configs read through `reads`.
+    pub fn load_all_from(locations: &Locations, reads: &dyn Reads) -> Self {
         let mut notes = Vec::new();
         let mut unloaded = Vec::new();
         let claude_scopes = vec![Scope::Local, Scope::User];
-        let claude = match load_document(&locations.claude_json, CLAUDE_JSON_EXPAND) {
+        let claude = match load_document_from(reads, &locations.claude_json, CLAUDE_JSON_EXPAND) {
             // Claude Code reports an empty `~/.claude.json` as corrupted and
             // loads nothing; reading it as `{}` would tell a different story.
             Ok(Some(document)) if document.is_empty() => {
@@ -343,7 +354,7 @@ impl Inventory {
             };
         add(Scope::Local, &locations.claude_json, local, &mut notes);
         for file in locations.project_files().iter().rev() {
-            match read_project_file(file, &mut notes) {
+            match read_project_file(reads, file, &mut notes) {
                 Ok(Some(servers)) => add(Scope::Project, file, servers, &mut notes),
                 Ok(None) => {}
                 Err(problem) => unloaded.push(Unloaded {
@@ -561,6 +572,7 @@ fn disabled_servers(project_entry: Option<&Value>) -> Vec<String> {
 /// to it). A file that does not parse, or has no `mcpServers` object, is a
 /// [`FileProblem`]: Claude Code loads none of it.
 fn read_project_file(
+    reads: &dyn Reads,
     file: &Path,
     notes: &mut Vec<Note>,
 ) -> Result<Option<Vec<(String, Value)>>, FileProblem> {
@@ -585,7 +597,7 @@ fn read_project_file(
     if check_project_file_size(file, metadata.len()).is_err() {
         return skip("larger than 2 MiB; Claude Code skips it".to_string());
     }
-    let document = match load_document(file, &[]) {
+    let document = match load_document_from(reads, file, &[]) {
         Ok(Some(document)) => document,
         Ok(None) => return Ok(None),
         // Swapped for something else since the look above.

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::config::error::ConfigError;
 use crate::config::locate::MAX_PROJECT_FILE_BYTES;
 use crate::mechanics::document::{DocumentError, JsonDocument};
-use crate::mechanics::fsx;
+use crate::mechanics::fsx::{self, Reads};
 
 /// The root members of `~/.claude.json` worth reading in the first pass:
 /// `projects` holds the local scope, and is most of the file.
@@ -20,7 +20,18 @@ pub const CLAUDE_JSON_EXPAND: &[&str] = &["projects"];
 /// ([`JsonDocument::is_empty`]). `expand` as in
 /// [`JsonDocument::parse_expanding`].
 pub fn load_document(path: &Path, expand: &[&str]) -> Result<Option<JsonDocument>, ConfigError> {
-    let text = fsx::read_if_exists(path).map_err(|source| ConfigError::read(path, source))?;
+    load_document_from(&fsx::Disk, path, expand)
+}
+
+/// [`load_document`], read through `reads`.
+pub fn load_document_from(
+    reads: &dyn Reads,
+    path: &Path,
+    expand: &[&str],
+) -> Result<Option<JsonDocument>, ConfigError> {
+    let text = reads
+        .read_text(path)
+        .map_err(|source| ConfigError::read(path, source))?;
     text.map(|text| parse_document(path, text, expand))
         .transpose()
 }

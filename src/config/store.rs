@@ -23,7 +23,8 @@ use crate::config::model::Field;
 use crate::config::scope::Scope;
 use crate::mechanics::diff::FileChange;
 use crate::mechanics::document::{JsonDocument, Splice, Step};
-use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode};
+use crate::mechanics::edits::Edit;
+use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,6 +199,7 @@ pub struct NewServer<'a> {
 /// Adds server `name` with `entry` to `target`.
 pub fn add_server(
     locations: &Locations,
+    edit: &Edit,
     target: &Target,
     name: &str,
     entry: &Value,
@@ -205,6 +207,7 @@ pub fn add_server(
 ) -> Result<Written, StoreError> {
     add_servers(
         locations,
+        edit,
         target,
         &[NewServer {
             name,
@@ -219,27 +222,17 @@ pub fn add_server(
 /// given are left alone, and nothing is written if that is all of them.
 pub fn add_servers(
     locations: &Locations,
+    edit: &Edit,
     target: &Target,
     servers: &[NewServer<'_>],
 ) -> Result<Written, StoreError> {
     let mut replaced = false;
-    let written = edit(locations, target, |document| {
+    let written = change_file(locations, edit, target, |document| {
         plan_add_servers(document, target, servers, &mut replaced)
     })?;
     Ok(Written {
         replaced,
         ..written
-    })
-}
-
-/// What [`add_servers`] would write to `target`, without writing it.
-pub fn preview_add_servers(
-    target: &Target,
-    servers: &[NewServer<'_>],
-) -> Result<FileChange, StoreError> {
-    let mut replaced = false;
-    preview(target, |document| {
-        plan_add_servers(document, target, servers, &mut replaced)
     })
 }
 
@@ -324,17 +317,11 @@ fn apply(
 /// Removes server `name` from `target`; the containers stay, even empty.
 pub fn remove_server(
     locations: &Locations,
+    edit: &Edit,
     target: &Target,
     name: &str,
 ) -> Result<Written, StoreError> {
-    edit(locations, target, |document| {
-        plan_remove_server(document, target, name)
-    })
-}
-
-/// What [`remove_server`] would write to `target`, without writing it.
-pub fn preview_remove_server(target: &Target, name: &str) -> Result<FileChange, StoreError> {
-    preview(target, |document| {
+    change_file(locations, edit, target, |document| {
         plan_remove_server(document, target, name)
     })
 }
@@ -368,6 +355,7 @@ fn plan_remove_server(
 /// [`StoreError::NotFoundAnywhere`]; nothing is written in either case.
 pub fn remove_server_anywhere(
     locations: &Locations,
+    edit: &Edit,
     name: &str,
 ) -> Result<(Target, Written), StoreError> {
     let project = Target::for_scope(locations, Scope::Project);
@@ -378,7 +366,7 @@ pub fn remove_server_anywhere(
     let claude = Target::for_scope(locations, Scope::Local);
     let user = Target::for_scope(locations, Scope::User);
     let mut chosen = None;
-    let outcome = edit(locations, &claude, |document| {
+    let outcome = change_file(locations, edit, &claude, |document| {
         let mut scopes = Vec::new();
         if has_member(document, &claude, name)? {
             scopes.push(Scope::Local);
@@ -421,7 +409,7 @@ pub fn remove_server_anywhere(
     match outcome {
         Ok(written) => Ok((chosen.expect("set when a splice was planned"), written)),
         Err(Anywhere::InProject) => {
-            remove_server(locations, &project, name).map(|written| (project, written))
+            remove_server(locations, edit, &project, name).map(|written| (project, written))
         }
         Err(Anywhere::Store(error)) => Err(error),
     }
@@ -466,10 +454,14 @@ fn project_entry(locations: &Locations) -> Target {
 /// Removes each of `keys` from this project's entry in `~/.claude.json`
 /// (`projects[<key>]`), keeping the entry and its other keys; nothing is
 /// written when none is there.
-pub fn remove_project_keys(locations: &Locations, keys: &[&str]) -> Result<Written, StoreError> {
+pub fn remove_project_keys(
+    locations: &Locations,
+    edit: &Edit,
+    keys: &[&str],
+) -> Result<Written, StoreError> {
     let target = project_entry(locations);
     let object_path = target.object_path();
-    edit(locations, &target, |document| {
+    change_file(locations, edit, &target, |document| {
         let mut edited: Option<JsonDocument> = None;
         for key in keys {
             let current = edited.as_ref().unwrap_or(document);
@@ -496,11 +488,11 @@ pub fn remove_project_keys(locations: &Locations, keys: &[&str]) -> Result<Writt
 /// Records in this project's entry of `~/.claude.json` that its trust
 /// dialog was accepted (`hasTrustDialogAccepted: true`), as Claude Code does
 /// when the user accepts it; the entry is created as Claude Code creates it.
-pub fn trust_project(locations: &Locations) -> Result<Written, StoreError> {
+pub fn trust_project(locations: &Locations, edit: &Edit) -> Result<Written, StoreError> {
     const KEY: &str = "hasTrustDialogAccepted";
     let target = project_entry(locations);
     let object_path = target.object_path();
-    edit(locations, &target, |document| {
+    change_file(locations, edit, &target, |document| {
         let splice = document
             .plan_set(&object_path, KEY, &Value::Bool(true), &claude_skeleton)
             .map_err(|shape| shape_error(&target.path, &shape))?;
@@ -535,6 +527,7 @@ pub struct FieldChange {
 /// `~/.claude.json`): the file is written once.
 pub fn replace_fields(
     locations: &Locations,
+    edit: &Edit,
     changes: &[(Target, Vec<FieldChange>)],
 ) -> Result<Written, StoreError> {
     let Some((first, _)) = changes.first() else {
@@ -546,7 +539,7 @@ pub fn replace_fields(
         });
     };
     debug_assert!(changes.iter().all(|(target, _)| target.path == first.path));
-    edit(locations, first, |document| {
+    change_file(locations, edit, first, |document| {
         let stale = || StoreError::Stale {
             path: first.path.clone(),
         };
@@ -641,19 +634,16 @@ fn check_size(path: &Path, resolved: &Path) -> Result<(), ConfigError> {
 /// Both are removed, unless another mcpenv is editing the file right now.
 /// Every edit does this for its own file; commands that may end up writing
 /// nothing call it for the files they would write.
-pub fn tidy(state_dir: &Path, path: &Path) {
-    if crate::mechanics::edits::previewing() {
-        return;
-    }
-    let Ok(resolved) = fsx::resolve_symlinks(path) else {
-        return;
-    };
-    // Held by whoever is writing the file: then nothing is left over.
-    let Ok(_lock) = EditLock::acquire(state_dir, &resolved, Duration::ZERO) else {
-        return;
-    };
-    remove_stale_temporaries(&resolved);
-    remove_abandoned_claude_lock(state_dir, path);
+pub fn tidy(edit: &Edit, state_dir: &Path, path: &Path) {
+    let _ = edit.unshown(|| {
+        let resolved = fsx::resolve_symlinks(path)?;
+        // Held by whoever is writing the file: then nothing is left over.
+        let _lock =
+            EditLock::acquire(state_dir, &resolved, Duration::ZERO).map_err(io::Error::other)?;
+        remove_stale_temporaries(&resolved);
+        remove_abandoned_claude_lock(state_dir, path);
+        Ok::<(), io::Error>(())
+    });
 }
 
 /// Removes the temporary files `fsx::write_atomic` names `.<name>.XXXXXX.tmp`
@@ -739,57 +729,59 @@ fn lock_for_edit(
 /// `mcpenv undo` restores with; a dry run only previews it.
 pub fn put_back(
     locations: &Locations,
+    edit: &Edit,
     resolved: &Path,
     expected: impl Fn(Option<&[u8]>) -> bool,
     text: Option<&str>,
 ) -> io::Result<bool> {
-    let previewing = crate::mechanics::edits::previewing();
-    let is_claude_json = fsx::resolve_symlinks(&locations.claude_json)
-        .is_ok_and(|claude_json| claude_json == resolved);
-    let _locks = if previewing {
-        None
-    } else {
-        Some(
-            lock_for_edit(
+    edit.write_file(
+        expected,
+        |expected| {
+            let current = edit.read_regular(resolved)?;
+            if !expected(current.as_deref()) {
+                return Ok((false, None));
+            }
+            let change = FileChange {
+                path: resolved.to_path_buf(),
+                before: current.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+                after: text.map(str::to_string),
+            };
+            Ok((true, Some((resolved.to_path_buf(), change))))
+        },
+        |expected| {
+            let is_claude_json = fsx::resolve_symlinks(&locations.claude_json)
+                .is_ok_and(|claude_json| claude_json == resolved);
+            let _locks = lock_for_edit(
                 &locations.state_dir,
                 resolved,
                 is_claude_json.then_some(locations.claude_json.as_path()),
             )
-            .map_err(io::Error::other)?,
-        )
-    };
-    let current = fsx::read_regular(resolved)?;
-    if !expected(current.as_deref()) {
-        return Ok(false);
-    }
-    let current = current.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    if previewing {
-        crate::mechanics::edits::preview(
-            resolved,
-            FileChange {
-                path: resolved.to_path_buf(),
-                before: current,
-                after: text.map(str::to_string),
-            },
-        );
-        return Ok(true);
-    }
-    match text {
-        Some(text) => {
-            let verified =
-                fsx::write_atomic(resolved, &[text.as_bytes()], NewMode::Exact(0o600), || {
-                    match fsx::unchanged(resolved, current.as_deref()) {
-                        Ok(true) => Ok(()),
-                        _ => Err(Changed),
-                    }
-                })?;
-            Ok(verified.is_ok())
-        }
-        None => {
-            fs::remove_file(resolved)?;
-            Ok(true)
-        }
-    }
+            .map_err(io::Error::other)?;
+            let current = fsx::read_regular(resolved)?;
+            if !expected(current.as_deref()) {
+                return Ok(false);
+            }
+            let current = current.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+            match text {
+                Some(text) => {
+                    let verified = fsx::write_atomic(
+                        resolved,
+                        &[text.as_bytes()],
+                        NewMode::Exact(0o600),
+                        || match fsx::unchanged(resolved, current.as_deref()) {
+                            Ok(true) => Ok(()),
+                            _ => Err(Changed),
+                        },
+                    )?;
+                    Ok(verified.is_ok())
+                }
+                None => {
+                    fs::remove_file(resolved)?;
+                    Ok(true)
+                }
+            }
+        },
+    )
 }
 
 impl Drop for HeldClaudeLock {
@@ -940,17 +932,18 @@ impl Expect {
 struct Changed;
 
 /// Read, plan, write, verify: the one way mcpenv changes a config file.
-fn edit<E: From<ConfigError>>(
+fn change_file<E: From<ConfigError>>(
     locations: &Locations,
+    edit: &Edit,
     target: &Target,
     plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
 ) -> Result<Written, E> {
-    edit_with(locations, target, plan, || ())
+    change_file_with(locations, edit, target, plan, || ())
 }
 
 /// The file's new text after `change`, in pieces (the splices around the
-/// text as read); `None` when nothing changes. What [`edit`] writes and
-/// [`preview`] shows.
+/// text as read); `None` when nothing changes. What [`change_file`]
+/// writes and [`preview`] shows.
 fn new_text<'a>(
     document: &'a JsonDocument,
     change: &'a Change,
@@ -968,13 +961,14 @@ fn new_text<'a>(
     })
 }
 
-/// What [`edit`] would write with `plan`: the file's text as read and as
-/// it would be, from the same reading and planning, with no lock taken and
-/// nothing written (a preview shown before a person agrees to the edit).
+/// What [`change_file`] would write with `plan`: the file's text as read
+/// through the session and as it would be, from the same reading and
+/// planning, with no lock taken and nothing written; and the path reads use.
 fn preview<E: From<ConfigError>>(
+    edit: &Edit,
     target: &Target,
     mut plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
-) -> Result<FileChange, E> {
+) -> Result<(PathBuf, FileChange), E> {
     let path = &target.path;
     let resolved = fsx::resolve_symlinks(path).map_err(|source| ConfigError::Read {
         path: path.clone(),
@@ -985,8 +979,9 @@ fn preview<E: From<ConfigError>>(
     } else {
         &[]
     };
-    let original =
-        fsx::read_if_exists(&resolved).map_err(|source| ConfigError::read(path, source))?;
+    let original = edit
+        .read_text(&resolved)
+        .map_err(|source| ConfigError::read(path, source))?;
     let before = original.clone();
     let document = parse_for_edit(path, original, expand)?;
     let Plan { change, .. } = plan(&document)?;
@@ -994,17 +989,45 @@ fn preview<E: From<ConfigError>>(
         Some(pieces) => Some(pieces.concat()),
         None => before.clone(),
     };
-    Ok(FileChange {
+    let change = FileChange {
         path: path.clone(),
         before,
         after,
-    })
+    };
+    Ok((resolved, change))
 }
 
-/// [`edit`], with `after_rename` run right after the rename (tests stand in
-/// for another program there).
-fn edit_with<E: From<ConfigError>>(
+/// [`change_file`], with `after_rename` run right after the rename (tests
+/// stand in for another program there). A preview session gets the same
+/// reading and planning, shown, not written.
+fn change_file_with<E: From<ConfigError>>(
     locations: &Locations,
+    edit: &Edit,
+    target: &Target,
+    plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
+    after_rename: impl FnMut(),
+) -> Result<Written, E> {
+    edit.write_file(
+        plan,
+        |plan| {
+            let (resolved, change) = preview(edit, target, plan)?;
+            let written = Written {
+                path: target.path.clone(),
+                created: change.before.is_none() && change.after.is_some(),
+                replaced: false,
+                changed: change.changes(),
+            };
+            Ok((written, Some((resolved, change))))
+        },
+        |plan| write_config(locations, edit, target, plan, after_rename),
+    )
+}
+
+/// The real write of [`change_file_with`]: locks, read, plan, atomic
+/// rename, verify, then the journal is told.
+fn write_config<E: From<ConfigError>>(
+    locations: &Locations,
+    edit: &Edit,
     target: &Target,
     mut plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
     mut after_rename: impl FnMut(),
@@ -1014,18 +1037,6 @@ fn edit_with<E: From<ConfigError>>(
         path: path.clone(),
         source,
     })?;
-    if crate::mechanics::edits::previewing() {
-        // A dry run: the same reading and planning, shown, not written.
-        let change = preview(target, plan)?;
-        let written = Written {
-            path: path.clone(),
-            created: change.before.is_none() && change.after.is_some(),
-            replaced: false,
-            changed: change.changes(),
-        };
-        crate::mechanics::edits::preview(&resolved, change);
-        return Ok(written);
-    }
     let write_error = |source| ConfigError::Write {
         path: path.clone(),
         source,
@@ -1091,7 +1102,7 @@ fn edit_with<E: From<ConfigError>>(
         // is not kept waiting while it is made.
         drop(_claude_lock);
         drop(_edit_lock);
-        crate::mechanics::edits::written(&resolved, before, &pieces);
+        edit.written(&resolved, before, &pieces);
         drop(pieces);
         drop(change);
         drop(document);
@@ -1187,7 +1198,7 @@ mod tests {
         // Another program (a running Claude Code that ignores the lock)
         // rewrites the file after our read, before our rename.
         let mut attempts = 0;
-        let written = edit(&locations, &target, |document| {
+        let written = change_file(&locations, &Edit::plain(), &target, |document| {
             attempts += 1;
             if attempts == 1 {
                 std::fs::write(&target.path, "{\n  \"numStartups\": 2\n}").unwrap();
@@ -1211,7 +1222,7 @@ mod tests {
         let target = Target::for_scope(&locations, Scope::Project);
         std::fs::write(&target.path, "{}").unwrap();
         let mut attempts = 0;
-        let error = edit(&locations, &target, |document| {
+        let error = change_file(&locations, &Edit::plain(), &target, |document| {
             attempts += 1;
             std::fs::write(&target.path, format!("{{\"n\": {attempts}}}")).unwrap();
             add_x(&target, document)
@@ -1238,8 +1249,9 @@ mod tests {
         std::fs::write(&target.path, old).unwrap();
         // Claude Code, ignoring the lock, renames the copy it read before
         // our write over the file.
-        let error = edit_with(
+        let error = change_file_with(
             &locations,
+            &Edit::plain(),
             &target,
             |document| add_x(&target, document),
             || std::fs::write(&target.path, "{\n  \"numStartups\": 2\n}").unwrap(),
@@ -1259,8 +1271,9 @@ mod tests {
         std::fs::create_dir_all(target.path.parent().unwrap()).unwrap();
         std::fs::write(&target.path, "{}").unwrap();
         // Claude Code re-serialises the file, our server included.
-        edit_with(
+        change_file_with(
             &locations,
+            &Edit::plain(),
             &target,
             |document| add_x(&target, document),
             || {
@@ -1304,14 +1317,14 @@ mod tests {
                 if_exists: IfExists::KeepSame,
             },
         ];
-        let written = add_servers(&locations, &target, &servers).unwrap();
+        let written = add_servers(&locations, &Edit::plain(), &target, &servers).unwrap();
         assert!(written.changed && !written.replaced);
         assert_eq!(
             std::fs::read_to_string(&target.path).unwrap(),
             "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    \"b\": {\n      \"command\": \"b\"\n    },\n    \"c\": {\n      \"command\": \"c\"\n    }\n  }\n}"
         );
         // A second run finds them all there: nothing to write.
-        let again = add_servers(&locations, &target, &servers).unwrap();
+        let again = add_servers(&locations, &Edit::plain(), &target, &servers).unwrap();
         assert!(!again.changed);
         // A different entry under a taken name is refused, and nothing of
         // the others is written.
@@ -1319,6 +1332,7 @@ mod tests {
         let d = json!({"command": "d"});
         let error = add_servers(
             &locations,
+            &Edit::plain(),
             &target,
             &[
                 NewServer {
@@ -1351,7 +1365,15 @@ mod tests {
         let big = format!("{{\"mcpServers\": {{}}{padding}}}");
         std::fs::write(&target.path, &big).unwrap();
         let entry = json!({"command": "node"});
-        let error = add_server(&locations, &target, "x", &entry, IfExists::Fail).unwrap_err();
+        let error = add_server(
+            &locations,
+            &Edit::plain(),
+            &target,
+            "x",
+            &entry,
+            IfExists::Fail,
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 error,
@@ -1367,7 +1389,15 @@ mod tests {
         let near = format!("{{\"mcpServers\": {{}}{padding}}}");
         std::fs::write(&target.path, &near).unwrap();
         assert!(preflight(&target).is_ok());
-        let error = add_server(&locations, &target, "x", &entry, IfExists::Fail).unwrap_err();
+        let error = add_server(
+            &locations,
+            &Edit::plain(),
+            &target,
+            "x",
+            &entry,
+            IfExists::Fail,
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 error,
@@ -1404,6 +1434,7 @@ mod tests {
         let started = std::time::Instant::now();
         add_server(
             &locations,
+            &Edit::plain(),
             &target,
             "x",
             &json!({"command": "node"}),
@@ -1435,7 +1466,7 @@ mod tests {
             "1 2 3.000000004",
         )
         .unwrap();
-        tidy(&locations.state_dir, &target.path);
+        tidy(&Edit::plain(), &locations.state_dir, &target.path);
         assert!(home.join(".claude.json.lock").is_dir());
         assert!(!claude_lock_note(&locations.state_dir, &target.path).exists());
     }

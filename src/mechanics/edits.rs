@@ -1,26 +1,38 @@
-//! One command's changes to files, gathered in one place. Every write of a
-//! config or dotenv file passes through the two writers (`store`'s edit and
-//! [`crate::mechanics::fsx::edit_text`]), and they report here, so that
-//! - a dry run shows each change as a diff instead of making it (the
-//!   writers ask [`previewing`] and hand the change to [`preview`]; later
-//!   reads of the same file see the previewed text, so a command that
-//!   writes a file twice previews what it would really write), and
-//! - a real run keeps each file's previous bytes in the undo journal
-//!   ([`crate::mechanics::journal`]), for `mcpenv undo`.
+//! One edit session: what a command (or one `serve` call) does to files,
+//! gathered in one place. Every writer is handed an [`Edit`] and gives it
+//! what it would do (a file's new text, a keychain entry, a `chmod`, a
+//! folder), and the session decides:
+//! - a preview (a dry run, `serve`'s gate) makes none of it and collects
+//!   each change instead; later reads through the session
+//!   (`Reads for Edit`) see the previewed text, so a command that
+//!   writes a file twice previews what it would really write;
+//! - a recording makes it and keeps each file's previous bytes in the undo
+//!   journal ([`crate::mechanics::journal`]), for `mcpenv undo`;
+//! - a plain session (library use, `MCPENV_UNDO=off`, reads) makes it and
+//!   keeps nothing.
 //!
-//! The session is process-wide: a command runs once per process, and its
-//! writes may happen on any thread. Without a session (library use, unit
-//! tests) the writers write and nothing is kept.
+//! A session is a value, owned by `ops::Context`: two `serve` calls at once
+//! each have their own. Its writes may happen on any thread.
 
+use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::mechanics::diff::FileChange;
+use crate::mechanics::fsx::{self, EditLock, NewMode, Reads, TextEditError};
 use crate::mechanics::journal::{self, Journal};
 
+/// An edit session: a cheap handle, cloned along with the context that
+/// owns it (the clones are the same session).
+#[derive(Clone)]
+pub struct Edit(Arc<Mutex<Mode>>);
+
 /// What a session does with the writes that pass through it.
-enum Session {
-    /// A dry run: nothing is written; the changes are collected.
+enum Mode {
+    /// Writes are made, nothing is kept.
+    Plain,
+    /// Nothing is written; the changes are collected.
     Preview {
         /// Each file's change, in the order first touched; `resolved` is the
         /// path reads use (symbolic links resolved).
@@ -28,108 +40,287 @@ enum Session {
         /// Changes outside files (a keychain entry), described.
         elsewhere: Vec<String>,
     },
-    /// A real run: each file's previous bytes go into the journal.
-    Record(Box<Journal>),
+    /// Writes are made, and each file's previous bytes go into the journal
+    /// under `state_dir`.
+    Record {
+        journal: Box<Journal>,
+        state_dir: PathBuf,
+    },
 }
 
-static SESSION: Mutex<Option<Session>> = Mutex::new(None);
+/// A file change a writer proposes in a preview: the path reads use
+/// (symbolic links resolved) and the change itself.
+pub type Proposed = Option<(PathBuf, FileChange)>;
 
-fn session() -> MutexGuard<'static, Option<Session>> {
-    SESSION.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Starts a dry run: until [`finish`], no file is written.
-pub fn begin_preview() {
-    *session() = Some(Session::Preview {
-        changes: Vec::new(),
-        elsewhere: Vec::new(),
-    });
-}
-
-/// Starts recording the edit of `command` (its name, as `undo --list`
-/// shows it) into the journal under `state_dir`.
-pub fn begin_recording(state_dir: &Path, command: &str) {
-    *session() = Some(Session::Record(Box::new(Journal::new(state_dir, command))));
-}
-
-/// Whether this is a dry run: writers must not write.
-pub fn previewing() -> bool {
-    matches!(&*session(), Some(Session::Preview { .. }))
-}
-
-/// In a dry run, the text an earlier previewed write left at `resolved`
-/// (`Some(None)`: the file would not exist); `None` when untouched.
-pub fn previewed(resolved: &Path) -> Option<Option<String>> {
-    match &*session() {
-        Some(Session::Preview { changes, .. }) => changes
-            .iter()
-            .find(|(path, _)| path == resolved)
-            .map(|(_, change)| change.after.clone()),
-        _ => None,
+impl fmt::Debug for Edit {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = match &*self.mode() {
+            Mode::Plain => "plain",
+            Mode::Preview { .. } => "preview",
+            Mode::Record { .. } => "record",
+        };
+        formatter.debug_tuple("Edit").field(&mode).finish()
     }
 }
 
-/// Records, in a dry run, that the file at `resolved` (shown as
-/// `change.path`) would change as `change` says. A second change of the
-/// same file keeps the first `before`.
-pub fn preview(resolved: &Path, change: FileChange) {
-    if let Some(Session::Preview { changes, .. }) = &mut *session() {
-        match changes.iter_mut().find(|(path, _)| path == resolved) {
-            Some((_, earlier)) => earlier.after = change.after,
-            None => changes.push((resolved.to_path_buf(), change)),
+impl Edit {
+    /// A session that writes and keeps nothing for undo.
+    pub fn plain() -> Self {
+        Self::with(Mode::Plain)
+    }
+
+    /// A dry run: until [`Edit::finish`], nothing is written.
+    pub fn preview() -> Self {
+        Self::with(Mode::Preview {
+            changes: Vec::new(),
+            elsewhere: Vec::new(),
+        })
+    }
+
+    /// A real run recording the edit of `command` (its name, as
+    /// `undo --list` shows it) into the journal under `state_dir`.
+    pub fn recording(state_dir: &Path, command: &str) -> Self {
+        Self::with(Mode::Record {
+            journal: Box::new(Journal::new(state_dir, command)),
+            state_dir: state_dir.to_path_buf(),
+        })
+    }
+
+    fn with(mode: Mode) -> Self {
+        Self(Arc::new(Mutex::new(mode)))
+    }
+
+    fn mode(&self) -> MutexGuard<'_, Mode> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The one question of the session, asked here alone: writers hand
+    /// it both ways and it picks.
+    fn previewing(&self) -> bool {
+        matches!(&*self.mode(), Mode::Preview { .. })
+    }
+
+    /// A write of one file, given both ways with the `work` they share (a
+    /// change to plan): in a preview, `preview` computes the result and the
+    /// change from what it reads through the session, and the change is
+    /// kept; otherwise `write` writes (under its locks) and tells the
+    /// session through [`Edit::written`].
+    pub fn write_file<W, T, E>(
+        &self,
+        work: W,
+        preview: impl FnOnce(W) -> Result<(T, Proposed), E>,
+        write: impl FnOnce(W) -> Result<T, E>,
+    ) -> Result<T, E> {
+        if !self.previewing() {
+            return write(work);
+        }
+        let (result, proposed) = preview(work)?;
+        if let Some((resolved, change)) = proposed {
+            self.keep_preview(&resolved, change);
+        }
+        Ok(result)
+    }
+
+    /// Rewrites the text file `path` with `change(old)` ([`fsx::edit_text`]:
+    /// under mcpenv's lock, atomically, redone when another program wrote
+    /// meanwhile); a preview reads through the session and takes no lock.
+    /// Returns whether it wrote (would write).
+    pub fn edit_text<E>(
+        &self,
+        state_dir: &Path,
+        path: &Path,
+        new_mode: NewMode,
+        change: impl FnMut(Option<&str>) -> Result<Option<String>, E>,
+    ) -> Result<bool, TextEditError<E>> {
+        self.write_file(
+            change,
+            |mut change| {
+                let resolved = fsx::resolve_symlinks(path).map_err(TextEditError::Read)?;
+                let old = self.read_text(&resolved).map_err(TextEditError::Read)?;
+                let Some(new) = change(old.as_deref()).map_err(TextEditError::Change)? else {
+                    return Ok((false, None));
+                };
+                let change = FileChange {
+                    path: path.to_path_buf(),
+                    before: old,
+                    after: Some(new),
+                };
+                Ok((change.changes(), Some((resolved, change))))
+            },
+            |change| {
+                fsx::edit_text(
+                    state_dir,
+                    path,
+                    new_mode,
+                    change,
+                    |resolved, before, after| {
+                        self.written(resolved, before, &[after.as_bytes()]);
+                    },
+                )
+            },
+        )
+    }
+
+    /// A change outside files (a keychain entry): in a preview, `preview`
+    /// says what it would do (`None`: nothing would change) and what to
+    /// answer, and the description is kept; otherwise `act` does it.
+    pub fn change_elsewhere<T, E>(
+        &self,
+        preview: impl FnOnce() -> (Option<String>, T),
+        act: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        if !self.previewing() {
+            return act();
+        }
+        let (described, result) = preview();
+        if let (Some(what), Mode::Preview { elsewhere, .. }) = (described, &mut *self.mode()) {
+            elsewhere.push(what);
+        }
+        Ok(result)
+    }
+
+    /// Makes the file at `path` (mode `mode`) readable by its owner alone
+    /// with `chmod`; a preview says it would and answers `shown`.
+    pub fn make_private<T, E>(
+        &self,
+        path: &Path,
+        mode: u32,
+        shown: T,
+        chmod: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.change_elsewhere(
+            || {
+                let what = format!(
+                    "make `{}` readable by you alone (mode {:o} → {:o})",
+                    path.display(),
+                    mode & 0o777,
+                    mode & 0o700
+                );
+                (Some(what), shown)
+            },
+            chmod,
+        )
+    }
+
+    /// Work no dry run does nor shows: a folder a write needs, mcpenv's
+    /// own bookkeeping (its export manifest, tidying what a killed run
+    /// left, forgetting an undone edit).
+    pub fn unshown<E>(&self, work: impl FnOnce() -> Result<(), E>) -> Result<(), E> {
+        if self.previewing() {
+            return Ok(());
+        }
+        work()
+    }
+
+    /// A write made only to learn whether a store takes one (a keychain
+    /// entry written and deleted): a preview runs `instead`, which reads.
+    pub fn trial_write<T>(&self, instead: impl FnOnce() -> T, write: impl FnOnce() -> T) -> T {
+        if self.previewing() {
+            instead()
+        } else {
+            write()
+        }
+    }
+
+    /// Keeps, in a preview, that the file at `resolved` (shown as
+    /// `change.path`) would change as `change` says. A second change of the
+    /// same file keeps the first `before`.
+    fn keep_preview(&self, resolved: &Path, change: FileChange) {
+        if let Mode::Preview { changes, .. } = &mut *self.mode() {
+            match changes.iter_mut().find(|(path, _)| path == resolved) {
+                Some((_, earlier)) => earlier.after = change.after,
+                None => changes.push((resolved.to_path_buf(), change)),
+            }
+        }
+    }
+
+    /// Tells the journal that `resolved` was just replaced: it held
+    /// `before` (`None`: it did not exist) and now holds the concatenation
+    /// of `after`. A journal that cannot keep the copy does not fail the
+    /// edit, which is made already; [`Edit::finish`] says so.
+    pub fn written(&self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
+        if let Mode::Record { journal, state_dir } = &mut *self.mode() {
+            let _lock = journal_lock(state_dir);
+            journal.keep(resolved, before, after);
+        }
+    }
+
+    /// Keeps no copies of this edit's files for undo, for `reason` (the old
+    /// bytes hold a secret the edit moves where no plaintext copy may stay).
+    pub fn keep_no_copies(&self, reason: &str) {
+        if let Mode::Record { journal, .. } = &mut *self.mode() {
+            journal.forgo(reason);
+        }
+    }
+
+    /// Keeps no copies of this edit's files for undo, for `reason`, and
+    /// drops every earlier edit whose copies hold `secret`: this edit moved
+    /// it where no plaintext copy may stay (the keychain), or removed it.
+    pub fn keep_no_copies_of(&self, reason: &str, secret: &str) {
+        if let Mode::Record { journal, .. } = &mut *self.mode() {
+            journal.forgo_holding(reason, secret);
+        }
+    }
+
+    /// Ends the session (it is plain from then on) and says how it went.
+    pub fn finish(&self) -> Finished {
+        match std::mem::replace(&mut *self.mode(), Mode::Plain) {
+            Mode::Plain => Finished::Nothing,
+            Mode::Preview { changes, elsewhere } => Finished::Previewed {
+                changes: changes
+                    .into_iter()
+                    .map(|(_, change)| change)
+                    .filter(FileChange::changes)
+                    .collect(),
+                elsewhere,
+            },
+            Mode::Record { journal, state_dir } => {
+                let _lock = journal_lock(&state_dir);
+                Finished::Recorded(journal.close())
+            }
+        }
+    }
+
+    /// Ends the session if it is a preview, with what would change (the
+    /// files, then the changes elsewhere); `None`, the session going on,
+    /// when it is not.
+    pub fn finish_preview(&self) -> Option<(Vec<FileChange>, Vec<String>)> {
+        if !self.previewing() {
+            return None;
+        }
+        match self.finish() {
+            Finished::Previewed { changes, elsewhere } => Some((changes, elsewhere)),
+            Finished::Nothing | Finished::Recorded(_) => None,
         }
     }
 }
 
-/// Records, in a dry run, a change outside files (`what` describes it).
-pub fn preview_elsewhere(what: String) {
-    if let Some(Session::Preview { elsewhere, .. }) = &mut *session() {
-        elsewhere.push(what);
-    }
+/// The lock every session takes to change the journal: one edit's new
+/// folder is never taken, before its record is written, for a leftover by
+/// another session (a `serve` call, a CLI edit) closing at the same time.
+/// Without it (the state folder is unusable) the journal is written all
+/// the same: a lost undo copy never fails an edit.
+fn journal_lock(state_dir: &Path) -> Option<EditLock> {
+    EditLock::acquire(state_dir, &journal::root(state_dir), fsx::LOCK_TIMEOUT).ok()
 }
 
-/// Records, in a dry run, that the file at `path` (mode `mode`) would be
-/// made readable by its owner alone.
-pub fn preview_private(path: &Path, mode: u32) {
-    preview_elsewhere(format!(
-        "make `{}` readable by you alone (mode {:o} → {:o})",
-        path.display(),
-        mode & 0o777,
-        mode & 0o700
-    ));
-}
-
-/// Tells the journal that `resolved` was just replaced: it held `before`
-/// (`None`: it did not exist) and now holds the concatenation of `after`.
-/// A journal that cannot keep the copy does not fail the edit, which is
-/// made already; [`finish`] says so.
-pub fn written(resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
-    if let Some(Session::Record(journal)) = &mut *session() {
-        journal.keep(resolved, before, after);
-    }
-}
-
-/// Keeps no copies of this edit's files for undo, for `reason` (the old
-/// bytes hold a secret the edit moves where no plaintext copy may stay).
-pub fn keep_no_copies(reason: &str) {
-    if let Some(Session::Record(journal)) = &mut *session() {
-        journal.forgo(reason);
-    }
-}
-
-/// Keeps no copies of this edit's files for undo, for `reason`, and drops
-/// every earlier edit whose copies hold `secret`: this edit moved it where
-/// no plaintext copy may stay (the keychain), or removed it.
-pub fn keep_no_copies_of(reason: &str, secret: &str) {
-    if let Some(Session::Record(journal)) = &mut *session() {
-        journal.forgo_holding(reason, secret);
+impl Reads for Edit {
+    /// The file at `resolved` as on disk ([`fsx::read_regular`]), or, in a
+    /// preview, the text an earlier previewed write left there.
+    fn read_regular(&self, resolved: &Path) -> io::Result<Option<Vec<u8>>> {
+        if let Mode::Preview { changes, .. } = &*self.mode()
+            && let Some((_, change)) = changes.iter().find(|(path, _)| path == resolved)
+        {
+            return Ok(change.after.clone().map(String::into_bytes));
+        }
+        fsx::read_regular(resolved)
     }
 }
 
 /// How a session ended.
 #[derive(Debug)]
 pub enum Finished {
-    /// No session was begun.
+    /// A plain session (or one finished already): nothing to say.
     Nothing,
     /// A dry run: what would change.
     Previewed {
@@ -142,18 +333,119 @@ pub enum Finished {
     Recorded(journal::Kept),
 }
 
-/// Ends the session.
-pub fn finish() -> Finished {
-    match session().take() {
-        None => Finished::Nothing,
-        Some(Session::Preview { changes, elsewhere }) => Finished::Previewed {
-            changes: changes
-                .into_iter()
-                .map(|(_, change)| change)
-                .filter(FileChange::changes)
-                .collect(),
-            elsewhere,
-        },
-        Some(Session::Record(journal)) => Finished::Recorded(journal.close()),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preview_writes_nothing_and_reads_its_own_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "one\n").unwrap();
+        let edit = Edit::preview();
+        for line in ["two\n", "three\n"] {
+            let wrote = edit
+                .edit_text(&state, &file, NewMode::Umasked(0o644), |old| {
+                    Ok::<_, ()>(Some(format!("{}{line}", old.unwrap_or_default())))
+                })
+                .unwrap();
+            assert!(wrote);
+        }
+        let resolved = fsx::resolve_symlinks(&file).unwrap();
+        assert_eq!(
+            edit.read_text(&resolved).unwrap().as_deref(),
+            Some("one\ntwo\nthree\n")
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\n");
+        assert!(!state.exists(), "a preview takes no lock");
+        let Finished::Previewed { changes, .. } = edit.finish() else {
+            panic!("a preview finishes as one");
+        };
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].before.as_deref(), Some("one\n"));
+        assert_eq!(changes[0].after.as_deref(), Some("one\ntwo\nthree\n"));
+    }
+
+    #[test]
+    fn a_preview_describes_what_it_would_do_elsewhere_and_does_none_of_it() {
+        let edit = Edit::preview();
+        let answer = edit
+            .change_elsewhere(
+                || (Some("keep a value".to_string()), 7),
+                || Err::<u8, ()>(()),
+            )
+            .unwrap();
+        assert_eq!(answer, 7);
+        edit.unshown(|| Err::<(), ()>(())).unwrap();
+        assert!(edit.trial_write(|| true, || false));
+        let Finished::Previewed { elsewhere, .. } = edit.finish() else {
+            panic!("a preview finishes as one");
+        };
+        assert_eq!(elsewhere, ["keep a value"]);
+    }
+
+    #[test]
+    fn a_plain_session_writes_and_finishes_with_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.txt");
+        let edit = Edit::plain();
+        edit.edit_text(
+            &dir.path().join("state"),
+            &file,
+            NewMode::Exact(0o600),
+            |_| Ok::<_, ()>(Some("new\n".to_string())),
+        )
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new\n");
+        assert!(edit.finish_preview().is_none());
+        assert!(matches!(edit.finish(), Finished::Nothing));
+    }
+
+    #[test]
+    fn sessions_recording_at_once_each_keep_their_whole_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let sessions: Vec<_> = (0..12)
+            .map(|session| {
+                let (dir, state) = (dir.path().to_path_buf(), state.clone());
+                std::thread::spawn(move || {
+                    let edit = Edit::recording(&state, &format!("edit {session}"));
+                    for file in 0..2 {
+                        let path = dir.join(format!("{session}-{file}.txt"));
+                        edit.edit_text(&state, &path, NewMode::Exact(0o600), |_| {
+                            Ok::<_, ()>(Some("new\n".to_string()))
+                        })
+                        .unwrap();
+                    }
+                    edit.finish()
+                })
+            })
+            .collect();
+        for session in sessions {
+            let Finished::Recorded(kept) = session.join().unwrap() else {
+                panic!("a recording finishes as one");
+            };
+            assert_eq!(kept.problem, None);
+            assert_eq!(kept.files, 2);
+        }
+        let edits = journal::edits(&state).unwrap();
+        assert_eq!(
+            edits.len(),
+            12,
+            "no session's edit was taken for a leftover"
+        );
+        assert!(edits.iter().all(|edit| edit.record.files.len() == 2));
+    }
+
+    #[test]
+    fn sessions_are_apart_and_clones_are_one() {
+        let preview = Edit::preview();
+        let plain = Edit::plain();
+        let same = preview.clone();
+        assert!(same.previewing());
+        assert!(!plain.previewing());
+        assert!(preview.finish_preview().is_some());
+        assert!(!same.previewing(), "a finished session is plain");
     }
 }

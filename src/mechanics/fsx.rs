@@ -181,10 +181,6 @@ pub fn open_regular(path: &Path) -> io::Result<Option<File>> {
 /// Reads the regular file at `path` whole; `None` when it does not exist.
 /// See [`open_regular`] for what is refused.
 pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    // A dry run reads what its own earlier steps would have written.
-    if let Some(previewed) = crate::mechanics::edits::previewed(path) {
-        return Ok(previewed.map(String::into_bytes));
-    }
     let Some(mut file) = open_regular(path)? else {
         return Ok(None);
     };
@@ -198,12 +194,33 @@ pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
 /// Reads a UTF-8 text file, `None` when it does not exist; only regular
 /// files are read (see [`open_regular`]).
 pub fn read_if_exists(path: &Path) -> io::Result<Option<String>> {
-    read_regular(path)?
-        .map(|bytes| {
-            String::from_utf8(bytes)
-                .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
-        })
-        .transpose()
+    Disk.read_text(path)
+}
+
+/// Where reads of files come from: the disk, or an edit session, which
+/// shows a dry run's own earlier writes in place of the files.
+pub trait Reads {
+    /// The regular file at `path` whole; `None` when it does not exist.
+    fn read_regular(&self, path: &Path) -> io::Result<Option<Vec<u8>>>;
+
+    /// [`Reads::read_regular`] as UTF-8 text.
+    fn read_text(&self, path: &Path) -> io::Result<Option<String>> {
+        self.read_regular(path)?
+            .map(|bytes| {
+                String::from_utf8(bytes)
+                    .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+            })
+            .transpose()
+    }
+}
+
+/// The files as they are on disk ([`read_regular`]).
+pub struct Disk;
+
+impl Reads for Disk {
+    fn read_regular(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
+        read_regular(path)
+    }
 }
 
 /// Whether the file at `path` still holds exactly `expected` (`None`: does
@@ -318,28 +335,18 @@ pub enum TextEditError<E> {
 
 /// Rewrites the text file `path` with `change(old)` (`None` from it: leave
 /// the file alone) under mcpenv's lock, atomically, and redoes the change
-/// when another program rewrote the file meanwhile. Returns whether it wrote.
+/// when another program rewrote the file meanwhile; `written(resolved,
+/// before, after)` is told of the write once the lock is released (the
+/// undo journal keeps `before`). Returns whether it wrote. Writers call it
+/// through their edit session, which previews instead in a dry run.
 pub fn edit_text<E>(
     state_dir: &Path,
     path: &Path,
     new_mode: NewMode,
     mut change: impl FnMut(Option<&str>) -> Result<Option<String>, E>,
+    written: impl FnOnce(&Path, Option<&str>, &str),
 ) -> Result<bool, TextEditError<E>> {
     let resolved = resolve_symlinks(path).map_err(TextEditError::Read)?;
-    if crate::mechanics::edits::previewing() {
-        let old = read_if_exists(&resolved).map_err(TextEditError::Read)?;
-        let Some(new) = change(old.as_deref()).map_err(TextEditError::Change)? else {
-            return Ok(false);
-        };
-        let change = crate::mechanics::diff::FileChange {
-            path: path.to_path_buf(),
-            before: old,
-            after: Some(new),
-        };
-        let changed = change.changes();
-        crate::mechanics::edits::preview(&resolved, change);
-        return Ok(changed);
-    }
     let _lock =
         EditLock::acquire(state_dir, &resolved, LOCK_TIMEOUT).map_err(|error| match error {
             LockError::Io { .. } => TextEditError::Write(io::Error::other(error)),
@@ -359,7 +366,7 @@ pub fn edit_text<E>(
         .map_err(TextEditError::Write)?;
         if verified.is_ok() {
             drop(_lock);
-            crate::mechanics::edits::written(&resolved, old.as_deref(), &[new.as_bytes()]);
+            written(&resolved, old.as_deref(), &new);
             return Ok(true);
         }
     }

@@ -2,7 +2,8 @@
 //! as given, or a template; the entry is built here, in one place.
 //! [`plan`] decides everything (the entry as it will be stored, the
 //! secrets that go to a `.env` first, every file that changes) and writes
-//! nothing; [`preview`] shows each file's change; [`apply`] writes. The
+//! nothing; [`apply`] writes (with a preview session, it shows each
+//! file's change and writes nothing). The
 //! CLI's `add` and `add-json` and `serve`'s `add_server` all go through
 //! here.
 
@@ -15,15 +16,12 @@ use serde_json::Value;
 use crate::config::error::StoreError;
 use crate::config::model::{self, ServerEntry, Transport};
 use crate::config::scope::Scope;
-use crate::config::store::{self, IfExists, NewServer, Progress, Target, Written};
+use crate::config::store::{self, IfExists, Progress, Target, Written};
 use crate::envfiles::dotenv::ExampleLine;
-use crate::envfiles::{self, EnvFiles};
-use crate::mechanics::diff::FileChange;
+use crate::envfiles::{self};
 use crate::ops::extraction_inputs::{env_error, known_values, plan_error};
 use crate::ops::hints::template_error;
-use crate::ops::write_steps::{
-    begin_writes, preview_plan_env, save_plan_env_with, save_project_env_with,
-};
+use crate::ops::write_steps::{begin_writes, save_plan_env_with, save_project_env_with};
 use crate::ops::{Context, Error};
 use crate::secrets::extraction_plan::{self, Candidate, ExtractionPlan, Move};
 use crate::templates::{self, Choice, Template, TemplateVariable};
@@ -195,7 +193,7 @@ fn build_entry(source: Source) -> Result<(Value, Transport, Vec<String>), Error>
 }
 
 /// Everything [`apply`] will do, decided.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct AddPlan {
     /// The server's name.
     pub name: String,
@@ -218,7 +216,7 @@ pub struct AddPlan {
 }
 
 /// The dotenv side of an add.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum EnvWrites {
     /// Nothing.
     Nothing,
@@ -300,7 +298,7 @@ pub fn save_client_secret(
         .join(crate::config::claude_code::credentials::FILE_NAME);
     let key =
         crate::config::claude_code::credentials::client_config_key(&report.name, &report.stored);
-    crate::config::claude_code::credentials::save_client_secret(&ctx.locations.state_dir, &file, &key, secret).map_err(
+    crate::config::claude_code::credentials::save_client_secret(&ctx.edit, &ctx.locations.state_dir, &file, &key, secret).map_err(
         |error| {
             Error::from(error).with_hint(format!(
                 "the server `{}` was written without its secret; run the same command with `--replace` once that is fixed",
@@ -532,45 +530,6 @@ fn plan_template(
     Ok((entry, env))
 }
 
-/// Each file [`apply`] would change, as it is and as it would be; files
-/// it would leave alone are left out.
-pub fn preview(ctx: &Context, plan: &AddPlan) -> Result<Vec<FileChange>, Error> {
-    let mut changes = match &plan.env {
-        EnvWrites::Nothing => Vec::new(),
-        EnvWrites::Extracted {
-            plan: extraction,
-            example,
-        } => preview_plan_env(ctx, extraction, example)?,
-        EnvWrites::Template { secrets, example } => {
-            if plan.scope == Scope::User {
-                if secrets.is_empty() {
-                    Vec::new()
-                } else {
-                    vec![
-                        envfiles::preview_values(&ctx.user_env_file(), secrets)
-                            .map_err(env_error)?,
-                    ]
-                }
-            } else {
-                let files = EnvFiles::at(&ctx.locations.project_root());
-                envfiles::preview(&files, secrets, example).map_err(env_error)?
-            }
-        }
-    };
-    let config = store::preview_add_servers(
-        &plan.target,
-        &[NewServer {
-            name: &plan.name,
-            entry: &plan.entry,
-            if_exists: plan.if_exists,
-        }],
-    )
-    .map_err(|error| already_exists_hint(ctx, error, &plan.name, plan.scope))?;
-    changes.push(config);
-    changes.retain(FileChange::changes);
-    Ok(changes)
-}
-
 /// Writes what `plan` decided: dotenv files first, then the config.
 pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
     let mut progress = Progress::default();
@@ -590,6 +549,7 @@ pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
                 // A user server is used in every project: its secrets go
                 // to the user's store, never into this repository's `.env`.
                 envfiles::save_user_with(
+                    &ctx.edit,
                     &ctx.user_env_file(),
                     &ctx.locations.state_dir,
                     secrets,
@@ -604,6 +564,7 @@ pub fn apply(ctx: &Context, plan: AddPlan) -> Result<AddReport, Error> {
     }
     let done = store::add_server(
         &ctx.locations,
+        &ctx.edit,
         &plan.target,
         &plan.name,
         &plan.entry,
@@ -836,7 +797,11 @@ fn still_missing(ctx: &Context, entry: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::mechanics::edits::Edit;
+    use crate::ops::testing::{context, previewed_then_written};
 
     #[test]
     fn a_stdio_source_is_stored_with_all_four_keys() {
@@ -899,5 +864,39 @@ mod tests {
             error.message()
         );
         assert_eq!(error.kind(), crate::ops::error::Kind::Usage);
+    }
+
+    #[test]
+    fn an_add_against_a_preview_yields_each_change_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path(), Edit::plain());
+        let token = "ghp_Zq8Rk2VbN4mXw7Ty1Lp9Hs3Dj6Fc0Ga5Ue2Q";
+        let entry = json!({"command": "npx", "args": ["server"], "env": {"GITHUB_TOKEN": token}});
+        let request = AddRequest {
+            name: "gh".to_string(),
+            scope: Scope::Project,
+            source: Source::Json(entry),
+            replace: false,
+            literal: Literal::Move,
+            force: false,
+            warnings: Vec::new(),
+        };
+        let plan = plan(&ctx, request).unwrap();
+        let changes = previewed_then_written(dir.path(), &ctx, |ctx| {
+            apply(ctx, plan.clone()).unwrap();
+        });
+        let paths: Vec<&str> = changes.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "project/.gitignore",
+                "project/.env",
+                "project/.env.example",
+                "project/.mcp.json"
+            ]
+        );
+        assert!(changes.iter().all(|(_, change)| change.before.is_none()));
+        let config = changes[3].1.after.as_deref().unwrap();
+        assert!(config.contains("${GITHUB_TOKEN}") && !config.contains(token));
     }
 }

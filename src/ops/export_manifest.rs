@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, NewMode, TextEditError};
 use crate::ops::Error;
 
@@ -106,11 +107,12 @@ fn parse(path: &Path, text: &str) -> Result<Manifest, Error> {
 /// Records `managed` as what mcpenv wrote into `file` (no entry when
 /// empty), re-reading the manifest under mcpenv's lock so concurrent
 /// exports to other files are kept.
-pub fn record(state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Error> {
+pub fn record(edit: &Edit, state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Error> {
     // mcpenv's own bookkeeping is not part of what a dry run shows.
-    if crate::mechanics::edits::previewing() {
-        return Ok(());
-    }
+    edit.unshown(|| record_now(edit, state_dir, file, managed))
+}
+
+fn record_now(edit: &Edit, state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Error> {
     let path = manifest_path(state_dir);
     let key = file_key(file);
     let hint = format!(
@@ -128,7 +130,7 @@ pub fn record(state_dir: &Path, file: &Path, managed: &Managed) -> Result<(), Er
         )
         .with_hint(&hint)
     })?;
-    fsx::edit_text(state_dir, &path, NewMode::Exact(0o600), |old| {
+    edit.edit_text(state_dir, &path, NewMode::Exact(0o600), |old| {
         let mut manifest = match old {
             Some(text) => parse(&path, text)?,
             None => Manifest::default(),
@@ -187,8 +189,20 @@ mod tests {
         let managed = |name: &str| Managed {
             servers: BTreeMap::from([(name.to_string(), "sha256:x".to_string())]),
         };
-        record(&state, &dir.path().join("a.json"), &managed("a")).unwrap();
-        record(&state, &dir.path().join("b.json"), &managed("b")).unwrap();
+        record(
+            &Edit::plain(),
+            &state,
+            &dir.path().join("a.json"),
+            &managed("a"),
+        )
+        .unwrap();
+        record(
+            &Edit::plain(),
+            &state,
+            &dir.path().join("b.json"),
+            &managed("b"),
+        )
+        .unwrap();
         let manifest = load(&state).unwrap();
         assert_eq!(manifest.files.len(), 2);
         assert_eq!(manifest.files[&dir.path().join("a.json")], managed("a"));
@@ -197,7 +211,13 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        record(&state, &dir.path().join("a.json"), &Managed::default()).unwrap();
+        record(
+            &Edit::plain(),
+            &state,
+            &dir.path().join("a.json"),
+            &Managed::default(),
+        )
+        .unwrap();
         assert_eq!(load(&state).unwrap().files.len(), 1);
     }
 }

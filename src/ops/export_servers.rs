@@ -14,6 +14,7 @@ use crate::config::expansion;
 use crate::config::model::ServerEntry;
 use crate::config::scope::Scope;
 use crate::mechanics::diff::FileChange;
+use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, NewMode, TextEditError};
 use crate::ops::export_manifest::{self, Managed};
 use crate::ops::extraction_inputs::{Known, known_values};
@@ -425,12 +426,11 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
     let file = report.file.clone();
     // Before its directory is made: `.codex` may be a link to `~/.codex`.
     crate::ops::write_steps::check_confined([&file])?;
-    if let Some(parent) = file
-        .parent()
-        .filter(|_| !crate::mechanics::edits::previewing())
-    {
-        fs_err::create_dir_all(parent).map_err(|error| {
-            Error::failure_from(format!("cannot create `{}`", parent.display()), error)
+    if let Some(parent) = file.parent() {
+        ctx.edit.unshown(|| {
+            fs_err::create_dir_all(parent).map_err(|error| {
+                Error::failure_from(format!("cannot create `{}`", parent.display()), error)
+            })
         })?;
     }
     // Resolved values are secrets mcpenv hands over; literal ones are
@@ -448,51 +448,53 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
             });
     let holds_secrets = resolved || !literal.is_empty();
     if holds_secrets {
-        make_private(&file)?;
+        make_private(&ctx.edit, &file)?;
     }
     let mut exported = None;
-    let changed = fsx::edit_text(
-        &ctx.locations.state_dir,
-        &file,
-        new_mode(holds_secrets),
-        |old| {
-            // Pruned only while still as mcpenv wrote it, in the text locked.
-            let current = old
-                .and_then(|text| export::entries_in(client, text).ok())
-                .unwrap_or_default();
-            let prune: Vec<String> = prunable
-                .servers
-                .iter()
-                .filter(|(name, print)| {
-                    current
-                        .get(name.as_str())
-                        .is_some_and(|entry| export_manifest::fingerprint(entry) == **print)
-                })
-                .map(|(name, _)| name.clone())
-                .collect();
-            let again = run_export(
-                client,
-                old,
-                &servers,
-                &known,
-                vscode_inputs,
-                env_file.as_ref(),
-                &prune,
-            )?;
-            let text = again.changed.then(|| again.text.clone());
-            exported = Some(again);
-            Ok(text)
-        },
-    )
-    .map_err(|error| match error {
-        TextEditError::Change(error) => export_error(&file, error),
-        TextEditError::Read(source) | TextEditError::Write(source) => {
-            Error::failure_from(format!("cannot write `{}`", file.display()), source)
-        }
-        TextEditError::Locked(_) | TextEditError::Contended => {
-            Error::failure(format!("`{}` is busy; try again", file.display()))
-        }
-    })?;
+    let changed = ctx
+        .edit
+        .edit_text(
+            &ctx.locations.state_dir,
+            &file,
+            new_mode(holds_secrets),
+            |old| {
+                // Pruned only while still as mcpenv wrote it, in the text locked.
+                let current = old
+                    .and_then(|text| export::entries_in(client, text).ok())
+                    .unwrap_or_default();
+                let prune: Vec<String> = prunable
+                    .servers
+                    .iter()
+                    .filter(|(name, print)| {
+                        current
+                            .get(name.as_str())
+                            .is_some_and(|entry| export_manifest::fingerprint(entry) == **print)
+                    })
+                    .map(|(name, _)| name.clone())
+                    .collect();
+                let again = run_export(
+                    client,
+                    old,
+                    &servers,
+                    &known,
+                    vscode_inputs,
+                    env_file.as_ref(),
+                    &prune,
+                )?;
+                let text = again.changed.then(|| again.text.clone());
+                exported = Some(again);
+                Ok(text)
+            },
+        )
+        .map_err(|error| match error {
+            TextEditError::Change(error) => export_error(&file, error),
+            TextEditError::Read(source) | TextEditError::Write(source) => {
+                Error::failure_from(format!("cannot write `{}`", file.display()), source)
+            }
+            TextEditError::Locked(_) | TextEditError::Contended => {
+                Error::failure(format!("`{}` is busy; try again", file.display()))
+            }
+        })?;
     if let Some(exported) = exported {
         record_managed(ctx, client, &file, managed, &exported)?;
         report.servers = exported.servers;
@@ -557,7 +559,7 @@ fn record_managed(
                 .insert(name.clone(), export_manifest::fingerprint(entry));
         }
     }
-    export_manifest::record(&ctx.locations.state_dir, file, &managed)
+    export_manifest::record(&ctx.edit, &ctx.locations.state_dir, file, &managed)
 }
 
 /// The export of `servers` onto `existing`, values looked up in `known`
@@ -674,7 +676,7 @@ fn literal_secrets(client: Client, file: &Path, text: &str, exported: &[String])
 /// Takes group and other permissions off an existing `file` before secrets
 /// are written into it (a stricter mode is kept); the atomic write then
 /// copies the private mode.
-fn make_private(file: &Path) -> Result<(), Error> {
+fn make_private(edit: &Edit, file: &Path) -> Result<(), Error> {
     use std::os::unix::fs::PermissionsExt;
     let metadata = match std::fs::metadata(file) {
         Ok(metadata) => metadata,
@@ -690,19 +692,17 @@ fn make_private(file: &Path) -> Result<(), Error> {
     if mode & 0o077 == 0 {
         return Ok(());
     }
-    if crate::mechanics::edits::previewing() {
-        crate::mechanics::edits::preview_private(file, mode);
-        return Ok(());
-    }
-    std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode & !0o077)).map_err(
-        |error| {
-            Error::failure_from(format!("cannot make `{}` private", file.display()), error)
-                .with_hint(format!(
-                    "run `chmod 600 {}` and export again",
-                    file.display()
-                ))
-        },
-    )
+    edit.make_private(file, mode, (), || {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode & !0o077)).map_err(
+            |error| {
+                Error::failure_from(format!("cannot make `{}` private", file.display()), error)
+                    .with_hint(format!(
+                        "run `chmod 600 {}` and export again",
+                        file.display()
+                    ))
+            },
+        )
+    })
 }
 
 /// A file holding secrets is private when mcpenv creates it.

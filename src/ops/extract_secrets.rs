@@ -250,7 +250,7 @@ fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, E
     let mut progress = begin_writes(ctx, Some((extraction, &example)), &configs)?;
     save_plan_env_with(ctx, extraction, &example, plan.force, &mut progress)?;
     for group in &by_file {
-        let done = store::replace_fields(&ctx.locations, group)
+        let done = store::replace_fields(&ctx.locations, &ctx.edit, group)
             .map_err(|error| Error::from(error).interrupted(&progress))?;
         progress.record(&group[0].0.path, done.changed);
     }

@@ -575,7 +575,7 @@ pub fn apply_import(ctx: &Context, plan: ImportPlan) -> Result<ImportReport, Err
             },
         })
         .collect();
-    let written = store::add_servers(&ctx.locations, &target, &new_servers)
+    let written = store::add_servers(&ctx.locations, &ctx.edit, &target, &new_servers)
         .map_err(|error| Error::from(error).interrupted(&progress))?;
     progress.record(&written.path, written.changed);
     report.written = progress.into_written();

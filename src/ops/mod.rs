@@ -48,6 +48,8 @@ use crate::config::inventory::Inventory;
 use crate::config::locate::Locations;
 use crate::config::scope::Scope;
 use crate::envfiles::dotenv::DotEnvError;
+use crate::mechanics::diff::FileChange;
+use crate::mechanics::edits::Edit;
 use crate::secrets::redact::{Redactor, Shield};
 use crate::templates::TemplateDirs;
 
@@ -73,9 +75,22 @@ pub struct Context {
     /// (`mcpenv __reap`, [`crate::probe::reaper`]); none: probes still stop
     /// their servers on every path but SIGKILL.
     pub mcpenv_program: Option<PathBuf>,
+    /// The edit session every write goes through: a preview (a dry run,
+    /// `serve`'s gate) writes nothing, a recording keeps what `mcpenv undo`
+    /// needs.
+    pub edit: Edit,
 }
 
 impl Context {
+    /// This context with its writes going through `edit` instead.
+    #[must_use]
+    pub fn with_edit(&self, edit: Edit) -> Self {
+        Self {
+            edit,
+            ..self.clone()
+        }
+    }
+
     /// The mcpenv command line that runs `rest` here, quoted for a shell.
     pub fn command(&self, rest: &[&str]) -> String {
         let mut words = self.mcpenv.clone();
@@ -99,7 +114,7 @@ impl Context {
 
     /// Every scope's servers; the shield learns their secrets.
     pub fn inventory(&self) -> Result<Inventory, ConfigError> {
-        let inventory = Inventory::load(&self.locations)?;
+        let inventory = Inventory::load_from(&self.locations, &self.edit)?;
         self.shield.learn_inventory(&inventory);
         Ok(inventory)
     }
@@ -160,6 +175,22 @@ impl Context {
     }
 }
 
+/// Each file `apply` would change, as it is and as it would be (files it
+/// leaves alone left out): `apply` run against a preview session, so the
+/// preview is the write itself, made nowhere.
+pub fn previewed<T>(
+    ctx: &Context,
+    apply: impl FnOnce(&Context) -> Result<T, Error>,
+) -> Result<Vec<FileChange>, Error> {
+    let preview = ctx.with_edit(Edit::preview());
+    apply(&preview)?;
+    Ok(preview
+        .edit
+        .finish_preview()
+        .map(|(changes, _)| changes)
+        .unwrap_or_default())
+}
+
 /// The error for `.env` files that cannot be read.
 pub fn dotenv_error(error: DotEnvError) -> Error {
     let hint = hints::dotenv_hint(&error);
@@ -193,5 +224,111 @@ impl Loaded {
         if let Some(sources) = &self.sources {
             redactor.learn_sources(sources);
         }
+    }
+}
+
+/// What the use cases' unit tests share: a context over a temporary
+/// world, and the tree that tells "nothing was written".
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use super::Context;
+    use crate::config::locate::{Environment, Locations};
+    use crate::mechanics::edits::Edit;
+    use crate::secrets::redact::Shield;
+    use crate::templates::TemplateDirs;
+
+    /// A context for `root/project` (a repository) with HOME at
+    /// `root/home`, its writes going through `edit`.
+    pub fn context(root: &Path, edit: Edit) -> Context {
+        for dir in ["home", "project/.git", "state"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        let locations = Locations::discover(&Environment {
+            home: root.join("home"),
+            claude_config_dir: None,
+            working_dir: root.join("project"),
+            managed_dir: root.join("managed"),
+            state_dir: root.join("state"),
+        })
+        .unwrap();
+        Context {
+            template_dirs: TemplateDirs {
+                project: locations.project_root().join(".mcpenv/templates"),
+                user: None,
+            },
+            config_home: root.join("home/.config"),
+            locations,
+            process_env: BTreeMap::new(),
+            mcpenv: vec!["mcpenv".to_string()],
+            shield: Arc::new(Shield::default()),
+            mcpenv_program: None,
+            edit,
+        }
+    }
+
+    /// Every folder and file under `root`, each file with its bytes.
+    pub fn tree(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+        let mut found = BTreeMap::new();
+        let mut pending = vec![root.to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    found.insert(path.clone(), None);
+                    pending.push(path);
+                } else {
+                    found.insert(path.clone(), Some(std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        found
+    }
+
+    /// Runs `apply` against a preview session of `ctx` (whose world is
+    /// under `root`), checks it wrote nothing, then runs it for real and
+    /// checks every file holds what the preview said. Returns the changes,
+    /// each path relative to `root`.
+    pub fn previewed_then_written(
+        root: &Path,
+        ctx: &Context,
+        apply: impl Fn(&Context),
+    ) -> Vec<(String, crate::mechanics::diff::FileChange)> {
+        let before = tree(root);
+        let preview = ctx.with_edit(Edit::preview());
+        apply(&preview);
+        let (changes, _) = preview.edit.finish_preview().unwrap();
+        assert_eq!(tree(root), before, "a preview writes nothing");
+        apply(&ctx.with_edit(Edit::plain()));
+        let changes: Vec<_> = changed(root, &changes).into_iter().zip(changes).collect();
+        for ((path, after), _) in &changes {
+            let written = std::fs::read_to_string(root.join(path)).ok();
+            assert_eq!(&written, after, "{path}: not as previewed");
+        }
+        changes
+            .into_iter()
+            .map(|((path, _), change)| (path, change))
+            .collect()
+    }
+
+    /// The path of each change, relative to `root`, with its new text.
+    fn changed(
+        root: &Path,
+        changes: &[crate::mechanics::diff::FileChange],
+    ) -> Vec<(String, Option<String>)> {
+        let root = dunce::canonicalize(root).unwrap();
+        changes
+            .iter()
+            .map(|change| {
+                let path = dunce::canonicalize(change.path.parent().unwrap())
+                    .unwrap()
+                    .join(change.path.file_name().unwrap());
+                let shown = path.strip_prefix(&root).unwrap().display().to_string();
+                (shown, change.after.clone())
+            })
+            .collect()
     }
 }

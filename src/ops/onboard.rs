@@ -227,7 +227,7 @@ pub fn plan_onboard(ctx: &Context, request: &OnboardRequest) -> Result<OnboardPl
             .iter()
             .any(|step| !matches!(step.value, StepValue::Reference { .. }))
     {
-        check_keychain()?;
+        check_keychain(&ctx.edit)?;
     }
     Ok(OnboardPlan {
         to: request.to,
@@ -252,13 +252,15 @@ pub struct MadePrivate {
 /// asked, not after the last answer: a `.env` copied from `.env.example`
 /// is as readable as the umask made it. Refuses one others can still read,
 /// unless forced.
-pub fn secure_destinations(plan: &OnboardPlan) -> Result<Vec<MadePrivate>, Error> {
+pub fn secure_destinations(ctx: &Context, plan: &OnboardPlan) -> Result<Vec<MadePrivate>, Error> {
     let mut made = Vec::new();
     if !plan.to.dotenv_files() {
         return Ok(made);
     }
     for file in plan.files() {
-        if let Some(mode) = envfiles::make_private(file, plan.force).map_err(env_error)? {
+        if let Some(mode) =
+            envfiles::make_private(&ctx.edit, file, plan.force).map_err(env_error)?
+        {
             made.push(MadePrivate {
                 file: file.to_path_buf(),
                 mode,
@@ -550,7 +552,7 @@ fn save(
     let state_dir = &ctx.locations.state_dir;
     let result = match plan.to {
         SaveTo::ClaudeSettings => {
-            let saved = claude_settings::save_env(&ctx.locations, values)
+            let saved = claude_settings::save_env(&ctx.locations, &ctx.edit, values)
                 .map_err(|error| settings_error(ctx, error))?;
             for written in &saved.written {
                 progress.record(written, true);
@@ -559,13 +561,14 @@ fn save(
             return Ok(saved.not_excluded);
         }
         SaveTo::Dotenv | SaveTo::Keychain if file == ctx.user_env_file() => {
-            envfiles::save_user_with(file, state_dir, values, plan.force, progress)
+            envfiles::save_user_with(&ctx.edit, file, state_dir, values, plan.force, progress)
         }
         SaveTo::Dotenv | SaveTo::Keychain
             if file.file_name().is_some_and(|name| name == ".env") =>
         {
             let dir = file.parent().unwrap_or(Path::new("."));
             envfiles::save_with(
+                &ctx.edit,
                 &EnvFiles::at(dir),
                 state_dir,
                 values,
@@ -575,7 +578,7 @@ fn save(
             )
         }
         SaveTo::Dotenv | SaveTo::Keychain => {
-            envfiles::save_values_with(file, state_dir, values, plan.force, progress)
+            envfiles::save_values_with(&ctx.edit, file, state_dir, values, plan.force, progress)
         }
     };
     result

@@ -130,12 +130,12 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
     let mut saved = claude_settings::Saved::default();
     let mut overruled = Vec::new();
     if !wanted.is_empty() {
-        saved = claude_settings::save_choice(&ctx.locations, choice, &wanted).map_err(|error| {
-            match error {
+        saved = claude_settings::save_choice(&ctx.locations, &ctx.edit, choice, &wanted).map_err(
+            |error| match error {
                 SettingsError::Ignored { gate, .. } => settings_ignored(ctx, gate),
                 SettingsError::Config(error) => error.into(),
-            }
-        })?;
+            },
+        )?;
         // Until the folder is trusted, no approval here counts (the report
         // says so); past that, a rejection anywhere wins and other settings
         // files count too: say when the write did not settle it.
@@ -166,7 +166,7 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
 /// Claude Code 2.1.332 ignores the approvals of `report`; only on the
 /// user's own word (`--trust`, or yes at a question).
 pub fn trust_folder(ctx: &Context, mut report: ChoiceReport) -> Result<ChoiceReport, Error> {
-    store::trust_project(&ctx.locations)?;
+    store::trust_project(&ctx.locations, &ctx.edit)?;
     report.trusted = true;
     report.trusted_now = true;
     report.trust_command = None;
@@ -190,11 +190,11 @@ pub fn reset_project_choices(ctx: &Context) -> Result<ResetReport, Error> {
     let mut written = Vec::new();
     // `~/.claude.json` first, as Claude Code does: its legacy arrays would
     // otherwise be merged back into the settings file on the next start.
-    let claude = store::remove_project_keys(&ctx.locations, &CHOICE_KEYS)?;
+    let claude = store::remove_project_keys(&ctx.locations, &ctx.edit, &CHOICE_KEYS)?;
     if claude.changed {
         written.push(claude.path);
     }
-    if claude_settings::reset_choices(&ctx.locations)? {
+    if claude_settings::reset_choices(&ctx.locations, &ctx.edit)? {
         written.push(ctx.locations.local_settings());
     }
     Ok(ResetReport {

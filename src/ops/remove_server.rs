@@ -54,9 +54,10 @@ pub fn remove_server(ctx: &Context, request: &RemoveRequest) -> Result<RemoveRep
     let removed = match request.scope {
         Some(scope) => {
             let target = Target::for_scope(&ctx.locations, scope);
-            store::remove_server(&ctx.locations, &target, name).map(|written| (target, written))
+            store::remove_server(&ctx.locations, &ctx.edit, &target, name)
+                .map(|written| (target, written))
         }
-        None => store::remove_server_anywhere(&ctx.locations, name),
+        None => store::remove_server_anywhere(&ctx.locations, &ctx.edit, name),
     };
     match removed {
         Ok((target, written)) => {
@@ -222,6 +223,37 @@ pub fn check_example(ctx: &Context) -> Result<(), Error> {
 /// comment mcpenv wrote above each); never touches `.env`.
 pub fn drop_example_lines(ctx: &Context, names: &[String]) -> Result<bool, Error> {
     let example = EnvFiles::at(&ctx.locations.project_root()).example;
-    crate::envfiles::remove_example_lines(&ctx.locations.state_dir, &example, names)
+    crate::envfiles::remove_example_lines(&ctx.edit, &ctx.locations.state_dir, &example, names)
         .map_err(crate::ops::extraction_inputs::env_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mechanics::edits::Edit;
+    use crate::ops::testing::{context, previewed_then_written};
+
+    #[test]
+    fn a_removal_against_a_preview_yields_its_change_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path(), Edit::plain());
+        let project = ctx.locations.project_root().join(".mcp.json");
+        let text = "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"},\n    \"b\": {\"command\": \"b\"}\n  }\n}\n";
+        std::fs::write(&project, text).unwrap();
+        let request = RemoveRequest {
+            name: "a".to_string(),
+            scope: Some(Scope::Project),
+        };
+        let changes = previewed_then_written(dir.path(), &ctx, |ctx| {
+            remove_server(ctx, &request).unwrap();
+        });
+        assert_eq!(changes.len(), 1);
+        let (path, change) = &changes[0];
+        assert_eq!(path, "project/.mcp.json");
+        assert_eq!(change.before.as_deref(), Some(text));
+        assert_eq!(
+            change.after.as_deref(),
+            Some("{\n  \"mcpServers\": {\n    \"b\": {\"command\": \"b\"}\n  }\n}\n")
+        );
+    }
 }

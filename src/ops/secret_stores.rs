@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::mechanics::edits::Edit;
 use crate::ops::{Context, Error};
 use crate::secrets::extraction_plan::ExtractionPlan;
 use crate::stores::keychain::{self, KeychainError};
@@ -60,24 +61,24 @@ pub fn keychain_error(name: &str, error: &KeychainError) -> Error {
 /// Fails unless the keychain takes a value, before anyone types a secret
 /// for it: an entry is written and deleted (reading alone cannot tell a
 /// locked keychain from an empty one).
-pub fn check_keychain() -> Result<(), Error> {
+pub fn check_keychain(edit: &Edit) -> Result<(), Error> {
     let account = keychain::account(keychain::USER, "mcpenv-write-check");
-    // A dry run writes no probe entry: a read tells a missing keychain
-    // (not a locked one) apart.
-    if crate::mechanics::edits::previewing() {
-        return match keychain::get(&account) {
-            Ok(_) | Err(keychain::KeychainError::NoEntry { .. }) => Ok(()),
-            Err(error) => {
-                Err(Error::failure(format!("cannot use the keychain: {error}"))
-                    .with_hint(error.hint()))
-            }
-        };
-    }
-    keychain::set(&account, "mcpenv checks that it can write here")
-        .and_then(|()| keychain::delete(&account).map(|_| ()))
-        .map_err(|error| {
-            Error::failure(format!("cannot use the keychain: {error}")).with_hint(error.hint())
-        })
+    let unusable = |error: KeychainError| {
+        Error::failure(format!("cannot use the keychain: {error}")).with_hint(error.hint())
+    };
+    edit.trial_write(
+        // A dry run writes no probe entry: a read tells a missing keychain
+        // (not a locked one) apart.
+        || match keychain::get(&account) {
+            Ok(_) | Err(KeychainError::NoEntry { .. }) => Ok(()),
+            Err(error) => Err(unusable(error)),
+        },
+        || {
+            keychain::set(edit, &account, "mcpenv checks that it can write here")
+                .and_then(|()| keychain::delete(edit, &account).map(|_| ()))
+                .map_err(unusable)
+        },
+    )
 }
 
 /// Keeps each value in the keychain and gives the pairs to write into
@@ -93,7 +94,8 @@ pub fn keep_in_keychain(
         .iter()
         .map(|(name, value)| {
             let account = accounts.account(ctx, env_file, name);
-            keychain::set(&account, value).map_err(|error| keychain_error(name, &error))?;
+            keychain::set(&ctx.edit, &account, value)
+                .map_err(|error| keychain_error(name, &error))?;
             Ok((name.clone(), keychain::reference(&account)))
         })
         .collect()
@@ -115,7 +117,7 @@ pub fn store_plan(
     for variable in &mut plan.new_variables {
         let account = accounts.account(ctx, &variable.file, &variable.name);
         if keep {
-            keychain::set(&account, &variable.value)
+            keychain::set(&ctx.edit, &account, &variable.value)
                 .map_err(|error| keychain_error(&variable.name, &error))?;
         }
         variable.value = keychain::reference(&account);

@@ -238,18 +238,24 @@ pub fn remove(ctx: &Context, name: &str) -> Result<RemovedVariable, Error> {
     let kept = Kept::of(value);
     let account = keychain::account_of(value).map(str::to_string);
     if account.is_some() {
-        crate::ops::secret_stores::check_keychain()?;
+        crate::ops::secret_stores::check_keychain(&ctx.edit)?;
     }
     if crate::ops::secret_stores::holds_secret(name, value) {
         // Removed on purpose: no copy of it stays behind for undo.
-        crate::mechanics::edits::keep_no_copies_of(REMOVED, value);
+        ctx.edit.keep_no_copies_of(REMOVED, value);
     }
     let mut progress = Progress::default();
-    envfiles::remove_value_with(&file.path, &ctx.locations.state_dir, name, &mut progress)
-        .map_err(edit_error)?;
+    envfiles::remove_value_with(
+        &ctx.edit,
+        &file.path,
+        &ctx.locations.state_dir,
+        name,
+        &mut progress,
+    )
+    .map_err(edit_error)?;
     let keychain_entry = match account {
         Some(account) => {
-            let existed = keychain::delete(&account).map_err(|error| {
+            let existed = keychain::delete(&ctx.edit, &account).map_err(|error| {
                 Error::failure(format!(
                     "removed `{name}` from `{}`, but its keychain entry `{account}` could not be deleted: {error}",
                     shown_path(ctx, &file.path)
@@ -364,17 +370,19 @@ fn into_keychain(
             ));
         }
         Err(KeychainError::NoEntry { .. }) => {
-            keychain::set(account, value).map_err(|error| keychain_error(name, &error))?;
+            keychain::set(&ctx.edit, account, value)
+                .map_err(|error| keychain_error(name, &error))?;
             true
         }
         Err(error) => return Err(keychain_error(name, &error)),
     };
     // Also when the keychain held it already (and nothing was set).
-    crate::mechanics::edits::keep_no_copies_of(keychain::NO_COPIES, value);
+    ctx.edit.keep_no_copies_of(keychain::NO_COPIES, value);
     let reference = keychain::reference(account);
     let mut progress = Progress::default();
     // A reference is no secret: a file others can read may hold it.
     envfiles::save_values_with(
+        &ctx.edit,
         path,
         &ctx.locations.state_dir,
         &[(name.to_string(), reference)],
@@ -384,7 +392,7 @@ fn into_keychain(
     .map_err(|error| {
         if created {
             // The file still holds the value: the new entry is a stray copy.
-            let _ = keychain::delete(account);
+            let _ = keychain::delete(&ctx.edit, account);
         }
         edit_error(error)
     })
@@ -403,6 +411,7 @@ fn out_of_keychain(ctx: &Context, name: &str, path: &Path, account: &str) -> Res
     ctx.shield.learn(|redactor| redactor.learn(&secret));
     let mut progress = Progress::default();
     envfiles::save_values_with(
+        &ctx.edit,
         path,
         &ctx.locations.state_dir,
         &[(name.to_string(), secret)],
@@ -410,7 +419,7 @@ fn out_of_keychain(ctx: &Context, name: &str, path: &Path, account: &str) -> Res
         &mut progress,
     )
     .map_err(edit_error)?;
-    keychain::delete(account).map_err(|error| {
+    keychain::delete(&ctx.edit, account).map_err(|error| {
         Error::failure(format!(
             "moved `{name}` into `{}`, but its keychain entry `{account}` could not be deleted: {error}",
             shown_path(ctx, path)

@@ -1,8 +1,9 @@
 //! Sharing a server: a private (local or user) server becomes a project
 //! server in `.mcp.json`, its literal secrets moved into the project's
 //! `.env` first (documented in `.env.example`), and the private copy
-//! removed unless kept. [`plan`] decides and writes nothing, [`preview`]
-//! shows every file's change, [`apply`] writes: the CLI's `share` and
+//! removed unless kept. [`plan`] decides and writes nothing, [`apply`]
+//! writes (with a preview session, it shows every file's change and
+//! writes nothing): the CLI's `share` and
 //! `serve`'s `share_server` both go through here.
 
 use std::path::PathBuf;
@@ -11,13 +12,12 @@ use serde::Serialize;
 
 use crate::config::error::StoreError;
 use crate::config::scope::Scope;
-use crate::config::store::{self, IfExists, NewServer, Target};
+use crate::config::store::{self, IfExists, Target};
 use crate::envfiles::dotenv::ExampleLine;
-use crate::mechanics::diff::FileChange;
 use crate::ops::extraction_inputs::{known_values, plan_error, target_of};
 use crate::ops::names::unknown_name_hints;
 use crate::ops::secret_stores::{SecretStore, store_plan};
-use crate::ops::write_steps::{begin_writes, preview_plan_env, save_plan_env_with};
+use crate::ops::write_steps::{begin_writes, save_plan_env_with};
 use crate::ops::{Context, Error};
 use crate::secrets::extraction_plan::{self, Candidate, ExtractionPlan, Move};
 
@@ -38,7 +38,7 @@ pub struct ShareRequest {
 }
 
 /// Everything [`apply`] will do, decided.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SharePlan {
     /// The server.
     pub name: String,
@@ -195,28 +195,6 @@ pub fn plan(ctx: &Context, request: &ShareRequest) -> Result<SharePlan, Error> {
     })
 }
 
-/// Each file [`apply`] would change, as it is and as it would be.
-pub fn preview(ctx: &Context, plan: &SharePlan) -> Result<Vec<FileChange>, Error> {
-    let mut extraction = plan.extraction.clone();
-    store_plan(ctx, &mut extraction, plan.store, false)?;
-    let mut changes = preview_plan_env(ctx, &extraction, &plan.example)?;
-    let added = store::preview_add_servers(
-        &plan.project,
-        &[NewServer {
-            name: &plan.name,
-            entry: &plan.shared,
-            if_exists: IfExists::KeepSame,
-        }],
-    )
-    .map_err(|error| already_there(ctx, error, &plan.name, &plan.project))?;
-    changes.push(added);
-    if !plan.keep {
-        changes.push(store::preview_remove_server(&plan.private, &plan.name)?);
-    }
-    changes.retain(FileChange::changes);
-    Ok(changes)
-}
-
 /// Writes what `plan` decided: `.gitignore` and `.env` first, then the
 /// project file, then the private copy goes.
 pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
@@ -236,6 +214,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     )?;
     let added = store::add_server(
         &ctx.locations,
+        &ctx.edit,
         &plan.project,
         &plan.name,
         &plan.shared,
@@ -245,7 +224,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     progress.record(&added.path, added.changed);
     let from_shown = crate::ops::shown_paths::scope_file(ctx, plan.from, &plan.from_file);
     if !plan.keep {
-        let removed = store::remove_server(&ctx.locations, &plan.private, &plan.name)
+        let removed = store::remove_server(&ctx.locations, &ctx.edit, &plan.private, &plan.name)
             .map_err(|error| Error::from(error).interrupted(&progress))?;
         progress.record(&removed.path, removed.changed);
     }
@@ -286,4 +265,48 @@ fn taken(ctx: &Context, name: &str, project: &Target) -> Error {
         "the project already has a different server of that name; remove it first: `{}`",
         ctx.command(&["remove", name, "-s", "project"])
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::mechanics::edits::Edit;
+    use crate::ops::testing::{context, previewed_then_written};
+
+    #[test]
+    fn a_share_against_a_preview_yields_each_change_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path(), Edit::plain());
+        let token = "ghp_Zq8Rk2VbN4mXw7Ty1Lp9Hs3Dj6Fc0Ga5Ue2Q";
+        let claude_json = json!({"projects": {ctx.locations.local_key.clone(): {"mcpServers": {
+            "mine": {"command": "npx", "env": {"GITHUB_TOKEN": token}}
+        }}}});
+        std::fs::write(&ctx.locations.claude_json, claude_json.to_string()).unwrap();
+        let request = ShareRequest {
+            name: "mine".to_string(),
+            from: None,
+            keep: false,
+            force: false,
+            store: SecretStore::Dotenv,
+        };
+        let plan = plan(&ctx, &request).unwrap();
+        let changes = previewed_then_written(dir.path(), &ctx, |ctx| {
+            apply(ctx, plan.clone()).unwrap();
+        });
+        let paths: Vec<&str> = changes.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "project/.gitignore",
+                "project/.env",
+                "project/.env.example",
+                "project/.mcp.json",
+                "home/.claude.json"
+            ]
+        );
+        let private = changes[4].1.after.as_deref().unwrap();
+        assert!(!private.contains(token), "the private copy goes: {private}");
+    }
 }

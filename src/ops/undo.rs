@@ -145,15 +145,20 @@ pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
         let expected = |current: Option<&[u8]>| {
             current.is_some_and(|bytes| journal::digest(&[bytes]) == file.after_digest)
         };
-        let put_back =
-            crate::config::store::put_back(&ctx.locations, &file.path, expected, before.as_deref())
-                .map_err(|error| {
-                    Error::failure(format!(
-                        "cannot put back `{}`: {error}",
-                        crate::ops::shown_paths::shown_path(ctx, &file.path)
-                    ))
-                    .with_hint("run `mcpenv undo` again: the files already put back are skipped")
-                })?;
+        let put_back = crate::config::store::put_back(
+            &ctx.locations,
+            &ctx.edit,
+            &file.path,
+            expected,
+            before.as_deref(),
+        )
+        .map_err(|error| {
+            Error::failure(format!(
+                "cannot put back `{}`: {error}",
+                crate::ops::shown_paths::shown_path(ctx, &file.path)
+            ))
+            .with_hint("run `mcpenv undo` again: the files already put back are skipped")
+        })?;
         if !put_back {
             return Err(Error::failure(format!(
                 "`{}` changed while undo was putting it back",
@@ -162,12 +167,12 @@ pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
             .with_hint("look at the file, then run `mcpenv undo` again"));
         }
     }
-    if !crate::mechanics::edits::previewing() {
+    ctx.edit.unshown(|| {
         plan.edit.forget().map_err(|error| {
             Error::new(Kind::Failure, Box::new(error))
                 .with_hint("the files are back; remove the edit's directory by hand")
-        })?;
-    }
+        })
+    })?;
     Ok(UndoReport {
         edit: plan.summary,
         remaining: plan.remaining,

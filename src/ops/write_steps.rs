@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use crate::config::claude_settings::{Gate, SettingsError};
 use crate::config::store::{self, Progress};
 use crate::envfiles::{self, EnvFiles};
-use crate::mechanics::diff::FileChange;
 use crate::ops::extraction_inputs::env_error;
 use crate::ops::{Context, Error, Kind};
 use crate::secrets::extraction_plan::ExtractionPlan;
@@ -116,6 +115,7 @@ pub fn save_plan_env_with(
 ) -> Result<(), Error> {
     let user = ctx.user_env_file();
     envfiles::save_user_with(
+        &ctx.edit,
         &user,
         &ctx.locations.state_dir,
         &plan.values_for(&user),
@@ -130,27 +130,6 @@ pub fn save_plan_env_with(
     Ok(())
 }
 
-/// What [`save_plan_env_with`] would write, file by file, written nowhere.
-pub fn preview_plan_env(
-    ctx: &Context,
-    plan: &ExtractionPlan,
-    example: &[crate::envfiles::dotenv::ExampleLine],
-) -> Result<Vec<FileChange>, Error> {
-    let user = ctx.user_env_file();
-    let mut changes = Vec::new();
-    let user_values = plan.values_for(&user);
-    if !user_values.is_empty() {
-        changes.push(envfiles::preview_values(&user, &user_values).map_err(env_error)?);
-    }
-    if saves_project(ctx, plan, example) {
-        let files = EnvFiles::at(&ctx.locations.project_root());
-        changes.extend(
-            envfiles::preview(&files, &plan.values_for(&files.env), example).map_err(env_error)?,
-        );
-    }
-    Ok(changes)
-}
-
 /// [`save_project_env`] as one step of a command that writes several
 /// files: each file is recorded in `progress`, and a failure names the
 /// files already written.
@@ -163,6 +142,7 @@ pub fn save_project_env_with(
 ) -> Result<(), Error> {
     let files = EnvFiles::at(&ctx.locations.project_root());
     envfiles::save_with(
+        &ctx.edit,
         &files,
         &ctx.locations.state_dir,
         values,
@@ -178,6 +158,6 @@ pub fn save_project_env_with(
 /// leaves no temporary file or stale lock behind.
 pub fn tidy<'a>(ctx: &Context, paths: impl IntoIterator<Item = &'a PathBuf>) {
     for path in paths {
-        store::tidy(&ctx.locations.state_dir, path);
+        store::tidy(&ctx.edit, &ctx.locations.state_dir, path);
     }
 }

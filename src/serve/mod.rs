@@ -33,6 +33,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
+use crate::mechanics::edits::Edit;
 use crate::ops::explain::{ExplainError, ExplainRequest, NextStep, ProbeVerdict};
 use crate::ops::{self, Context, Error};
 
@@ -156,7 +157,7 @@ impl Server {
                             ),
                         );
                     }
-                    apply(ctx, again, shown).await
+                    apply(ctx, name, again, shown).await
                 }
                 ElicitationAction::Decline => refused(&decided.summary, shown, "declined"),
                 _ => refused(&decided.summary, shown, "cancelled"),
@@ -185,7 +186,7 @@ impl Server {
                     blocking(move || ops::confirm::redeem(&state, &id, &tool, &fingerprint)).await;
                 let confirm = ctx.command(&["confirm"]);
                 let refusal = match redeemed {
-                    Ok(Ok(())) => return apply(ctx, decided, shown).await,
+                    Ok(Ok(())) => return apply(ctx, name, decided, shown).await,
                     Ok(Err(refusal)) => refusal,
                     Err(error) => return failure(&error),
                 };
@@ -322,16 +323,35 @@ async fn explain(ctx: &Context, arguments: &JsonObject) -> CallToolResult {
     structured(value, text, false)
 }
 
-/// Writes what was decided, and says so.
+/// Writes what was decided, and says so. The write is recorded in the
+/// undo journal as the CLI's are (`mcpenv serve add_server` in
+/// `undo --list`), in a session of this call's own.
 async fn apply(
     ctx: &Context,
+    tool: &str,
     decided: write_tools::Decided,
     shown: Vec<gate::ShownChange>,
 ) -> CallToolResult {
     let summary = decided.summary.clone();
     let apply = decided.apply;
-    let ctx_for_apply = ctx.clone();
-    match blocking(move || apply(&ctx_for_apply)).await {
+    // `MCPENV_UNDO=off`, as for the CLI: keep no copies.
+    let undo_off = ctx
+        .process_env
+        .get("MCPENV_UNDO")
+        .is_some_and(|value| value == "off");
+    let edit = if undo_off {
+        Edit::plain()
+    } else {
+        Edit::recording(&ctx.locations.state_dir, &format!("serve {tool}"))
+    };
+    let ctx_for_apply = ctx.with_edit(edit);
+    let applied = blocking(move || {
+        let applied = apply(&ctx_for_apply);
+        ctx_for_apply.edit.finish();
+        applied
+    })
+    .await;
+    match applied {
         Ok(report) => write_tools::written(&summary, shown, report),
         Err(error) => failure(&error),
     }

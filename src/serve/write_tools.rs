@@ -114,7 +114,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
             warnings: Vec::new(),
         },
     )?;
-    let changes = add::preview(ctx, &plan)?;
+    let changes = ops::previewed(ctx, |ctx| add::apply(ctx, plan.clone()))?;
     let mut summary = format!(
         "Add the {} MCP server `{name}` to {scope} scope ({}).",
         plan.transport,
@@ -218,7 +218,7 @@ pub fn decide_share(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Er
             store,
         },
     )?;
-    let changes = share::preview(ctx, &plan)?;
+    let changes = ops::previewed(ctx, |ctx| share::apply(ctx, plan.clone()))?;
     let moved = plan.moves().len();
     let into = match store {
         SecretStore::Dotenv => "`.env` (gitignored)",

@@ -22,6 +22,8 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::mechanics::edits::Edit;
+
 /// The service of every entry mcpenv makes.
 pub const SERVICE: &str = "mcpenv";
 
@@ -117,41 +119,47 @@ pub fn get(account: &str) -> Result<String, KeychainError> {
     })
 }
 
-/// Keeps `value` for `account`, replacing what it held.
-pub fn set(account: &str, value: &str) -> Result<(), KeychainError> {
-    if crate::mechanics::edits::previewing() {
-        crate::mechanics::edits::preview_elsewhere(format!(
-            "keep a value in the system keychain as `{account}` (service `{SERVICE}`)"
-        ));
-        return Ok(());
-    }
-    crate::mechanics::edits::keep_no_copies_of(NO_COPIES, value);
-    let (account, value) = (account.to_string(), value.to_string());
-    with_deadline(move || {
-        entry(&account)?
-            .set_password(&value)
-            .map_err(|error| classify(&account, error))
-    })
+/// Keeps `value` for `account`, replacing what it held; a preview `edit`
+/// only says it would.
+pub fn set(edit: &Edit, account: &str, value: &str) -> Result<(), KeychainError> {
+    edit.change_elsewhere(
+        || {
+            let what =
+                format!("keep a value in the system keychain as `{account}` (service `{SERVICE}`)");
+            (Some(what), ())
+        },
+        || {
+            edit.keep_no_copies_of(NO_COPIES, value);
+            let (account, value) = (account.to_string(), value.to_string());
+            with_deadline(move || {
+                entry(&account)?
+                    .set_password(&value)
+                    .map_err(|error| classify(&account, error))
+            })
+        },
+    )
 }
 
-/// Deletes the entry for `account`; whether there was one.
-pub fn delete(account: &str) -> Result<bool, KeychainError> {
-    if crate::mechanics::edits::previewing() {
-        let exists = get(account).is_ok();
-        if exists {
-            crate::mechanics::edits::preview_elsewhere(format!(
-                "delete the keychain entry `{account}` (service `{SERVICE}`)"
-            ));
-        }
-        return Ok(exists);
-    }
-    crate::mechanics::edits::keep_no_copies(NO_COPIES_DELETE);
-    let account = account.to_string();
-    with_deadline(move || match entry(&account)?.delete_credential() {
-        Ok(()) => Ok(true),
-        Err(keyring::Error::NoEntry) => Ok(false),
-        Err(error) => Err(classify(&account, error)),
-    })
+/// Deletes the entry for `account`; whether there was one. A preview
+/// `edit` only says it would (when there is one).
+pub fn delete(edit: &Edit, account: &str) -> Result<bool, KeychainError> {
+    edit.change_elsewhere(
+        || {
+            let exists = get(account).is_ok();
+            let what = exists
+                .then(|| format!("delete the keychain entry `{account}` (service `{SERVICE}`)"));
+            (what, exists)
+        },
+        || {
+            edit.keep_no_copies(NO_COPIES_DELETE);
+            let account = account.to_string();
+            with_deadline(move || match entry(&account)?.delete_credential() {
+                Ok(()) => Ok(true),
+                Err(keyring::Error::NoEntry) => Ok(false),
+                Err(error) => Err(classify(&account, error)),
+            })
+        },
+    )
 }
 
 /// Runs `call` on a thread of its own and gives up after [`DEADLINE`]

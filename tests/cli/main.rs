@@ -59,6 +59,7 @@ mod serve;
 mod serve_crosscheck;
 mod serve_gate;
 mod serve_trust;
+mod serve_undo;
 mod skips;
 mod state_errors;
 mod teammate;

@@ -129,7 +129,7 @@ pub fn structured(result: &CallToolResult) -> &Value {
 
 /// A project (a git repository) with a `.env` holding a secret, and a
 /// local server whose entry holds a literal token.
-fn world() -> TestEnv {
+pub fn world() -> TestEnv {
     let env = TestEnv::new();
     env.write("project/.env", &format!("OTHER_KEY={DOTENV_SECRET}\n"));
     env.write(
@@ -151,7 +151,7 @@ fn world() -> TestEnv {
 }
 
 /// Every file of the world, for "nothing was written".
-fn snapshot(env: &TestEnv) -> Vec<(String, Option<Vec<u8>>)> {
+pub fn snapshot(env: &TestEnv) -> Vec<(String, Option<Vec<u8>>)> {
     [
         "home/.claude.json",
         "project/.mcp.json",

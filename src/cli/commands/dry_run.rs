@@ -1,7 +1,7 @@
 //! What `--dry-run` prints: each file that would change, as a unified
 //! diff with secrets masked (see [`crate::ops::shown_changes`]); nothing is
-//! written. The command runs as usual up to its writes, which
-//! [`crate::mechanics::edits`] collects instead of making.
+//! written. The command runs as usual up to its writes, which its preview
+//! session ([`crate::mechanics::edits::Edit::preview`]) collects instead of making.
 
 use std::io::{self, Write};
 
@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::cli::render::{self, Report, emit};
 use crate::cli::resolve::Ctx;
-use crate::mechanics::edits::{self, Finished};
 use crate::ops::shown_changes::{self, ShownChange};
 
 /// A dry run's report: the changes, and, for a command whose own report
@@ -98,12 +97,8 @@ pub fn emit_edit<R: Report>(
     quiet: bool,
     plan_report: bool,
 ) -> io::Result<bool> {
-    if !edits::previewing() {
+    let Some((changes, elsewhere)) = ctx.edit.finish_preview() else {
         return emit(ctx, report, json, quiet);
-    }
-    let (changes, elsewhere) = match edits::finish() {
-        Finished::Previewed { changes, elsewhere } => (changes, elsewhere),
-        Finished::Nothing | Finished::Recorded(_) => (Vec::new(), Vec::new()),
     };
     let dry_run = DryRunReport {
         dry_run: true,

@@ -92,7 +92,7 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
         );
         return report(ctx, false);
     }
-    for made in secure_destinations(&plan)? {
+    for made in secure_destinations(ctx, &plan)? {
         say(
             ctx,
             &format!(

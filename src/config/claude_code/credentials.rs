@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::config::error::ConfigError;
+use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, NewMode, TextEditError};
 
 /// The file's name in Claude Code's data directory.
@@ -83,6 +84,7 @@ pub fn with_client_secret(
 /// Files `secret` under `key` in `path`, under mcpenv's edit lock; the file
 /// ends up mode 0600 whatever it was, as Claude Code leaves it.
 pub fn save_client_secret(
+    edit: &Edit,
     state_dir: &Path,
     path: &Path,
     key: &str,
@@ -92,17 +94,18 @@ pub fn save_client_secret(
         path: path.to_path_buf(),
         source,
     };
-    let previewing = crate::mechanics::edits::previewing();
-    if let Some(parent) = path.parent().filter(|_| !previewing) {
-        fs::create_dir_all(parent).map_err(write_error)?;
+    if let Some(parent) = path.parent() {
+        edit.unshown(|| fs::create_dir_all(parent).map_err(write_error))?;
     }
     // An existing file keeps its mode through the edit: tighten it first,
     // so the secret is never in a file others can read, even for a moment.
-    if path.exists() && !previewing {
-        let resolved = fsx::resolve_symlinks(path).map_err(write_error)?;
-        fs::set_permissions(&resolved, fs::Permissions::from_mode(0o600)).map_err(write_error)?;
+    if path.exists() {
+        edit.unshown(|| {
+            let resolved = fsx::resolve_symlinks(path).map_err(write_error)?;
+            fs::set_permissions(&resolved, fs::Permissions::from_mode(0o600)).map_err(write_error)
+        })?;
     }
-    fsx::edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
+    edit.edit_text(state_dir, path, NewMode::Exact(0o600), |old| {
         with_client_secret(path, old, key, secret).map(Some)
     })
     .map_err(|error| match error {
