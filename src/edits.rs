@@ -47,9 +47,11 @@ pub fn begin_preview() {
 }
 
 /// Starts recording the edit of `command` (its name, as `undo --list`
-/// shows it) into the journal under `state_dir`.
-pub fn begin_recording(state_dir: &Path, command: &str) {
-    *session() = Some(Session::Record(Box::new(Journal::new(state_dir, command))));
+/// shows it), made at `place`, into the journal under `state_dir`.
+pub fn begin_recording(state_dir: &Path, command: &str, place: journal::Place) {
+    *session() = Some(Session::Record(Box::new(Journal::new(
+        state_dir, command, place,
+    ))));
 }
 
 /// Whether this is a dry run: writers must not write.

@@ -9,6 +9,16 @@
 //! bytes the edit read anyway, and not synced: a copy lost in a crash costs
 //! an undo, never the edit. At most [`KEPT_EDITS`] edits and about
 //! [`KEPT_BYTES`] of copies are kept, the newest edit always.
+//!
+//! Each edit records where it was made ([`Place`]): the project (the
+//! directory Claude Code keys local scope by) and, for each file, whether it
+//! is the project's or the user's own ([`Owner`]), so `undo` in one project
+//! never takes back another's edit. `~/.claude.json` holds every project's
+//! local scope and the user's: for it the edit also keeps the bytes it wrote
+//! (`N.after`, only the span that differs from the previous bytes), so undo
+//! can take back just the members the edit changed when a later edit (or
+//! Claude Code) changed others since. An undo is kept too, as an edit that
+//! names the one it took back (`undoes`), so it can be redone.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -18,7 +28,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::document::JsonDocument;
 use crate::fsx::{self, NewMode};
+use crate::locate::Locations;
 
 /// How many edits are kept.
 pub const KEPT_EDITS: usize = 20;
@@ -30,6 +42,10 @@ pub const KEPT_BYTES: u64 = 128 << 20;
 /// The name of an edit's record in its directory.
 const RECORD: &str = "edit.json";
 
+/// The format of the records this version writes: 2 added `project`,
+/// `undoes` and each file's `owner` and `after`.
+pub const SCHEMA_VERSION: u32 = 2;
+
 /// What an edit changed, as `edit.json` holds it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EditRecord {
@@ -39,8 +55,102 @@ pub struct EditRecord {
     pub command: String,
     /// When, in seconds since the Unix epoch.
     pub recorded_at: u64,
+    /// The project it was made in (the directory Claude Code keys local
+    /// scope by); `None` in a record written before mcpenv kept it.
+    #[serde(default)]
+    pub project: Option<PathBuf>,
+    /// For an undo: the number of the edit it took back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<u64>,
     /// Each file changed, in the order first written.
     pub files: Vec<FileRecord>,
+}
+
+impl EditRecord {
+    /// Whether the edit changed the user's own files alone, which belong
+    /// to every project (a record without a project is never taken to).
+    pub fn only_users_files(&self) -> bool {
+        self.project.is_some() && self.files.iter().all(|file| file.owner == Owner::User)
+    }
+}
+
+/// Whose a changed file (or, in `~/.claude.json`, the changed members) is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Owner {
+    /// The project's: a file in it, or its local scope in `~/.claude.json`
+    /// (also the reading of a record written before owners were kept).
+    #[default]
+    Project,
+    /// The user's own: user scope in `~/.claude.json`, the user's dotenv
+    /// store, another client's user file.
+    User,
+}
+
+/// Where an edit is made.
+#[derive(Debug, Clone)]
+pub struct Place {
+    /// The project: the directory Claude Code keys local scope by (the
+    /// repository root, else the working directory).
+    pub project: PathBuf,
+    /// The directories whose files are the project's.
+    pub project_dirs: Vec<PathBuf>,
+    /// `~/.claude.json` (symbolic links resolved), shared by every project.
+    pub shared: PathBuf,
+}
+
+impl Place {
+    /// Where a command run with `locations` makes its edits.
+    pub fn of(locations: &Locations) -> Self {
+        let project = PathBuf::from(&locations.local_key);
+        let mut project_dirs = vec![project.clone(), locations.working_dir.clone()];
+        project_dirs.extend(locations.repository_roots());
+        project_dirs.dedup();
+        Self {
+            project,
+            project_dirs,
+            shared: shared_file(locations),
+        }
+    }
+
+    /// Whose a file other than `~/.claude.json` is: the project's when it
+    /// lies in the project.
+    fn owner_by_path(&self, resolved: &Path) -> Owner {
+        if self
+            .project_dirs
+            .iter()
+            .any(|dir| resolved.starts_with(dir))
+        {
+            Owner::Project
+        } else {
+            Owner::User
+        }
+    }
+
+    /// In `~/.claude.json`: the project's when the change touches
+    /// `projects` (its own entry, or, conservatively, any), else the user's.
+    fn shared_owner(&self, after: &[u8], changed: &std::ops::Range<usize>) -> Owner {
+        let Ok(text) = std::str::from_utf8(after) else {
+            return Owner::Project;
+        };
+        let Ok(document) = JsonDocument::parse_expanding(text.to_string(), &["projects"]) else {
+            return Owner::Project;
+        };
+        let Ok(Some(root)) = document.object_at(&[]) else {
+            return Owner::Project;
+        };
+        let Some(projects) = document.find_member(&root, "projects") else {
+            return Owner::User;
+        };
+        let touches =
+            projects.key_span.start <= changed.end && changed.start <= projects.value_span.end;
+        if touches { Owner::Project } else { Owner::User }
+    }
+}
+
+/// `~/.claude.json` as the journal names it (symbolic links resolved).
+pub fn shared_file(locations: &Locations) -> PathBuf {
+    fsx::resolve_symlinks(&locations.claude_json).unwrap_or_else(|_| locations.claude_json.clone())
 }
 
 /// One file an edit changed.
@@ -55,6 +165,30 @@ pub struct FileRecord {
     pub before_digest: Option<String>,
     /// XXH3-128 of the bytes the edit left.
     pub after_digest: String,
+    /// Whether the edit removed the file (only an undo does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_absent: bool,
+    /// Whose the change is.
+    #[serde(default)]
+    pub owner: Owner,
+    /// For `~/.claude.json`: the bytes the edit left, as the span that
+    /// differs from the previous bytes (for undo member by member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<AfterCopy>,
+}
+
+/// The bytes an edit left in a file, kept as what differs from its
+/// previous bytes: they are the first `kept_prefix` and last `kept_suffix`
+/// bytes of those, with the copy `middle` between.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AfterCopy {
+    /// How many leading bytes are the previous file's.
+    pub kept_prefix: usize,
+    /// How many trailing bytes are the previous file's.
+    pub kept_suffix: usize,
+    /// The copy of the bytes between, in the edit's directory; `None`
+    /// when there are none.
+    pub middle: Option<String>,
 }
 
 /// The hex XXH3-128 digest of the concatenation of `pieces`: enough to
@@ -77,6 +211,7 @@ pub fn root(state_dir: &Path) -> PathBuf {
 #[derive(Debug)]
 pub struct Journal {
     root: PathBuf,
+    place: Place,
     /// Its directory, once the first file is kept.
     dir: Option<PathBuf>,
     record: EditRecord,
@@ -101,17 +236,20 @@ pub struct Kept {
 }
 
 impl Journal {
-    /// A journal for the edit `command` makes, under `state_dir`.
-    pub fn new(state_dir: &Path, command: &str) -> Self {
+    /// A journal for the edit `command` makes at `place`, under `state_dir`.
+    pub fn new(state_dir: &Path, command: &str, place: Place) -> Self {
         Self {
             root: root(state_dir),
-            dir: None,
             record: EditRecord {
-                schema_version: 1,
+                schema_version: SCHEMA_VERSION,
                 command: command.to_string(),
                 recorded_at: now(),
+                project: Some(place.project.clone()),
+                undoes: None,
                 files: Vec::new(),
             },
+            place,
+            dir: None,
             problem: None,
             forgone: None,
             scrubbed: Vec::new(),
@@ -138,21 +276,65 @@ impl Journal {
         }
     }
 
+    /// Records that this edit undoes edit `number`.
+    pub fn undoing(&mut self, number: u64) {
+        self.record.undoes = Some(number);
+    }
+
     /// Keeps what `resolved` held before (`None`: nothing) and a digest of
     /// what it holds now; a file written twice keeps its first `before`.
     pub fn keep(&mut self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
-        if self.problem.is_some() || self.forgone.is_some() {
-            return;
-        }
-        let after_digest = digest(after);
+        self.keep_owned(resolved, before, after, None);
+    }
+
+    /// Keeps what `resolved` held before it was removed (an undo removes
+    /// the files the edit it takes back created).
+    pub fn keep_removed(&mut self, resolved: &Path, before: Option<&str>, owner: Owner) {
+        self.keep_owned(resolved, before, &[], Some(owner));
         if let Some(file) = self
             .record
             .files
             .iter_mut()
             .find(|file| file.path == resolved)
         {
-            file.after_digest = after_digest;
-        } else if let Err(error) = self.add(resolved, before, after_digest) {
+            file.after_absent = true;
+            if self.problem.is_none() && self.forgone.is_none() {
+                let _ = self.save().map_err(|error| {
+                    self.problem = Some(format!(
+                        "mcpenv could not record this edit for `mcpenv undo`: {error}"
+                    ));
+                });
+            }
+        }
+    }
+
+    /// [`Journal::keep`], the file's owner given (an undo's files are the
+    /// undone edit's) or, with `None`, found from [`Place`].
+    pub fn keep_owned(
+        &mut self,
+        resolved: &Path,
+        before: Option<&str>,
+        after: &[&[u8]],
+        owner: Option<Owner>,
+    ) {
+        if self.problem.is_some() || self.forgone.is_some() {
+            return;
+        }
+        let after_digest = digest(after);
+        let index = match self
+            .record
+            .files
+            .iter()
+            .position(|file| file.path == resolved)
+        {
+            Some(index) => {
+                self.record.files[index].after_digest = after_digest;
+                Ok(index)
+            }
+            None => self.add(resolved, before, after_digest),
+        };
+        let kept = index.and_then(|index| self.keep_after(index, after, owner));
+        if let Err(error) = kept {
             self.problem = Some(format!(
                 "mcpenv could not keep a copy of `{}` for `mcpenv undo`: {error}",
                 resolved.display(),
@@ -166,12 +348,55 @@ impl Journal {
         }
     }
 
+    /// Finds the file's owner and, for the shared `~/.claude.json`, keeps
+    /// the bytes the edit left, as what differs from its first `before`.
+    fn keep_after(
+        &mut self,
+        index: usize,
+        after: &[&[u8]],
+        owner: Option<Owner>,
+    ) -> io::Result<()> {
+        let file = &self.record.files[index];
+        let shared = file.path == self.place.shared;
+        let (Some(dir), true) = (self.dir.clone(), shared) else {
+            let owner = owner.unwrap_or_else(|| self.place.owner_by_path(&file.path));
+            self.record.files[index].owner = owner;
+            return Ok(());
+        };
+        let before = match &file.before {
+            Some(name) => fs::read(dir.join(name)).map_err(failed("read", &dir.join(name)))?,
+            None => Vec::new(),
+        };
+        let after = after.concat();
+        let kept_prefix = common_prefix(&before, &after);
+        let kept_suffix = common_suffix(&before[kept_prefix..], &after[kept_prefix..]);
+        let changed = kept_prefix..after.len() - kept_suffix;
+        let owner = owner.unwrap_or_else(|| self.place.shared_owner(&after, &changed));
+        let middle = if changed.is_empty() {
+            None
+        } else {
+            let name = format!("{index}.after");
+            let copy = dir.join(&name);
+            let _ = fs::remove_file(&copy);
+            write_private(&copy, &after[changed])?;
+            Some(name)
+        };
+        let file = &mut self.record.files[index];
+        file.owner = owner;
+        file.after = Some(AfterCopy {
+            kept_prefix,
+            kept_suffix,
+            middle,
+        });
+        Ok(())
+    }
+
     fn add(
         &mut self,
         resolved: &Path,
         before: Option<&str>,
         after_digest: String,
-    ) -> io::Result<()> {
+    ) -> io::Result<usize> {
         let dir = match &self.dir {
             Some(dir) => dir.clone(),
             None => {
@@ -183,15 +408,7 @@ impl Journal {
         let (copy, before_digest) = match before {
             Some(text) => {
                 let name = format!("{}.before", self.record.files.len());
-                let copy = dir.join(&name);
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(0o600)
-                    .open(&copy)
-                    .map_err(failed("create", &copy))?;
-                file.write_all(text.as_bytes())
-                    .map_err(failed("write", &copy))?;
+                write_private(&dir.join(&name), text.as_bytes())?;
                 (Some(name), Some(digest(&[text.as_bytes()])))
             }
             None => (None, None),
@@ -201,8 +418,11 @@ impl Journal {
             before: copy,
             before_digest,
             after_digest,
+            after_absent: false,
+            owner: Owner::Project,
+            after: None,
         });
-        Ok(())
+        Ok(self.record.files.len() - 1)
     }
 
     /// A new directory for this edit, numbered after the newest one (two
@@ -287,6 +507,50 @@ impl Journal {
     }
 }
 
+/// Writes a new copy, readable by its owner alone.
+fn write_private(copy: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(copy)
+        .map_err(failed("create", copy))?;
+    file.write_all(bytes).map_err(failed("write", copy))
+}
+
+/// How many leading bytes `a` and `b` share.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    // Chunks first: comparing 25 MB byte by byte costs milliseconds.
+    const CHUNK: usize = 4096;
+    let mut at = 0;
+    while at + CHUNK <= a.len().min(b.len()) && a[at..at + CHUNK] == b[at..at + CHUNK] {
+        at += CHUNK;
+    }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many trailing bytes `a` and `b` share.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 4096;
+    let mut at = 0;
+    let shorter = a.len().min(b.len());
+    while at + CHUNK <= shorter
+        && a[a.len() - at - CHUNK..a.len() - at] == b[b.len() - at - CHUNK..b.len() - at]
+    {
+        at += CHUNK;
+    }
+    at + a[..a.len() - at]
+        .iter()
+        .rev()
+        .zip(b[..b.len() - at].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -354,9 +618,10 @@ fn drop_holding(root: &Path, secrets: &[String]) -> io::Result<usize> {
     }
     let mut dropped = 0;
     for (_, dir) in numbered(root)? {
+        // Every copy: the bytes before, and those an edit left (`.after`).
         let holds = fs::read_dir(&dir)?
             .filter_map(Result::ok)
-            .filter(|entry| entry.file_name().to_string_lossy().ends_with(".before"))
+            .filter(|entry| entry.file_name() != RECORD)
             .any(|entry| {
                 fs::read(entry.path()).map_or(true, |bytes| {
                     secrets.iter().any(|secret| holds_secret(&bytes, secret))
@@ -436,6 +701,37 @@ impl KeptEdit {
         Ok(Some(text))
     }
 
+    /// What `file` held after the edit, when the journal kept it (for
+    /// `~/.claude.json`), checked against the digest taken then.
+    pub fn after(&self, file: &FileRecord) -> io::Result<Option<String>> {
+        let Some(after) = &file.after else {
+            return Ok(None);
+        };
+        let before = self.before(file)?.unwrap_or_default();
+        let middle = match &after.middle {
+            Some(name) => fs::read_to_string(self.dir.join(name))?,
+            None => String::new(),
+        };
+        let damaged = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the copies in `{}` do not fit together", self.dir.display()),
+            )
+        };
+        let suffix_start = before
+            .len()
+            .checked_sub(after.kept_suffix)
+            .filter(|&start| start >= after.kept_prefix)
+            .ok_or_else(damaged)?;
+        let prefix = before.get(..after.kept_prefix).ok_or_else(damaged)?;
+        let suffix = before.get(suffix_start..).ok_or_else(damaged)?;
+        let text = [prefix, &middle, suffix].concat();
+        if digest(&[text.as_bytes()]) != file.after_digest {
+            return Err(damaged());
+        }
+        Ok(Some(text))
+    }
+
     /// Removes the edit from the journal.
     pub fn forget(&self) -> io::Result<()> {
         fs::remove_dir_all(&self.dir)
@@ -466,10 +762,19 @@ pub fn edits(state_dir: &Path) -> io::Result<Vec<KeptEdit>> {
 mod tests {
     use super::*;
 
+    /// A place whose project is `dir/project`.
+    fn place(dir: &Path) -> Place {
+        Place {
+            project: dir.join("project"),
+            project_dirs: vec![dir.join("project")],
+            shared: dir.join(".claude.json"),
+        }
+    }
+
     #[test]
     fn an_edit_keeps_each_files_first_bytes_and_last_digest() {
         let state = tempfile::tempdir().unwrap();
-        let mut journal = Journal::new(state.path(), "add");
+        let mut journal = Journal::new(state.path(), "add", place(state.path()));
         let file = state.path().join("a.json");
         journal.keep(&file, Some("one"), &[b"two"]);
         journal.keep(&file, Some("two"), &[b"th", b"ree"]);
@@ -497,7 +802,8 @@ mod tests {
     fn only_the_newest_edits_are_kept() {
         let state = tempfile::tempdir().unwrap();
         for round in 0..KEPT_EDITS + 3 {
-            let mut journal = Journal::new(state.path(), &format!("edit {round}"));
+            let mut journal =
+                Journal::new(state.path(), &format!("edit {round}"), place(state.path()));
             journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
             journal.close();
         }
@@ -509,7 +815,7 @@ mod tests {
     #[test]
     fn a_forgone_edit_leaves_no_copy() {
         let state = tempfile::tempdir().unwrap();
-        let mut journal = Journal::new(state.path(), "extract");
+        let mut journal = Journal::new(state.path(), "extract", place(state.path()));
         journal.keep(&state.path().join("f"), Some("secret"), &[b"new"]);
         journal.forgo("moved into the keychain");
         journal.keep(&state.path().join("g"), Some("secret"), &[b"new"]);
@@ -535,11 +841,12 @@ mod tests {
             "unrelated".to_string(),
         ];
         for (round, before) in earlier.iter().enumerate() {
-            let mut journal = Journal::new(state.path(), &format!("edit {round}"));
+            let mut journal =
+                Journal::new(state.path(), &format!("edit {round}"), place(state.path()));
             journal.keep(&state.path().join("f"), Some(before), &[b"after"]);
             journal.close();
         }
-        let mut journal = Journal::new(state.path(), "secrets move");
+        let mut journal = Journal::new(state.path(), "secrets move", place(state.path()));
         journal.keep(&state.path().join("f"), Some(&earlier[0]), &[b"after"]);
         journal.forgo_holding("moved into the keychain", secret);
         let kept = journal.close();
@@ -560,7 +867,7 @@ mod tests {
     #[test]
     fn a_changed_copy_is_not_restored() {
         let state = tempfile::tempdir().unwrap();
-        let mut journal = Journal::new(state.path(), "add");
+        let mut journal = Journal::new(state.path(), "add", place(state.path()));
         journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
         journal.close();
         let edit = edits(state.path()).unwrap().remove(0);

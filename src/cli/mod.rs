@@ -166,7 +166,11 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
         Some((_, true)) => crate::edits::begin_preview(),
         // `MCPENV_UNDO=off`: keep no copies (nothing for `undo` to restore).
         Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {}
-        Some((name, false)) => crate::edits::begin_recording(&ctx.locations.state_dir, name),
+        Some((name, false)) => crate::edits::begin_recording(
+            &ctx.locations.state_dir,
+            name,
+            crate::journal::Place::of(&ctx.locations),
+        ),
         None => {}
     }
     let outcome = dispatch(cli, &ctx);
