@@ -460,6 +460,13 @@ impl Journal {
         .map_err(failed("write", &record))
     }
 
+    /// Drops what was kept of this edit: it was not made whole.
+    pub fn discard(self) {
+        if let Some(dir) = &self.dir {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+
     /// Ends the edit: drops the oldest edits past the bounds.
     pub fn close(self) -> Kept {
         if let Some(reason) = self.forgone {
@@ -873,5 +880,84 @@ mod tests {
         let edit = edits(state.path()).unwrap().remove(0);
         fs::write(edit.dir.join("0.before"), "tampered").unwrap();
         assert!(edit.before(&edit.record.files[0]).is_err());
+    }
+
+    #[test]
+    fn each_file_is_the_projects_or_the_users() {
+        let state = tempfile::tempdir().unwrap();
+        let place = place(state.path());
+        let shared = place.shared.clone();
+        let before = r#"{"mcpServers": {}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        let user = r#"{"mcpServers": {"x": {}}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        let local = r#"{"mcpServers": {}, "projects": {"/a": {"mcpServers": {"x": {}}}}}"#;
+        for (after, owner) in [(user, Owner::User), (local, Owner::Project)] {
+            let mut journal = Journal::new(state.path(), "add", place.clone());
+            journal.keep(&shared, Some(before), &[after.as_bytes()]);
+            journal.keep(&state.path().join("project/.mcp.json"), None, &[b"{}"]);
+            journal.keep(&state.path().join("store/.env"), None, &[b"A=1"]);
+            journal.close();
+            let edit = edits(state.path()).unwrap().remove(0);
+            let owners: Vec<Owner> = edit.record.files.iter().map(|file| file.owner).collect();
+            assert_eq!(owners, [owner, Owner::Project, Owner::User]);
+            assert_eq!(
+                edit.record.project.as_deref(),
+                Some(state.path().join("project").as_path())
+            );
+            // The bytes the edit left in the shared file are kept, and only
+            // there.
+            assert_eq!(
+                edit.after(&edit.record.files[0]).unwrap().as_deref(),
+                Some(after)
+            );
+            assert!(edit.record.files[1].after.is_none());
+            let middle = edit.record.files[0].after.as_ref().unwrap();
+            assert!(middle.kept_prefix > 0 && middle.kept_suffix > 0);
+        }
+    }
+
+    #[test]
+    fn a_record_of_an_older_mcpenv_still_reads_without_a_project() {
+        let state = tempfile::tempdir().unwrap();
+        let dir = root(state.path()).join("000001");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join(RECORD),
+            r#"{"schema_version": 1, "command": "add", "recorded_at": 1,
+                "files": [{"path": "/p/.mcp.json", "before": null,
+                           "before_digest": null, "after_digest": "00"}]}"#,
+        )
+        .unwrap();
+        let edit = edits(state.path()).unwrap().remove(0);
+        assert_eq!(edit.record.project, None);
+        assert_eq!(edit.record.files[0].owner, Owner::Project);
+        assert!(!edit.record.only_users_files());
+    }
+
+    #[test]
+    fn a_removed_file_is_recorded_as_absent() {
+        let state = tempfile::tempdir().unwrap();
+        let mut journal = Journal::new(state.path(), "undo", place(state.path()));
+        journal.undoing(7);
+        journal.keep_removed(&state.path().join("f"), Some("was"), Owner::User);
+        journal.close();
+        let edit = edits(state.path()).unwrap().remove(0);
+        assert_eq!(edit.record.undoes, Some(7));
+        assert!(edit.record.files[0].after_absent);
+        assert_eq!(edit.record.files[0].owner, Owner::User);
+        assert_eq!(
+            edit.before(&edit.record.files[0]).unwrap().as_deref(),
+            Some("was")
+        );
+    }
+
+    #[test]
+    fn common_ends_are_found_across_chunks() {
+        let long = "x".repeat(10_000);
+        let a = format!("{long}A{long}");
+        let b = format!("{long}BB{long}");
+        assert_eq!(common_prefix(a.as_bytes(), b.as_bytes()), 10_000);
+        assert_eq!(common_suffix(a.as_bytes(), b.as_bytes()), 10_000);
+        assert_eq!(common_prefix(b"ab", b"ab"), 2);
+        assert_eq!(common_suffix(b"", b"ab"), 0);
     }
 }

@@ -119,6 +119,9 @@ pub struct UndoReport {
     pub redid: Option<u64>,
     /// How many edits here undo could still take back.
     pub remaining: usize,
+    /// Why the undo could not be kept for redo, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redo_lost: Option<String>,
 }
 
 /// What `undo` would do, decided before anything is written: the edit,
@@ -380,8 +383,7 @@ pub fn plan(ctx: &Context, target: Target) -> Result<UndoPlan, Error> {
     let remaining = kept
         .undoable_here()
         .filter(|edit| edit.number != entry.number)
-        .count()
-        + usize::from(redone.is_some());
+        .count();
     Ok(UndoPlan {
         entry: entry.clone(),
         redone,
@@ -553,7 +555,49 @@ pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
         journal.undoing(plan.entry.number);
         journal
     });
-    for restore in &plan.restores {
+    if let Err(error) = put_back_all(ctx, &plan.restores, undo.as_mut()) {
+        // A partial undo is not one to redo: `undo` again finishes it.
+        if let Some(journal) = undo {
+            journal.discard();
+        }
+        return Err(error);
+    }
+    let mut redo_lost = None;
+    if !crate::edits::previewing() {
+        if plan.redone.is_some() || plan.restores.is_empty() {
+            // Redone (the edit is live again), or nothing was left to put
+            // back (there is nothing to redo): the entry goes.
+            plan.entry.forget().map_err(|error| {
+                Error::new(Kind::Failure, Box::new(error))
+                    .with_hint("the files are back; remove the entry's directory by hand")
+            })?;
+        } else if let Some(journal) = undo {
+            let kept = journal.close();
+            if let Some(problem) = kept.problem {
+                // The undo is made, its redo lost: the edit goes, as it did
+                // before undo was kept.
+                let _ = plan.entry.forget();
+                redo_lost = Some(problem);
+            }
+        }
+    }
+    let redid = plan.redone.is_some().then_some(plan.entry.number);
+    Ok(UndoReport {
+        edit: plan.redone.unwrap_or(plan.summary),
+        redid,
+        remaining: plan.remaining,
+        redo_lost,
+    })
+}
+
+/// Puts back each file, keeping in `undo` (when the undo is kept) what
+/// each held before.
+fn put_back_all(
+    ctx: &Context,
+    restores: &[Restore],
+    mut undo: Option<&mut Journal>,
+) -> Result<(), Error> {
+    for restore in restores {
         let file = &restore.file;
         // What undo replaces, read under the lock: the undo's own `before`.
         let replaced = std::cell::RefCell::new(None);
@@ -581,7 +625,7 @@ pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
             ))
             .with_hint("look at the file, then run `mcpenv undo` again"));
         }
-        if let Some(journal) = &mut undo {
+        if let Some(journal) = undo.as_deref_mut() {
             let replaced = replaced.into_inner();
             match &restore.text {
                 Some(text) => journal.keep_owned(
@@ -594,28 +638,7 @@ pub fn apply(ctx: &Context, plan: UndoPlan) -> Result<UndoReport, Error> {
             }
         }
     }
-    if !crate::edits::previewing() {
-        if plan.redone.is_some() {
-            plan.entry.forget().map_err(|error| {
-                Error::new(Kind::Failure, Box::new(error))
-                    .with_hint("the files are back; remove the undo's directory by hand")
-            })?;
-        } else if let Some(journal) = undo {
-            let kept = journal.close();
-            if let Some(problem) = kept.problem {
-                // Redo is lost, the undo is made: drop the edit, as before.
-                let _ = plan.entry.forget();
-                return Err(Error::failure(problem)
-                    .with_hint("the files are back; only `mcpenv undo --redo` cannot redo it"));
-            }
-        }
-    }
-    let redid = plan.redone.is_some().then_some(plan.entry.number);
-    Ok(UndoReport {
-        edit: plan.redone.unwrap_or(plan.summary),
-        redid,
-        remaining: plan.remaining,
-    })
+    Ok(())
 }
 
 /// The error for a plan that would put a literal secret back into a file
@@ -627,8 +650,9 @@ pub fn refused(ctx: &Context, plan: &UndoPlan) -> Error {
         .map(|path| format!("`{}`", shown_path(ctx, path)))
         .collect();
     Error::failure(format!(
-        "undoing `mcpenv {}` would put a literal secret back into {}, which git tracks or would commit; nothing was put back",
-        plan.summary.command,
+        "{} `mcpenv {}` would put a literal secret back into {}, which git tracks or would commit; nothing was put back",
+        if plan.is_redo() { "redoing" } else { "undoing" },
+        plan.edit().command,
         files.join(", ")
     ))
     .with_hint(format!(

@@ -118,6 +118,13 @@ impl Report for UndoOutput {
                         count(report.remaining, "earlier edit")
                     )?;
                 }
+                if let Some(problem) = &report.redo_lost {
+                    crate::cli::render::warning(err, problem)?;
+                    writeln!(
+                        err,
+                        "hint: the undo itself was made; only `mcpenv undo --redo` cannot redo it"
+                    )?;
+                }
                 Ok(())
             }
         }
@@ -134,7 +141,7 @@ fn shown_files(ctx: &Ctx, edit: &EditSummary, verb: (&str, &str)) -> Vec<String>
         .iter()
         .map(|file| {
             let path = crate::ops::shown::shown_path(ctx, &file.path);
-            if file.created {
+            if file.created && !file.members_only {
                 format!("{} `{path}`", verb.1)
             } else {
                 format!("{} `{path}`", verb.0)

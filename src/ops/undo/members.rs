@@ -66,6 +66,9 @@ pub fn take_back(before: &str, after: &str, current: &str) -> Result<Option<Stri
             continue;
         }
         if now != change.after {
+            if taken_over(&before, change, &parent) {
+                continue;
+            }
             changed_again.push(shown_member(&change.path));
             continue;
         }
@@ -92,6 +95,16 @@ pub fn take_back(before: &str, after: &str, current: &str) -> Result<Option<Stri
     }
     document = drop_emptied(document, &before, &changes)?;
     Ok(Some(document.into_text()))
+}
+
+/// Whether a member the edit created changed since is left as it is now
+/// rather than refused: one created with the object that holds it, as
+/// Claude Code's defaults of a new project entry (`hasTrustDialogAccepted`),
+/// which Claude Code has taken over since. Servers are never left.
+fn taken_over(before: &JsonDocument, change: &Change, parent: &[&str]) -> bool {
+    change.before.is_none()
+        && !change.path.iter().any(|key| key == "mcpServers")
+        && matches!(before.object_at(parent), Ok(None))
 }
 
 /// Removes the objects the edit created that hold nothing now that its
@@ -281,6 +294,25 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_default_of_a_new_project_entry_taken_over_since_stays() {
+        let after =
+            r#"{"projects": {"/a": {"trusted": false, "mcpServers": {"x": {"command": "n"}}}}}"#;
+        let current =
+            r#"{"projects": {"/a": {"trusted": true, "mcpServers": {"x": {"command": "n"}}}}}"#;
+        let undone = take_back("", after, current).unwrap().unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&undone).unwrap(),
+            serde_json::json!({"projects": {"/a": {"trusted": true}}})
+        );
+        // A server the edit created, changed since, is refused whole.
+        let current = current.replace(r#"{"command": "n"}"#, r#"{"command": "n", "args": []}"#);
+        assert!(matches!(
+            take_back("", after, &current),
+            Err(Refusal::ChangedAgain(_))
+        ));
     }
 
     #[test]
