@@ -217,6 +217,7 @@ fn an_undo_is_redone_until_the_next_edit() {
     [exit status: 0]
     ");
     assert_eq!(env.bytes("project/.mcp.json"), edited);
+    assert_eq!(env.mode("project/.mcp.json"), 0o600);
     // Redone, the edit is an edit again: undo takes it back.
     let list = env.run(&["undo", "--list"]).expect_code(0);
     assert_snapshot!(list.stdout, @r"
@@ -293,4 +294,38 @@ fn an_edit_recorded_by_an_older_mcpenv_is_listed_and_taken_back_only_by_number()
     ");
     env.run(&["undo", "1"]).expect_code(0);
     assert!(!env.project.join(".mcp.json").exists());
+}
+
+#[test]
+fn what_claude_code_rewrote_since_stays_when_the_edit_is_undone() {
+    let env = TestEnv::new();
+    env.run(&["add", "-s", "local", "mine", "node"])
+        .expect_code(0);
+    // Claude Code accepts the trust dialog, rewriting the whole file.
+    env.trust_project();
+    let out = env.run(&["undo"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        claude_json(&env),
+        json!({"projects": {env.key(): {"hasTrustDialogAccepted": true}}})
+    );
+}
+
+#[test]
+fn a_secret_removed_leaves_no_copy_of_what_an_edit_wrote_into_claude_json() {
+    const TOKEN: &str = "ghp_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345";
+    let env = TestEnv::new();
+    let pasted = format!("GITHUB_TOKEN={TOKEN}");
+    env.run(&[
+        "add", "-s", "local", "github", "-e", &pasted, "--", "npx", "gh",
+    ])
+    .expect_code(0);
+    env.run(&["extract", "-s", "local"]).expect_code(0);
+    let out = env.run(&["secrets", "rm", "GITHUB_TOKEN"]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(
+        crate::keychain::files_holding(&env.root, TOKEN),
+        Vec::<String>::new(),
+        "{out}"
+    );
 }
