@@ -321,7 +321,8 @@ impl Journal {
             return;
         }
         let after_digest = digest(after);
-        let index = match self
+        // The file's first `before`: the one given, on its first write.
+        let (index, first) = match self
             .record
             .files
             .iter()
@@ -329,11 +330,14 @@ impl Journal {
         {
             Some(index) => {
                 self.record.files[index].after_digest = after_digest;
-                Ok(index)
+                (Ok(index), None)
             }
-            None => self.add(resolved, before, after_digest),
+            None => (
+                self.add(resolved, before, after_digest),
+                Some(before.unwrap_or_default()),
+            ),
         };
-        let kept = index.and_then(|index| self.keep_after(index, after, owner));
+        let kept = index.and_then(|index| self.keep_after(index, first, after, owner));
         if let Err(error) = kept {
             self.problem = Some(format!(
                 "mcpenv could not keep a copy of `{}` for `mcpenv undo`: {error}",
@@ -353,6 +357,7 @@ impl Journal {
     fn keep_after(
         &mut self,
         index: usize,
+        first: Option<&str>,
         after: &[&[u8]],
         owner: Option<Owner>,
     ) -> io::Result<()> {
@@ -363,12 +368,18 @@ impl Journal {
             self.record.files[index].owner = owner;
             return Ok(());
         };
-        let before = match &file.before {
-            Some(name) => fs::read(dir.join(name)).map_err(failed("read", &dir.join(name)))?,
-            None => Vec::new(),
+        // Written before in this edit: its first `before` is the copy.
+        let read;
+        let before = match (first, &file.before) {
+            (Some(first), _) => first.as_bytes(),
+            (None, Some(name)) => {
+                read = fs::read(dir.join(name)).map_err(failed("read", &dir.join(name)))?;
+                &read
+            }
+            (None, None) => &[],
         };
         let after = after.concat();
-        let kept_prefix = common_prefix(&before, &after);
+        let kept_prefix = common_prefix(before, &after);
         let kept_suffix = common_suffix(&before[kept_prefix..], &after[kept_prefix..]);
         let changed = kept_prefix..after.len() - kept_suffix;
         let owner = owner.unwrap_or_else(|| self.place.shared_owner(&after, &changed));

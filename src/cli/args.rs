@@ -150,7 +150,8 @@ impl Command {
             Self::Export(args) => ("export", args.dry_run),
             Self::Secrets(SecretsCommand::Rm(args)) => ("secrets rm", args.dry_run),
             Self::Secrets(SecretsCommand::Move(args)) => ("secrets move", args.dry_run),
-            // Undo is not kept itself; only its dry run is a session.
+            // Undo keeps itself (for `--redo`, in `ops::undo`); only its
+            // dry run is a session.
             Self::Undo(args) if args.dry_run && !args.list => ("undo", true),
             _ => return None,
         })
