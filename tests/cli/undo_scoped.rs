@@ -93,6 +93,16 @@ fn undo_in_one_project_takes_back_only_its_own_edits_and_never_another_projects(
         fs::read(other.join(".mcp.json")).unwrap(),
         their_project_file
     );
+    // Byte for byte as if this project's edit had never been made.
+    let alone = TestEnv::new();
+    let alone_other = other_project(&alone);
+    alone
+        .run_in(&alone_other, &["add", "-s", "local", "theirs", "deno"])
+        .expect_code(0);
+    assert_eq!(
+        env.read("home/.claude.json"),
+        alone.read("home/.claude.json")
+    );
 
     // Nothing of this project is left; the other's edits are not taken.
     let out = env.run(&["undo"]);
