@@ -113,7 +113,7 @@ pub enum Command {
     AddFromClaudeDesktop(AddFromClaudeDesktopArgs),
     /// Write the servers of a scope into another client's config, in its syntax.
     Export(ExportArgs),
-    /// Put back every file the last edit changed (add, remove, share, …), exactly as it was.
+    /// Take back the last edit made in this project (add, remove, share, …), each file as it was.
     #[command(after_help = UNDO_HELP)]
     Undo(UndoArgs),
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
