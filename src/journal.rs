@@ -28,7 +28,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::document::JsonDocument;
 use crate::fsx::{self, NewMode};
 use crate::locate::Locations;
 
@@ -129,22 +128,29 @@ impl Place {
 
     /// In `~/.claude.json`: the project's when the change touches
     /// `projects` (its own entry, or, conservatively, any), else the user's.
+    /// The writer checked `after` already: its members are found without a
+    /// second parse, which would cost more than the rest of the edit.
     fn shared_owner(&self, after: &[u8], changed: &std::ops::Range<usize>) -> Owner {
         let Ok(text) = std::str::from_utf8(after) else {
             return Owner::Project;
         };
-        let Ok(document) = JsonDocument::parse_expanding(text.to_string(), &["projects"]) else {
-            return Owner::Project;
-        };
-        let Ok(Some(root)) = document.object_at(&[]) else {
-            return Owner::Project;
-        };
-        let Some(projects) = document.find_member(&root, "projects") else {
-            return Owner::User;
-        };
-        let touches =
-            projects.key_span.start <= changed.end && changed.start <= projects.value_span.end;
-        if touches { Owner::Project } else { Owner::User }
+        match crate::document::root_member_of_valid(text, "projects") {
+            Some(projects)
+                if projects.key_span.start > changed.end
+                    || changed.start > projects.value_span.end =>
+            {
+                Owner::User
+            }
+            Some(_) => Owner::Project,
+            None if text
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .starts_with('{') =>
+            {
+                Owner::User
+            }
+            None => Owner::Project,
+        }
     }
 }
 

@@ -332,9 +332,11 @@ pub fn plan(ctx: &Context, target: Target) -> Result<UndoPlan, Error> {
         let merged = match (&current, file.path == shared) {
             (Some(current), true) => {
                 let after = entry.after(file).map_err(cannot_read)?;
-                after.map(|after| {
-                    let current = String::from_utf8_lossy(current);
-                    members::take_back(before.as_deref().unwrap_or(""), &after, &current)
+                after.map(|after| match std::str::from_utf8(current) {
+                    Ok(current) => {
+                        members::take_back(before.as_deref().unwrap_or(""), &after, current)
+                    }
+                    Err(_) => Err(members::Refusal::Unreadable),
                 })
             }
             _ => None,
