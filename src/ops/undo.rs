@@ -442,7 +442,7 @@ fn newest_undo<'a>(ctx: &Context, kept: &'a Kept) -> Result<&'a KeptEdit, Error>
             later.record.command, later.number
         ))
         .with_hint(format!(
-            "redo takes back an undo until the next edit; `{}` redoes it all the same",
+            "redo takes back an undo until the next edit; `{}` redoes it anyway, unless a file it puts back changed since",
             ctx.command(&["undo", &undo.number.to_string()])
         )));
     }

@@ -247,9 +247,18 @@ fn an_undo_is_redone_until_the_next_edit() {
     ----- stderr -----
     error: `mcpenv add` (edit 3) was made here after the last undo, so there is nothing to redo
 
-    hint: redo takes back an undo until the next edit; `mcpenv undo 2` redoes it all the same
+    hint: redo takes back an undo until the next edit; `mcpenv undo 2` redoes it anyway, unless a file it puts back changed since
     [exit status: 1]
     ");
+    assert_eq!(env.bytes("project/.mcp.json"), after_b);
+    // By number it is tried, and refused: `.mcp.json` changed since.
+    let out = env.run(&["undo", "2"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr
+            .contains("error: `.mcp.json` changed since `mcpenv undo` put back `mcpenv add`"),
+        "{out}"
+    );
     assert_eq!(env.bytes("project/.mcp.json"), after_b);
 }
 
