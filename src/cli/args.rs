@@ -113,7 +113,7 @@ pub enum Command {
     AddFromClaudeDesktop(AddFromClaudeDesktopArgs),
     /// Write the servers of a scope into another client's config, in its syntax.
     Export(ExportArgs),
-    /// Put back every file the last edit changed (add, remove, share, …), exactly as it was.
+    /// Take back the last edit made in this project (add, remove, share, …), each file as it was.
     #[command(after_help = UNDO_HELP)]
     Undo(UndoArgs),
     /// Start each server, initialize it and list what it offers; exits 1 when one fails.
@@ -150,7 +150,8 @@ impl Command {
             Self::Export(args) => ("export", args.dry_run),
             Self::Secrets(SecretsCommand::Rm(args)) => ("secrets rm", args.dry_run),
             Self::Secrets(SecretsCommand::Move(args)) => ("secrets move", args.dry_run),
-            // Undo is not kept itself; only its dry run is a session.
+            // Undo keeps itself (for `--redo`, in `ops::undo`); only its
+            // dry run is a session.
             Self::Undo(args) if args.dry_run && !args.list => ("undo", true),
             _ => return None,
         })
@@ -1020,9 +1021,23 @@ pub struct RejectArgs {
 /// `mcpenv undo`.
 #[derive(Debug, Args)]
 pub struct UndoArgs {
-    /// List the edits kept, newest first, and put nothing back.
+    /// Take back the edit with this number (from `--list --all`), wherever
+    /// it was made; the number of an undo redoes it.
+    #[arg(value_name = "NUMBER", conflicts_with_all = ["list", "redo"])]
+    pub number: Option<u64>,
+
+    /// List this project's edits and the user's own, newest first, and put
+    /// nothing back.
     #[arg(long)]
     pub list: bool,
+
+    /// With `--list`: list every project's edits.
+    #[arg(long, requires = "list")]
+    pub all: bool,
+
+    /// Take back the last undo made here (until the next edit here).
+    #[arg(long, conflicts_with = "list")]
+    pub redo: bool,
 
     /// Show what would be put back, as a diff of each file, and write nothing.
     #[arg(long, conflicts_with = "list")]
@@ -1040,13 +1055,27 @@ pub struct UndoArgs {
 
 const UNDO_HELP: &str = "\
 Every command that writes files keeps what each file held before, in mcpenv's
-state directory (the last 20 edits, at most about 128 MiB). `mcpenv undo`
-puts the newest edit back, byte for byte, and refuses when a file changed
-since, so nobody's later change is lost; run it again to go further back.
-It names every file it will put back or remove before touching any, and puts a
-literal secret back into a file git tracks or would commit only if you agree
-(asked on a terminal, or `--restore-secrets`). An edit that moved a secret into
-the keychain or removed it keeps no copy of it, so it cannot be undone.";
+state directory (the last 20 edits, at most about 128 MiB), with the project
+it was made in. `mcpenv undo` takes back the newest edit made in this project
+(the repository, else the directory) or that changed only your own files
+(user scope, your dotenv store, other clients' user files); an edit of
+another project is never taken back unless you name its number
+(`mcpenv undo NUMBER`, numbers from `mcpenv undo --list --all`). It says which
+edit, when, and every file it will put back or remove before touching any,
+and refuses when a file changed since, so nobody's later change is lost; run
+it again to go further back. In `~/.claude.json`, which every project shares,
+it takes back only the members the edit changed, and refuses, naming them,
+when one of those changed again since.
+
+`mcpenv undo --redo` takes back the last undo made here, until the next edit
+here. `--all` goes with `--list` only. Edits recorded by an older mcpenv,
+which did not keep the project, are listed with `--all` and taken back only
+by number.
+
+It puts a literal secret back into a file git tracks or would commit only if
+you agree (asked on a terminal, or `--restore-secrets`). An edit that moved a
+secret into the keychain or removed it keeps no copy of it, so it cannot be
+undone.";
 
 /// `mcpenv reset-project-choices`.
 #[derive(Debug, Args)]

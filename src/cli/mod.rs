@@ -168,7 +168,9 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
         Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {
             Edit::plain()
         }
-        Some((name, false)) => Edit::recording(&ctx.locations.state_dir, name),
+        Some((name, false)) => {
+            Edit::recording(&ctx.locations.state_dir, name, ctx.locations.edit_place())
+        }
         None => Edit::plain(),
     };
     let outcome = dispatch(cli, &ctx);

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::error::LocateError;
+use crate::mechanics::fsx;
+use crate::mechanics::journal::Place;
 
 /// Largest `.mcp.json` Claude Code reads; bigger ones are skipped.
 pub const MAX_PROJECT_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -86,6 +88,27 @@ impl Locations {
         };
         locations.confine_repository();
         Ok(locations)
+    }
+
+    /// Where a command run here makes its edits, as the undo journal
+    /// records it: the project (the directory Claude Code keys local scope
+    /// by), the directories whose files are the project's, and the shared
+    /// `~/.claude.json`.
+    pub fn edit_place(&self) -> Place {
+        let project = PathBuf::from(&self.local_key);
+        let mut project_dirs = vec![project.clone(), self.working_dir.clone()];
+        project_dirs.extend(self.repository_roots());
+        project_dirs.dedup();
+        Place {
+            project,
+            project_dirs,
+            shared: self.shared_claude_json(),
+        }
+    }
+
+    /// `~/.claude.json` as the journal names it (symbolic links resolved).
+    pub fn shared_claude_json(&self) -> PathBuf {
+        fsx::resolve_symlinks(&self.claude_json).unwrap_or_else(|_| self.claude_json.clone())
     }
 
     /// The directories a project's files must not lead out of: the top of

@@ -635,6 +635,47 @@ pub fn parse_value(text: &str) -> Result<Value, ValueError> {
     Ok(value)
 }
 
+/// The last root member named `key` of `text`, which must be valid JSON
+/// (one a writer just produced and checked): found by stepping over the
+/// values without validating them again, at memchr speed, where a parse of
+/// a 25 MB `~/.claude.json` takes tens of milliseconds. `None` when the
+/// root is no object or has no such member.
+pub fn root_member_of_valid(text: &str, key: &str) -> Option<Member> {
+    let bytes = text.as_bytes();
+    let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut at = scan::skip_ws(bytes, start);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    at += 1;
+    let mut found = None;
+    loop {
+        at = scan::skip_ws(bytes, at);
+        match bytes.get(at)? {
+            b'}' => return found,
+            b',' => at = scan::skip_ws(bytes, at + 1),
+            _ => {}
+        }
+        if bytes.get(at) != Some(&b'"') {
+            return found;
+        }
+        let key_span = at..scan::skip_string(bytes, at);
+        let colon = scan::skip_ws(bytes, key_span.end);
+        let value_start = scan::skip_ws(bytes, colon + 1);
+        if value_start >= bytes.len() {
+            return found;
+        }
+        let value_span = value_start..scan::skip_value(bytes, value_start);
+        at = value_span.end;
+        if decode_string(&text[key_span.clone()]) == key {
+            found = Some(Member {
+                key_span,
+                value_span,
+            });
+        }
+    }
+}
+
 /// The error to show for `text`, which failed to parse with `error`.
 /// Skipping parsers give terse messages ("key must be a string" for a
 /// trailing comma); on the error path, a full parse gives a better one,
@@ -1035,6 +1076,24 @@ mod tests {
 
     fn none(_: &[&str]) -> serde_json::Map<String, Value> {
         serde_json::Map::new()
+    }
+
+    #[test]
+    fn a_root_member_of_a_valid_text_is_found_as_a_parse_finds_it() {
+        let text = "\u{feff}{ \"a\" : {\"projects\": 1, \"s\": \"}\\\"{\"},\n \"proj\\u0065cts\": [1, {\"x\": []}], \"projects\": {\"k\": true} }";
+        let parsed = doc(text);
+        let root = parsed.object_at(&[]).unwrap().unwrap();
+        assert_eq!(
+            root_member_of_valid(text, "projects"),
+            parsed.find_member(&root, "projects")
+        );
+        assert_eq!(
+            text[root_member_of_valid(text, "projects").unwrap().value_span].to_string(),
+            "{\"k\": true}"
+        );
+        assert_eq!(root_member_of_valid(text, "missing"), None);
+        assert_eq!(root_member_of_valid("[1]", "a"), None);
+        assert_eq!(root_member_of_valid("", "a"), None);
     }
 
     fn set(text: &str, path: &[&str], key: &str, value: Value) -> String {

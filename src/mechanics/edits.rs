@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::mechanics::diff::FileChange;
 use crate::mechanics::fsx::{self, EditLock, NewMode, Reads, TextEditError};
-use crate::mechanics::journal::{self, Journal};
+use crate::mechanics::journal::{self, Journal, Place};
 
 /// An edit session: a cheap handle, cloned along with the context that
 /// owns it (the clones are the same session).
@@ -79,9 +79,9 @@ impl Edit {
 
     /// A real run recording the edit of `command` (its name, as
     /// `undo --list` shows it) into the journal under `state_dir`.
-    pub fn recording(state_dir: &Path, command: &str) -> Self {
+    pub fn recording(state_dir: &Path, command: &str, place: Place) -> Self {
         Self::with(Mode::Record {
-            journal: Box::new(Journal::new(state_dir, command)),
+            journal: Box::new(Journal::new(state_dir, command, place)),
             state_dir: state_dir.to_path_buf(),
         })
     }
@@ -410,7 +410,12 @@ mod tests {
             .map(|session| {
                 let (dir, state) = (dir.path().to_path_buf(), state.clone());
                 std::thread::spawn(move || {
-                    let edit = Edit::recording(&state, &format!("edit {session}"));
+                    let place = Place {
+                        project: dir.clone(),
+                        project_dirs: vec![dir.clone()],
+                        shared: dir.join(".claude.json"),
+                    };
+                    let edit = Edit::recording(&state, &format!("edit {session}"), place);
                     for file in 0..2 {
                         let path = dir.join(format!("{session}-{file}.txt"));
                         edit.edit_text(&state, &path, NewMode::Exact(0o600), |_| {

@@ -9,6 +9,16 @@
 //! bytes the edit read anyway, and not synced: a copy lost in a crash costs
 //! an undo, never the edit. At most [`KEPT_EDITS`] edits and about
 //! [`KEPT_BYTES`] of copies are kept, the newest edit always.
+//!
+//! Each edit records where it was made ([`Place`]): the project (the
+//! directory Claude Code keys local scope by) and, for each file, whether it
+//! is the project's or the user's own ([`Owner`]), so `undo` in one project
+//! never takes back another's edit. `~/.claude.json` holds every project's
+//! local scope and the user's: for it the edit also keeps the bytes it wrote
+//! (`N.after`, only the span that differs from the previous bytes), so undo
+//! can take back just the members the edit changed when a later edit (or
+//! Claude Code) changed others since. An undo is kept too, as an edit that
+//! names the one it took back (`undoes`), so it can be redone.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -30,6 +40,10 @@ pub const KEPT_BYTES: u64 = 128 << 20;
 /// The name of an edit's record in its directory.
 const RECORD: &str = "edit.json";
 
+/// The format of the records this version writes: 2 added `project`,
+/// `undoes` and each file's `owner` and `after`.
+pub const SCHEMA_VERSION: u32 = 2;
+
 /// What an edit changed, as `edit.json` holds it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EditRecord {
@@ -39,8 +53,91 @@ pub struct EditRecord {
     pub command: String,
     /// When, in seconds since the Unix epoch.
     pub recorded_at: u64,
+    /// The project it was made in (the directory Claude Code keys local
+    /// scope by); `None` in a record written before mcpenv kept it.
+    #[serde(default)]
+    pub project: Option<PathBuf>,
+    /// For an undo: the number of the edit it took back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<u64>,
     /// Each file changed, in the order first written.
     pub files: Vec<FileRecord>,
+}
+
+impl EditRecord {
+    /// Whether the edit changed the user's own files alone, which belong
+    /// to every project (a record without a project is never taken to).
+    pub fn only_users_files(&self) -> bool {
+        self.project.is_some() && self.files.iter().all(|file| file.owner == Owner::User)
+    }
+}
+
+/// Whose a changed file (or, in `~/.claude.json`, the changed members) is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Owner {
+    /// The project's: a file in it, or its local scope in `~/.claude.json`
+    /// (also the reading of a record written before owners were kept).
+    #[default]
+    Project,
+    /// The user's own: user scope in `~/.claude.json`, the user's dotenv
+    /// store, another client's user file.
+    User,
+}
+
+/// Where an edit is made.
+#[derive(Debug, Clone)]
+pub struct Place {
+    /// The project: the directory Claude Code keys local scope by (the
+    /// repository root, else the working directory).
+    pub project: PathBuf,
+    /// The directories whose files are the project's.
+    pub project_dirs: Vec<PathBuf>,
+    /// `~/.claude.json` (symbolic links resolved), shared by every project.
+    pub shared: PathBuf,
+}
+
+impl Place {
+    /// Whose a file other than `~/.claude.json` is: the project's when it
+    /// lies in the project.
+    fn owner_by_path(&self, resolved: &Path) -> Owner {
+        if self
+            .project_dirs
+            .iter()
+            .any(|dir| resolved.starts_with(dir))
+        {
+            Owner::Project
+        } else {
+            Owner::User
+        }
+    }
+
+    /// In `~/.claude.json`: the project's when the change touches
+    /// `projects` (its own entry, or, conservatively, any), else the user's.
+    /// The writer checked `after` already: its members are found without a
+    /// second parse, which would cost more than the rest of the edit.
+    fn shared_owner(&self, after: &[u8], changed: &std::ops::Range<usize>) -> Owner {
+        let Ok(text) = std::str::from_utf8(after) else {
+            return Owner::Project;
+        };
+        match crate::mechanics::document::root_member_of_valid(text, "projects") {
+            Some(projects)
+                if projects.key_span.start > changed.end
+                    || changed.start > projects.value_span.end =>
+            {
+                Owner::User
+            }
+            Some(_) => Owner::Project,
+            None if text
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .starts_with('{') =>
+            {
+                Owner::User
+            }
+            None => Owner::Project,
+        }
+    }
 }
 
 /// One file an edit changed.
@@ -55,6 +152,30 @@ pub struct FileRecord {
     pub before_digest: Option<String>,
     /// XXH3-128 of the bytes the edit left.
     pub after_digest: String,
+    /// Whether the edit removed the file (only an undo does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_absent: bool,
+    /// Whose the change is.
+    #[serde(default)]
+    pub owner: Owner,
+    /// For `~/.claude.json`: the bytes the edit left, as the span that
+    /// differs from the previous bytes (for undo member by member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<AfterCopy>,
+}
+
+/// The bytes an edit left in a file, kept as what differs from its
+/// previous bytes: they are the first `kept_prefix` and last `kept_suffix`
+/// bytes of those, with the copy `middle` between.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AfterCopy {
+    /// How many leading bytes are the previous file's.
+    pub kept_prefix: usize,
+    /// How many trailing bytes are the previous file's.
+    pub kept_suffix: usize,
+    /// The copy of the bytes between, in the edit's directory; `None`
+    /// when there are none.
+    pub middle: Option<String>,
 }
 
 /// The hex XXH3-128 digest of the concatenation of `pieces`: enough to
@@ -77,6 +198,7 @@ pub fn root(state_dir: &Path) -> PathBuf {
 #[derive(Debug)]
 pub struct Journal {
     root: PathBuf,
+    place: Place,
     /// Its directory, once the first file is kept.
     dir: Option<PathBuf>,
     record: EditRecord,
@@ -101,17 +223,20 @@ pub struct Kept {
 }
 
 impl Journal {
-    /// A journal for the edit `command` makes, under `state_dir`.
-    pub fn new(state_dir: &Path, command: &str) -> Self {
+    /// A journal for the edit `command` makes at `place`, under `state_dir`.
+    pub fn new(state_dir: &Path, command: &str, place: Place) -> Self {
         Self {
             root: root(state_dir),
-            dir: None,
             record: EditRecord {
-                schema_version: 1,
+                schema_version: SCHEMA_VERSION,
                 command: command.to_string(),
                 recorded_at: now(),
+                project: Some(place.project.clone()),
+                undoes: None,
                 files: Vec::new(),
             },
+            place,
+            dir: None,
             problem: None,
             forgone: None,
             scrubbed: Vec::new(),
@@ -138,21 +263,69 @@ impl Journal {
         }
     }
 
+    /// Records that this edit undoes edit `number`.
+    pub fn undoing(&mut self, number: u64) {
+        self.record.undoes = Some(number);
+    }
+
     /// Keeps what `resolved` held before (`None`: nothing) and a digest of
     /// what it holds now; a file written twice keeps its first `before`.
     pub fn keep(&mut self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
-        if self.problem.is_some() || self.forgone.is_some() {
-            return;
-        }
-        let after_digest = digest(after);
+        self.keep_owned(resolved, before, after, None);
+    }
+
+    /// Keeps what `resolved` held before it was removed (an undo removes
+    /// the files the edit it takes back created).
+    pub fn keep_removed(&mut self, resolved: &Path, before: Option<&str>, owner: Owner) {
+        self.keep_owned(resolved, before, &[], Some(owner));
         if let Some(file) = self
             .record
             .files
             .iter_mut()
             .find(|file| file.path == resolved)
         {
-            file.after_digest = after_digest;
-        } else if let Err(error) = self.add(resolved, before, after_digest) {
+            file.after_absent = true;
+            if self.problem.is_none() && self.forgone.is_none() {
+                let _ = self.save().map_err(|error| {
+                    self.problem = Some(format!(
+                        "mcpenv could not record this edit for `mcpenv undo`: {error}"
+                    ));
+                });
+            }
+        }
+    }
+
+    /// [`Journal::keep`], the file's owner given (an undo's files are the
+    /// undone edit's) or, with `None`, found from [`Place`].
+    pub fn keep_owned(
+        &mut self,
+        resolved: &Path,
+        before: Option<&str>,
+        after: &[&[u8]],
+        owner: Option<Owner>,
+    ) {
+        if self.problem.is_some() || self.forgone.is_some() {
+            return;
+        }
+        let after_digest = digest(after);
+        // The file's first `before`: the one given, on its first write.
+        let (index, first) = match self
+            .record
+            .files
+            .iter()
+            .position(|file| file.path == resolved)
+        {
+            Some(index) => {
+                self.record.files[index].after_digest = after_digest;
+                (Ok(index), None)
+            }
+            None => (
+                self.add(resolved, before, after_digest),
+                Some(before.unwrap_or_default()),
+            ),
+        };
+        let kept = index.and_then(|index| self.keep_after(index, first, after, owner));
+        if let Err(error) = kept {
             self.problem = Some(format!(
                 "mcpenv could not keep a copy of `{}` for `mcpenv undo`: {error}",
                 resolved.display(),
@@ -166,12 +339,62 @@ impl Journal {
         }
     }
 
+    /// Finds the file's owner and, for the shared `~/.claude.json`, keeps
+    /// the bytes the edit left, as what differs from its first `before`.
+    fn keep_after(
+        &mut self,
+        index: usize,
+        first: Option<&str>,
+        after: &[&[u8]],
+        owner: Option<Owner>,
+    ) -> io::Result<()> {
+        let file = &self.record.files[index];
+        let shared = file.path == self.place.shared;
+        let (Some(dir), true) = (self.dir.clone(), shared) else {
+            let owner = owner.unwrap_or_else(|| self.place.owner_by_path(&file.path));
+            self.record.files[index].owner = owner;
+            return Ok(());
+        };
+        // Written before in this edit: its first `before` is the copy.
+        let read;
+        let before = match (first, &file.before) {
+            (Some(first), _) => first.as_bytes(),
+            (None, Some(name)) => {
+                read = fs::read(dir.join(name)).map_err(failed("read", &dir.join(name)))?;
+                &read
+            }
+            (None, None) => &[],
+        };
+        let after = after.concat();
+        let kept_prefix = common_prefix(before, &after);
+        let kept_suffix = common_suffix(&before[kept_prefix..], &after[kept_prefix..]);
+        let changed = kept_prefix..after.len() - kept_suffix;
+        let owner = owner.unwrap_or_else(|| self.place.shared_owner(&after, &changed));
+        let middle = if changed.is_empty() {
+            None
+        } else {
+            let name = format!("{index}.after");
+            let copy = dir.join(&name);
+            let _ = fs::remove_file(&copy);
+            write_private(&copy, &after[changed])?;
+            Some(name)
+        };
+        let file = &mut self.record.files[index];
+        file.owner = owner;
+        file.after = Some(AfterCopy {
+            kept_prefix,
+            kept_suffix,
+            middle,
+        });
+        Ok(())
+    }
+
     fn add(
         &mut self,
         resolved: &Path,
         before: Option<&str>,
         after_digest: String,
-    ) -> io::Result<()> {
+    ) -> io::Result<usize> {
         let dir = match &self.dir {
             Some(dir) => dir.clone(),
             None => {
@@ -183,15 +406,7 @@ impl Journal {
         let (copy, before_digest) = match before {
             Some(text) => {
                 let name = format!("{}.before", self.record.files.len());
-                let copy = dir.join(&name);
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(0o600)
-                    .open(&copy)
-                    .map_err(failed("create", &copy))?;
-                file.write_all(text.as_bytes())
-                    .map_err(failed("write", &copy))?;
+                write_private(&dir.join(&name), text.as_bytes())?;
                 (Some(name), Some(digest(&[text.as_bytes()])))
             }
             None => (None, None),
@@ -201,8 +416,11 @@ impl Journal {
             before: copy,
             before_digest,
             after_digest,
+            after_absent: false,
+            owner: Owner::Project,
+            after: None,
         });
-        Ok(())
+        Ok(self.record.files.len() - 1)
     }
 
     /// A new directory for this edit, numbered after the newest one (two
@@ -238,6 +456,13 @@ impl Journal {
         .map_err(failed("write", &record))?
         .map_err(|()| io::Error::other("not verified"))
         .map_err(failed("write", &record))
+    }
+
+    /// Drops what was kept of this edit: it was not made whole.
+    pub fn discard(self) {
+        if let Some(dir) = &self.dir {
+            let _ = fs::remove_dir_all(dir);
+        }
     }
 
     /// Ends the edit: drops the oldest edits past the bounds.
@@ -285,6 +510,50 @@ impl Journal {
             forgone: None,
         }
     }
+}
+
+/// Writes a new copy, readable by its owner alone.
+fn write_private(copy: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(copy)
+        .map_err(failed("create", copy))?;
+    file.write_all(bytes).map_err(failed("write", copy))
+}
+
+/// How many leading bytes `a` and `b` share.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    // Chunks first: comparing 25 MB byte by byte costs milliseconds.
+    const CHUNK: usize = 4096;
+    let mut at = 0;
+    while at + CHUNK <= a.len().min(b.len()) && a[at..at + CHUNK] == b[at..at + CHUNK] {
+        at += CHUNK;
+    }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many trailing bytes `a` and `b` share.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const CHUNK: usize = 4096;
+    let mut at = 0;
+    let shorter = a.len().min(b.len());
+    while at + CHUNK <= shorter
+        && a[a.len() - at - CHUNK..a.len() - at] == b[b.len() - at - CHUNK..b.len() - at]
+    {
+        at += CHUNK;
+    }
+    at + a[..a.len() - at]
+        .iter()
+        .rev()
+        .zip(b[..b.len() - at].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 fn now() -> u64 {
@@ -354,9 +623,10 @@ fn drop_holding(root: &Path, secrets: &[String]) -> io::Result<usize> {
     }
     let mut dropped = 0;
     for (_, dir) in numbered(root)? {
+        // Every copy: the bytes before, and those an edit left (`.after`).
         let holds = fs::read_dir(&dir)?
             .filter_map(Result::ok)
-            .filter(|entry| entry.file_name().to_string_lossy().ends_with(".before"))
+            .filter(|entry| entry.file_name() != RECORD)
             .any(|entry| {
                 fs::read(entry.path()).map_or(true, |bytes| {
                     secrets.iter().any(|secret| holds_secret(&bytes, secret))
@@ -442,6 +712,37 @@ impl KeptEdit {
         Ok(Some(text))
     }
 
+    /// What `file` held after the edit, when the journal kept it (for
+    /// `~/.claude.json`), checked against the digest taken then.
+    pub fn after(&self, file: &FileRecord) -> io::Result<Option<String>> {
+        let Some(after) = &file.after else {
+            return Ok(None);
+        };
+        let before = self.before(file)?.unwrap_or_default();
+        let middle = match &after.middle {
+            Some(name) => fs::read_to_string(self.dir.join(name))?,
+            None => String::new(),
+        };
+        let damaged = || {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the copies in `{}` do not fit together", self.dir.display()),
+            )
+        };
+        let suffix_start = before
+            .len()
+            .checked_sub(after.kept_suffix)
+            .filter(|&start| start >= after.kept_prefix)
+            .ok_or_else(damaged)?;
+        let prefix = before.get(..after.kept_prefix).ok_or_else(damaged)?;
+        let suffix = before.get(suffix_start..).ok_or_else(damaged)?;
+        let text = [prefix, &middle, suffix].concat();
+        if digest(&[text.as_bytes()]) != file.after_digest {
+            return Err(damaged());
+        }
+        Ok(Some(text))
+    }
+
     /// Removes the edit from the journal.
     pub fn forget(&self) -> io::Result<()> {
         fs::remove_dir_all(&self.dir)
@@ -472,10 +773,19 @@ pub fn edits(state_dir: &Path) -> io::Result<Vec<KeptEdit>> {
 mod tests {
     use super::*;
 
+    /// A place whose project is `dir/project`.
+    fn place(dir: &Path) -> Place {
+        Place {
+            project: dir.join("project"),
+            project_dirs: vec![dir.join("project")],
+            shared: dir.join(".claude.json"),
+        }
+    }
+
     #[test]
     fn an_edit_keeps_each_files_first_bytes_and_last_digest() {
         let state = tempfile::tempdir().unwrap();
-        let mut journal = Journal::new(state.path(), "add");
+        let mut journal = Journal::new(state.path(), "add", place(state.path()));
         let file = state.path().join("a.json");
         journal.keep(&file, Some("one"), &[b"two"]);
         journal.keep(&file, Some("two"), &[b"th", b"ree"]);
@@ -503,7 +813,8 @@ mod tests {
     fn only_the_newest_edits_are_kept() {
         let state = tempfile::tempdir().unwrap();
         for round in 0..KEPT_EDITS + 3 {
-            let mut journal = Journal::new(state.path(), &format!("edit {round}"));
+            let mut journal =
+                Journal::new(state.path(), &format!("edit {round}"), place(state.path()));
             journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
             journal.close();
         }
@@ -515,7 +826,7 @@ mod tests {
     #[test]
     fn a_forgone_edit_leaves_no_copy() {
         let state = tempfile::tempdir().unwrap();
-        let mut journal = Journal::new(state.path(), "extract");
+        let mut journal = Journal::new(state.path(), "extract", place(state.path()));
         journal.keep(&state.path().join("f"), Some("secret"), &[b"new"]);
         journal.forgo("moved into the keychain");
         journal.keep(&state.path().join("g"), Some("secret"), &[b"new"]);
@@ -541,11 +852,12 @@ mod tests {
             "unrelated".to_string(),
         ];
         for (round, before) in earlier.iter().enumerate() {
-            let mut journal = Journal::new(state.path(), &format!("edit {round}"));
+            let mut journal =
+                Journal::new(state.path(), &format!("edit {round}"), place(state.path()));
             journal.keep(&state.path().join("f"), Some(before), &[b"after"]);
             journal.close();
         }
-        let mut journal = Journal::new(state.path(), "secrets move");
+        let mut journal = Journal::new(state.path(), "secrets move", place(state.path()));
         journal.keep(&state.path().join("f"), Some(&earlier[0]), &[b"after"]);
         journal.forgo_holding("moved into the keychain", secret);
         let kept = journal.close();
@@ -566,11 +878,90 @@ mod tests {
     #[test]
     fn a_changed_copy_is_not_restored() {
         let state = tempfile::tempdir().unwrap();
-        let mut journal = Journal::new(state.path(), "add");
+        let mut journal = Journal::new(state.path(), "add", place(state.path()));
         journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
         journal.close();
         let edit = edits(state.path()).unwrap().remove(0);
         fs::write(edit.dir.join("0.before"), "tampered").unwrap();
         assert!(edit.before(&edit.record.files[0]).is_err());
+    }
+
+    #[test]
+    fn each_file_is_the_projects_or_the_users() {
+        let state = tempfile::tempdir().unwrap();
+        let place = place(state.path());
+        let shared = place.shared.clone();
+        let before = r#"{"mcpServers": {}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        let user = r#"{"mcpServers": {"x": {}}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        let local = r#"{"mcpServers": {}, "projects": {"/a": {"mcpServers": {"x": {}}}}}"#;
+        for (after, owner) in [(user, Owner::User), (local, Owner::Project)] {
+            let mut journal = Journal::new(state.path(), "add", place.clone());
+            journal.keep(&shared, Some(before), &[after.as_bytes()]);
+            journal.keep(&state.path().join("project/.mcp.json"), None, &[b"{}"]);
+            journal.keep(&state.path().join("store/.env"), None, &[b"A=1"]);
+            journal.close();
+            let edit = edits(state.path()).unwrap().remove(0);
+            let owners: Vec<Owner> = edit.record.files.iter().map(|file| file.owner).collect();
+            assert_eq!(owners, [owner, Owner::Project, Owner::User]);
+            assert_eq!(
+                edit.record.project.as_deref(),
+                Some(state.path().join("project").as_path())
+            );
+            // The bytes the edit left in the shared file are kept, and only
+            // there.
+            assert_eq!(
+                edit.after(&edit.record.files[0]).unwrap().as_deref(),
+                Some(after)
+            );
+            assert!(edit.record.files[1].after.is_none());
+            let middle = edit.record.files[0].after.as_ref().unwrap();
+            assert!(middle.kept_prefix > 0 && middle.kept_suffix > 0);
+        }
+    }
+
+    #[test]
+    fn a_record_of_an_older_mcpenv_still_reads_without_a_project() {
+        let state = tempfile::tempdir().unwrap();
+        let dir = root(state.path()).join("000001");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(
+            dir.join(RECORD),
+            r#"{"schema_version": 1, "command": "add", "recorded_at": 1,
+                "files": [{"path": "/p/.mcp.json", "before": null,
+                           "before_digest": null, "after_digest": "00"}]}"#,
+        )
+        .unwrap();
+        let edit = edits(state.path()).unwrap().remove(0);
+        assert_eq!(edit.record.project, None);
+        assert_eq!(edit.record.files[0].owner, Owner::Project);
+        assert!(!edit.record.only_users_files());
+    }
+
+    #[test]
+    fn a_removed_file_is_recorded_as_absent() {
+        let state = tempfile::tempdir().unwrap();
+        let mut journal = Journal::new(state.path(), "undo", place(state.path()));
+        journal.undoing(7);
+        journal.keep_removed(&state.path().join("f"), Some("was"), Owner::User);
+        journal.close();
+        let edit = edits(state.path()).unwrap().remove(0);
+        assert_eq!(edit.record.undoes, Some(7));
+        assert!(edit.record.files[0].after_absent);
+        assert_eq!(edit.record.files[0].owner, Owner::User);
+        assert_eq!(
+            edit.before(&edit.record.files[0]).unwrap().as_deref(),
+            Some("was")
+        );
+    }
+
+    #[test]
+    fn common_ends_are_found_across_chunks() {
+        let long = "x".repeat(10_000);
+        let a = format!("{long}A{long}");
+        let b = format!("{long}BB{long}");
+        assert_eq!(common_prefix(a.as_bytes(), b.as_bytes()), 10_000);
+        assert_eq!(common_suffix(a.as_bytes(), b.as_bytes()), 10_000);
+        assert_eq!(common_prefix(b"ab", b"ab"), 2);
+        assert_eq!(common_suffix(b"", b"ab"), 0);
     }
 }

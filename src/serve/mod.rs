@@ -342,7 +342,11 @@ async fn apply(
     let edit = if undo_off {
         Edit::plain()
     } else {
-        Edit::recording(&ctx.locations.state_dir, &format!("serve {tool}"))
+        Edit::recording(
+            &ctx.locations.state_dir,
+            &format!("serve {tool}"),
+            ctx.locations.edit_place(),
+        )
     };
     let ctx_for_apply = ctx.with_edit(edit);
     let applied = blocking(move || {

@@ -106,10 +106,16 @@ fn code_of(text: &str) -> String {
 /// Each top-level module that `code` names through `crate::`, including
 /// those inside grouped imports (`use crate::{config::scope, ops}`).
 fn crate_folders_used(code: &str) -> Vec<String> {
+    modules_named(code, "crate::")
+}
+
+/// Each module right after `prefix` (`crate::`, `crate::mechanics::`) in
+/// `code`, inside grouped imports too.
+fn modules_named(code: &str, prefix: &str) -> Vec<String> {
     let mut used = Vec::new();
     let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        let after = &rest[at + "crate::".len()..];
+    while let Some(at) = rest.find(prefix) {
+        let after = &rest[at + prefix.len()..];
         if let Some(group) = after.strip_prefix('{') {
             let mut depth = 1;
             let mut item_start = true;
@@ -218,6 +224,50 @@ fn imports_point_down_the_layers() {
         "imports must point down the layers (tests/cli/layout.rs LAYERS):\n{}",
         upward.join("\n")
     );
+}
+
+/// The mechanics in their own order: each uses only those after it (the
+/// edit session records into the journal, both write through `fsx`, and
+/// `fsx` knows neither), so no circle forms inside the lowest layer.
+const MECHANICS: [&str; 9] = [
+    "edits",
+    "journal",
+    "fsx",
+    "git_files",
+    "git",
+    "gitignore",
+    "document",
+    "diff",
+    "display",
+];
+
+#[test]
+fn mechanics_point_down_their_own_order() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/mechanics");
+    let declared = fs::read_to_string(dir.join("mod.rs")).unwrap();
+    let rank = |module: &str| MECHANICS.iter().position(|name| *name == module);
+    let mut upward = Vec::new();
+    for file in rust_files(&dir) {
+        let relative = file.strip_prefix(&dir).unwrap();
+        let module = folder_of(relative);
+        if module == "mod" {
+            continue;
+        }
+        assert!(
+            declared.contains(&format!("pub mod {module};")) && rank(&module).is_some(),
+            "src/mechanics/{module} is not in tests/cli/layout.rs's MECHANICS"
+        );
+        let code = code_of(&fs::read_to_string(&file).unwrap());
+        for used in modules_named(&code, "crate::mechanics::") {
+            if rank(&used) < rank(&module) {
+                upward.push(format!(
+                    "src/mechanics/{} ({module}) uses `{used}`, which comes before it",
+                    relative.display()
+                ));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "{}", upward.join("\n"));
 }
 
 #[test]

@@ -68,6 +68,7 @@ mod templates_schema;
 mod terminal;
 mod trust_boundaries;
 mod undo;
+mod undo_scoped;
 mod untrusted_text;
 mod user_store;
 mod version;

@@ -13,6 +13,14 @@ use crate::harness::TestEnv;
 
 const TOKEN: &str = "ghp_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345";
 
+/// `text` with each time undo shows (`2026-12-03 08:40:03 UTC`) as `[TIME]`.
+pub fn timeless(text: &str) -> String {
+    regex::Regex::new(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
+        .unwrap()
+        .replace_all(text, "[TIME]")
+        .into_owned()
+}
+
 /// The bytes of every file under HOME and the project.
 fn files(env: &TestEnv) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut found = BTreeMap::new();
@@ -53,8 +61,8 @@ fn undo_puts_back_every_file_of_the_last_edit_byte_for_byte() {
     assert_eq!(out.code, 0, "{out}");
     out.assert_no_secret(&[TOKEN]);
     assert_eq!(files(&env), before, "{out}");
-    assert_snapshot!(out.stderr, @"
-    Undoing `mcpenv extract` (just now) will:
+    assert_snapshot!(timeless(&out.stderr), @"
+    Undoing `mcpenv extract` (just now, [TIME]) will:
       remove `.gitignore`
       remove `.env`
       remove `.env.example`
@@ -234,9 +242,9 @@ fn undo_refuses_to_put_a_literal_secret_back_into_a_tracked_file() {
     // No terminal, no flag: refused, and every file it would touch named.
     let out = env.run(&["undo"]);
     out.assert_no_secret(&[TOKEN]);
-    assert_snapshot!(out, @"
+    assert_snapshot!(timeless(&out.to_string()), @"
     ----- stderr -----
-    Undoing `mcpenv extract` (just now) will:
+    Undoing `mcpenv extract` (just now, [TIME]) will:
       remove `.gitignore`
       remove `.env`
       remove `.env.example`
@@ -254,9 +262,9 @@ fn undo_refuses_to_put_a_literal_secret_back_into_a_tracked_file() {
     // Agreed to by name: put back, having said so first.
     let out = env.run(&["undo", "--restore-secrets"]);
     out.assert_no_secret(&[TOKEN]);
-    assert_snapshot!(out, @"
+    assert_snapshot!(timeless(&out.to_string()), @"
     ----- stderr -----
-    Undoing `mcpenv extract` (just now) will:
+    Undoing `mcpenv extract` (just now, [TIME]) will:
       remove `.gitignore`
       remove `.env`
       remove `.env.example`
