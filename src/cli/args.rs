@@ -121,7 +121,7 @@ pub enum Command {
     Probe(ProbeArgs),
     /// Check, scan and (with `--probe`) probe in one summary; exits 1 when anything is wrong.
     Doctor(DoctorArgs),
-    /// Serve mcpenv's read-only jobs as MCP tools over stdio (`mcpenv add -s user mcpenv -- mcpenv serve`).
+    /// Serve mcpenv's jobs as MCP tools over stdio: the reading ones, and `add_server` and `share_server`, which write only once you agree (`mcpenv add -s user mcpenv -- mcpenv serve`).
     Serve(ServeArgs),
     /// Confirm or decline, at your terminal, the changes an agent asked `mcpenv serve` for.
     Confirm(ConfirmArgs),
@@ -222,7 +222,7 @@ pub enum ClientArg {
     Windsurf,
     /// Gemini CLI (`.gemini/settings.json`, `~/.gemini/settings.json`).
     Gemini,
-    /// Codex CLI (`~/.codex/config.toml`).
+    /// Codex CLI (`.codex/config.toml` in a project Codex trusts, `~/.codex/config.toml`).
     Codex,
     /// Zed (`.zed/settings.json`, `~/.config/zed/settings.json`).
     Zed,

@@ -153,3 +153,21 @@ fn an_unreadable_config_is_a_failure() {
     [exit status: 1]
     ");
 }
+
+/// Help that says what a command does: `serve` has tools that write, and
+/// Codex reads a trusted project's `.codex/config.toml` too.
+#[test]
+fn help_texts_tell_the_whole_story() {
+    let env = TestEnv::new();
+    let serve = env.run(&["serve", "--help"]).expect_code(0).stdout;
+    assert!(!serve.contains("read-only jobs"), "{serve}");
+    assert!(
+        serve.contains("add_server") && serve.contains("share_server"),
+        "{serve}"
+    );
+    let export = env.run(&["export", "--help"]).expect_code(0).stdout;
+    assert!(
+        export.contains(".codex/config.toml` in a project Codex trusts"),
+        "{export}"
+    );
+}

@@ -279,3 +279,33 @@ fn the_arrow_finder_sees_grouped_and_plain_paths() {
         "use crate::a;"
     );
 }
+
+/// `Cargo.toml`'s licence, `MIT OR Apache-2.0`, ships the text of each.
+#[test]
+fn the_declared_licences_ship_their_texts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("license = \"MIT OR Apache-2.0\""));
+    let mit = fs::read_to_string(root.join("LICENSE-MIT")).unwrap();
+    assert!(mit.starts_with("Copyright (c) ") && mit.contains("Permission is hereby granted"));
+    let apache = fs::read_to_string(root.join("LICENSE-APACHE")).unwrap();
+    assert!(apache.contains("Apache License") && apache.contains("Version 2.0, January 2004"));
+}
+
+/// Every install line builds with the lock file the tests ran against.
+#[test]
+fn every_install_line_is_locked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["README.md", "CONTRIBUTING.md"] {
+        let text = fs::read_to_string(root.join(doc)).unwrap();
+        for line in text
+            .lines()
+            .filter(|line| line.contains("cargo install --"))
+        {
+            assert!(
+                line.contains("--locked"),
+                "{doc}: `{line}` installs without --locked"
+            );
+        }
+    }
+}
