@@ -171,6 +171,9 @@ fn import_onboard_and_secrets_dry_runs_write_nothing() {
     );
     let out = dry_run(&env, &["import", "--from", "cursor", "--dry-run"]);
     assert!(out.stdout.contains("local scope server `linear`"), "{out}");
+    // Nothing was written, so nothing says it was.
+    assert!(!out.stderr.contains("Wrote"), "{out}");
+    assert!(out.stderr.contains("Would import 1 server"), "{out}");
 
     env.run(&["extract", "-s", "project"]).expect_code(0);
     let out = dry_run(&env, &["secrets", "rm", "GITHUB_TOKEN", "--dry-run"]);

@@ -66,10 +66,16 @@ fn malformed_env_and_header_flags_are_usage_errors() {
     ----- stderr -----
     error: invalid environment variable `NOEQ`: expected KEY=VALUE
 
+    hint: to hand `NOEQ` on from your environment or `.env`, give its placeholder: `-e 'NOEQ=${NOEQ}'`
+    [exit status: 2]
+    ");
+    assert_snapshot!(env.run(&["add", "-e", "=v", "a", "node"]), @"
+    ----- stderr -----
+    error: invalid environment variable `=v`: expected KEY=VALUE
+
     hint: give one variable per flag: `-e KEY1=value1 -e KEY2=value2`
     [exit status: 2]
     ");
-    env.run(&["add", "-e", "=v", "a", "node"]).expect_code(2);
     assert_snapshot!(env.run(&["add", "-t", "http", "-H", "NoColon", "a", "https://x"]), @"
     ----- stderr -----
     error: invalid header `NoColon`: expected `Name: value`

@@ -228,10 +228,23 @@ fn parse_env(pairs: &[String]) -> Result<IndexMap<String, String>, CliError> {
                 env.insert(key.to_string(), value.to_string());
             }
             _ => {
-                return Err(CliError::usage(format!(
+                let error = CliError::usage(format!(
                     "invalid environment variable `{pair}`: expected KEY=VALUE"
-                ))
-                .with_hint("give one variable per flag: `-e KEY1=value1 -e KEY2=value2`"));
+                ));
+                // A bare name most likely means "hand this variable on":
+                // its placeholder, quoted so the shell leaves `${…}` alone.
+                let bare_name = !pair.is_empty()
+                    && pair
+                        .chars()
+                        .all(|character| character.is_ascii_alphanumeric() || character == '_')
+                    && !pair.starts_with(|character: char| character.is_ascii_digit());
+                return Err(if bare_name {
+                    error.with_hint(format!(
+                        "to hand `{pair}` on from your environment or `.env`, give its placeholder: `-e '{pair}=${{{pair}}}'`"
+                    ))
+                } else {
+                    error.with_hint("give one variable per flag: `-e KEY1=value1 -e KEY2=value2`")
+                });
             }
         }
     }

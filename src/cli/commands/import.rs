@@ -100,8 +100,11 @@ impl Report for ImportOutput {
                 names.join(", ")
             )?;
         }
-        for file in &self.report.written {
-            writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
+        // A dry run wrote nothing: its diffs above say what would change.
+        if !self.report.dry_run {
+            for file in &self.report.written {
+                writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
+            }
         }
         Ok(())
     }
