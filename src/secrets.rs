@@ -453,6 +453,10 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
     let rules = rules();
     for index in candidates.rules.iter() {
         let rule = &rules[index];
+        // Its `://` is in every URL, its `@` only in one with a userinfo.
+        if rule.id == URL_USERINFO_PASSWORD && !text.contains('@') {
+            continue;
+        }
         let compiled = rule.compiled();
         // Where to look: a rule without a lead matches only where one of
         // its literals starts, so an anchored search there finds what a

@@ -19,6 +19,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -63,10 +64,11 @@ const MEMO_ENTRIES: usize = 1 << 17;
 /// Longest text remembered masked; longer ones are rarely repeated.
 const MEMO_BYTES: usize = 1024;
 
-/// Hashes the few bytes of a needle's start, packed into one integer (the
-/// default SipHash costs more than the lookup it guards, and these keys
-/// come from what mcpenv prints, not from an adversary choosing collisions
-/// of a randomised hash).
+/// Hashes the few bytes of a needle's start packed into one integer, and
+/// the texts remembered masked, a word at a time (the default SipHash
+/// costs more than the lookup it guards, and these keys come from what
+/// mcpenv prints, not from an adversary choosing collisions of a
+/// randomised hash).
 #[derive(Debug, Default, Clone, Copy)]
 struct PrefixHasher(u64);
 
@@ -76,9 +78,15 @@ impl Hasher for PrefixHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
         }
+        let mut rest = [0; 8];
+        rest[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.write_u64(u64::from_le_bytes(rest));
     }
 
     fn write_u32(&mut self, key: u32) {
@@ -102,15 +110,17 @@ enum Replacement {
     UrlPassword,
 }
 
-/// Something taught and not yet turned into needles.
+/// Something taught and not yet turned into needles; its texts are kept
+/// in the redactor's `noted` text (a 100,000-line `.env` is noted with a
+/// copy, not 200,000 allocations).
 #[derive(Debug)]
 enum Lesson {
-    Secret(String),
-    UrlPassword(String),
-    Basic(String, String),
-    Env(String, String),
+    Secret(Range<usize>),
+    UrlPassword(Range<usize>),
+    Basic(Range<usize>, Range<usize>),
+    Env(Range<usize>, Range<usize>),
     Words(Vec<String>),
-    Handed(String),
+    Handed(Range<usize>),
 }
 
 /// Every secret value known to this run, masked in whatever it renders.
@@ -118,6 +128,8 @@ enum Lesson {
 pub struct Redactor {
     /// Taught, in order, and not yet learned (see the module's docs).
     pending: Vec<Lesson>,
+    /// The texts of `pending`, one after another.
+    noted: String,
     /// One per form of each secret, in the order learned: of two equal
     /// needles, the first one's replacement is used.
     needles: Vec<(String, Replacement)>,
@@ -132,7 +144,7 @@ pub struct Redactor {
     /// is sorted by needle, then by age, for a binary search).
     unsorted: bool,
     /// Texts masked since the needles last changed: `None` when unchanged.
-    memo: HashMap<String, Option<String>>,
+    memo: HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>,
 }
 
 impl Redactor {
@@ -150,20 +162,22 @@ impl Redactor {
     /// server may turn it into (JSON- and terminal-escaped, percent-encoded,
     /// base64).
     pub fn learn(&mut self, secret: &str) {
-        self.pending.push(Lesson::Secret(secret.to_string()));
+        let secret = self.note(secret);
+        self.pending.push(Lesson::Secret(secret));
     }
 
     /// Learns a URL password: masked in free text when long enough, and as
     /// `:password@` whatever its length.
     pub fn learn_url_password(&mut self, password: &str) {
-        self.pending.push(Lesson::UrlPassword(password.to_string()));
+        let password = self.note(password);
+        self.pending.push(Lesson::UrlPassword(password));
     }
 
     /// Learns an HTTP Basic credential as a client sends it:
     /// `base64(user:password)`, and the password itself.
     pub fn learn_basic(&mut self, user: &str, password: &str) {
-        self.pending
-            .push(Lesson::Basic(user.to_string(), password.to_string()));
+        let lesson = Lesson::Basic(self.note(user), self.note(password));
+        self.pending.push(lesson);
     }
 
     /// Learns every secret `scan` finds in every scope's servers.
@@ -233,7 +247,7 @@ impl Redactor {
 
     fn note_findings(&mut self, findings: &[secrets::Finding]) {
         for finding in findings {
-            let secret = finding.secret.clone();
+            let secret = self.note(&finding.secret);
             self.pending.push(
                 if finding.field == Field::UrlPassword
                     || finding.rule == secrets::URL_USERINFO_PASSWORD
@@ -251,7 +265,8 @@ impl Redactor {
     fn note_defaults(&mut self, text: &str) {
         for reference in expansion::references(text) {
             if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
-                self.pending.push(Lesson::Env(reference.name, default));
+                let lesson = Lesson::Env(self.note(&reference.name), self.note(&default));
+                self.pending.push(lesson);
             }
         }
     }
@@ -261,8 +276,8 @@ impl Redactor {
     /// is a secret and the value is a literal (`GITHUB_TOKEN=dev`): what
     /// is shown is masked even where `scan` would call the value a decoy.
     pub fn learn_env(&mut self, name: &str, value: &str) {
-        self.pending
-            .push(Lesson::Env(name.to_string(), value.to_string()));
+        let lesson = Lesson::Env(self.note(name), self.note(value));
+        self.pending.push(lesson);
     }
 
     /// Learns the secrets among command-line words: token formats, secret
@@ -278,7 +293,8 @@ impl Redactor {
     /// would flag, and any opaque token-like value that no reader needs to
     /// see in an error (see [`is_opaque`]).
     pub fn learn_handed(&mut self, value: &str) {
-        self.pending.push(Lesson::Handed(value.to_string()));
+        let value = self.note(value);
+        self.pending.push(Lesson::Handed(value));
     }
 
     /// Learns now what was taught so far (otherwise done by the first
@@ -288,18 +304,20 @@ impl Redactor {
         if self.pending.is_empty() {
             return;
         }
-        // A lesson may teach more (a default inside an env value): those
-        // go on the queue, learned right after it.
-        let mut queue: std::collections::VecDeque<Lesson> =
-            std::mem::take(&mut self.pending).into();
-        while let Some(lesson) = queue.pop_front() {
-            self.study(lesson);
-            if !self.pending.is_empty() {
-                for (at, taught) in std::mem::take(&mut self.pending).into_iter().enumerate() {
-                    queue.insert(at, taught);
-                }
-            }
+        let lessons = std::mem::take(&mut self.pending);
+        let noted = std::mem::take(&mut self.noted);
+        for lesson in lessons {
+            self.study(&noted, lesson);
+            // What a lesson taught (a default inside an env value) is
+            // learned right after it, as learning it at once did.
+            self.settle();
         }
+    }
+
+    fn note(&mut self, text: &str) -> Range<usize> {
+        let start = self.noted.len();
+        self.noted.push_str(text);
+        start..self.noted.len()
     }
 
     /// Learns everything `other` knows and was taught, after what this one
@@ -317,14 +335,14 @@ impl Redactor {
         self.seen.extend(other.seen);
     }
 
-    fn study(&mut self, lesson: Lesson) {
+    fn study(&mut self, noted: &str, lesson: Lesson) {
         match lesson {
-            Lesson::Secret(secret) => self.learn_now(&secret),
-            Lesson::UrlPassword(password) => self.learn_url_password_now(&password),
-            Lesson::Basic(user, password) => self.learn_basic_now(&user, &password),
-            Lesson::Env(name, value) => self.learn_env_now(&name, &value),
+            Lesson::Secret(secret) => self.learn_now(&noted[secret]),
+            Lesson::UrlPassword(password) => self.learn_url_password_now(&noted[password]),
+            Lesson::Basic(user, password) => self.learn_basic_now(&noted[user], &noted[password]),
+            Lesson::Env(name, value) => self.learn_env_now(&noted[name], &noted[value]),
             Lesson::Words(words) => self.learn_words_now(&words),
-            Lesson::Handed(value) => self.learn_handed_now(&value),
+            Lesson::Handed(value) => self.learn_handed_now(&noted[value]),
         }
     }
 
@@ -334,12 +352,26 @@ impl Redactor {
         }
         self.seen.insert(secret.to_string());
         let mut forms = vec![secret.to_string()];
-        if let Ok(json) = serde_json::to_string(secret) {
-            forms.push(json[1..json.len() - 1].to_string());
+        // A form that is the secret itself (most tokens need no escaping)
+        // is not made again.
+        if secret.contains(['"', '\\']) || secret.contains(|c: char| c.is_control()) {
+            if let Ok(json) = serde_json::to_string(secret) {
+                forms.push(json[1..json.len() - 1].to_string());
+            }
         }
-        forms.push(crate::mechanics::display::escape(secret).into_owned());
-        forms.push(utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string());
-        forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+        if let Cow::Owned(escaped) = crate::mechanics::display::escape(secret) {
+            forms.push(escaped);
+        }
+        if let Cow::Owned(encoded) = Cow::from(utf8_percent_encode(secret, NON_ALPHANUMERIC)) {
+            forms.push(encoded);
+        }
+        // What the form serializer leaves as it is.
+        if !secret
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'*' | b'-' | b'.' | b'_'))
+        {
+            forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+        }
         forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
         forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
         forms.sort();
