@@ -115,7 +115,10 @@ fn gitleaks(dir: &Path) -> Option<Run> {
         .ok()?;
     let help = String::from_utf8_lossy(&help.stdout);
     let dir = dir.display().to_string();
-    let args: Vec<&str> = if help.lines().any(|line| line.trim_start().starts_with("dir ")) {
+    let args: Vec<&str> = if help
+        .lines()
+        .any(|line| line.trim_start().starts_with("dir "))
+    {
         vec!["dir", "--no-git", "--no-banner", "--exit-code", "1", &dir]
     } else {
         vec![
@@ -152,7 +155,10 @@ fn dotenv(root: &Path, mcpenv: &Path, runs: usize) {
         ];
         args.extend(run.args.iter().cloned());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        Run::new("sh", &args).dir(&project).env("HOME", &home).no_peak()
+        Run::new("sh", &args)
+            .dir(&project)
+            .env("HOME", &home)
+            .no_peak()
     };
     let run = roomy(Run::new(mcpenv, &["run", "--", "true"]));
     let cat_roomy = roomy(cat.clone());

@@ -181,7 +181,11 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 
 /// Which rules a string may match, from the literals their heads start
 /// with; built on the first string long enough to hold a token.
-static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| Prefilter::new(RULE_SPECS));
+static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
+
+fn prefilter() -> &'static Prefilter {
+    PREFILTER.get_or_init(|| Prefilter::new(RULE_SPECS))
+}
 
 /// Every token-format rule, in the reference's order.
 pub fn rules() -> &'static [Rule] {
@@ -446,7 +450,7 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
     if text.len() < MIN_RULE_MATCH {
         return;
     }
-    let candidates = PREFILTER.candidates(text);
+    let candidates = prefilter().candidates(text);
     if candidates.rules.is_empty() {
         return;
     }
@@ -1979,6 +1983,58 @@ mod tests {
     }
 
     const GHP: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngAbCdEf1234";
+
+    /// Runs the test named `name` again in a process of its own, where no
+    /// other test compiled anything yet; `true` in that process.
+    fn in_a_fresh_process(name: &str) -> bool {
+        if std::env::var_os("MCPENV_TEST_FRESH_PROCESS").is_some() {
+            return true;
+        }
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--test-threads=1", "--quiet"])
+            .env("MCPENV_TEST_FRESH_PROCESS", "1")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name} failed in a process of its own");
+        false
+    }
+
+    fn compiled_rules() -> Vec<&'static str> {
+        rules()
+            .iter()
+            .filter(|rule| rule.compiled.get().is_some())
+            .map(|rule| rule.id)
+            .collect()
+    }
+
+    #[test]
+    fn nothing_is_compiled_before_a_string_needs_it() {
+        if !in_a_fresh_process("secrets::tests::nothing_is_compiled_before_a_string_needs_it") {
+            return;
+        }
+        // What every command does first: learn its arguments, then print
+        // a line through the shield.
+        let words: Vec<String> = ["run", "--", "true"].map(String::from).to_vec();
+        let shield = crate::secrets::redact::Shield::for_arguments(&words);
+        let _ = shield.clean("No MCP servers configured\n");
+        let mut redactor = crate::secrets::redact::Redactor::new();
+        redactor.learn_env("PORT", "3000");
+        redactor.learn_env("NAME", "a plain value, long");
+        let _ = redactor.mask_text("a line");
+        assert_eq!(rules().len(), RULE_SPECS.len());
+        assert!(compiled_rules().is_empty(), "{:?}", compiled_rules());
+        // A string without any rule's literal runs no regex.
+        assert!(scan(json!({"env": {"NOTE": "nothing secret in this long text"}})).is_empty());
+        assert!(PREFILTER.get().is_some());
+        assert!(compiled_rules().is_empty(), "{:?}", compiled_rules());
+        // One with a literal compiles the rules that literal names.
+        assert_eq!(
+            scan(json!({"env": {"T": GHP}})),
+            [found("env.T", "github-pat", GHP)]
+        );
+        assert_eq!(compiled_rules(), ["github-pat"]);
+    }
 
     #[test]
     fn every_rule_compiles_once_with_a_unique_id() {

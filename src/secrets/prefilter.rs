@@ -300,7 +300,7 @@ mod tests {
         assert!(always.is_empty(), "rules without a literal: {always:?}");
         for (id, _, lead, head, _) in RULE_SPECS {
             let (literals, _) = rule_literals(lead, head).unwrap();
-            assert!(literals.len() <= 100, "{id}: {} literals", literals.len());
+            assert!(literals.len() <= 256, "{id}: {} literals", literals.len());
         }
     }
 

@@ -955,6 +955,107 @@ mod tests {
         );
     }
 
+    /// What masking was before it was one pass: an Aho-Corasick automaton
+    /// of every needle, leftmost-longest, the first of equal needles.
+    fn masked_by_automaton(redactor: &mut Redactor, text: &str) -> String {
+        redactor.settle();
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(redactor.needles.iter().map(|(needle, _)| needle))
+            .unwrap();
+        let replacements: Vec<String> = redactor
+            .needles
+            .iter()
+            .map(|(needle, replacement)| match replacement {
+                Replacement::Masked => mask(needle),
+                Replacement::UrlPassword => ":****@".to_string(),
+            })
+            .collect();
+        automaton.replace_all(text, &replacements)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_masks_as_the_automaton_did(
+            secrets in proptest::collection::vec("[ab:@_x]{3,12}", 1..8),
+            passwords in proptest::collection::vec("[ab:x]{0,5}", 0..3),
+            text in "[ab:@_x y]{0,80}",
+        ) {
+            let mut redactor = Redactor::new();
+            for secret in &secrets {
+                redactor.learn(secret);
+            }
+            for password in &passwords {
+                redactor.learn_url_password(password);
+            }
+            let expected = masked_by_automaton(&mut redactor, &text);
+            proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected.clone());
+            // Remembered, the same again.
+            proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected);
+        }
+    }
+
+    #[test]
+    fn prefixes_shared_by_many_needles_find_the_longest() {
+        let mut redactor = Redactor::new();
+        for secret in [
+            "secret_abc",
+            "secret_abcdef",
+            "secret_abd",
+            "secret_b",
+            "secret_abcde9",
+        ] {
+            redactor.learn(secret);
+        }
+        for text in [
+            "x secret_abcdefg secret_abcde secret_abc9 secret_ab secret_b",
+            "secret_abcde9 secret_abd secret_abcdef",
+        ] {
+            let expected = masked_by_automaton(&mut redactor, text);
+            assert_eq!(redactor.mask_text(text), expected);
+        }
+    }
+
+    #[test]
+    fn what_is_taught_is_learned_in_order_when_first_needed() {
+        let mut redactor = Redactor::new();
+        redactor.learn_env("URL", "${API_TOKEN:-Zq8mW3xR7vT2nK9pL4sJ6hF1}");
+        redactor.learn_words(&["--token=Yp7nB2vC9xZ4mK8qL3wR".to_string()]);
+        assert!(redactor.needles.is_empty(), "nothing learned before a mask");
+        assert!(!redactor.is_empty());
+        let shown = redactor
+            .mask_text("Zq8mW3xR7vT2nK9pL4sJ6hF1 Yp7nB2vC9xZ4mK8qL3wR")
+            .into_owned();
+        assert_eq!(shown, "Zq8m…6hF1 Yp7n…L3wR");
+        assert!(redactor.pending.is_empty() && redactor.noted.is_empty());
+    }
+
+    #[test]
+    fn absorbed_redactors_mask_as_one_that_learned_it_all() {
+        let secrets = [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        ];
+        let mut one = Redactor::new();
+        let mut parts = [Redactor::new(), Redactor::new()];
+        for (index, secret) in secrets.iter().enumerate() {
+            one.learn(secret);
+            parts[index].learn(secret);
+            parts[index].learn_url_password("pw9");
+        }
+        one.learn_url_password("pw9");
+        let mut shield = Redactor::new();
+        for part in parts {
+            shield.absorb(part);
+        }
+        let text = format!("{} and {} at db://u:pw9@h", secrets[0], secrets[1]);
+        assert_eq!(shield.mask_text(&text), one.mask_text(&text));
+        assert_eq!(
+            shield.mask_text(&text),
+            "ghp_…2345 and sk_l…p7dc at db://u:****@h"
+        );
+    }
+
     #[test]
     fn handed_values_are_masked_only_when_opaque() {
         assert!(is_opaque("Zx8kQ2mN7pL4vR9t"));

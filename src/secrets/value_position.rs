@@ -594,10 +594,56 @@ mod tests {
         }
         .unwrap();
         let start = string.find(secret).unwrap();
-        ParsedText::parse(text, syntax)
+        let span = start..start + secret.len();
+        let position = ParsedText::parse(text, syntax)
             .unwrap()
-            .locate(server, &field, start..start + secret.len())
-            .unwrap()
+            .locate(server, &field, span.clone())
+            .unwrap();
+        // Strict JSON stepped through gives the same position.
+        if syntax == Syntax::Json && serde_json::from_str::<serde_json::Value>(text).is_ok() {
+            let strict = ParsedText::strict_json(text).unwrap();
+            assert_eq!(strict.locate(server, &field, span), Some(position));
+        }
+        position
+    }
+
+    #[test]
+    fn strict_json_is_located_as_the_tree_locates_it() {
+        let text = concat!(
+            "{\"mcpServers\": {\"a\": {\"env\": {\"T\": \"first\"}},\n",
+            "  \"a\": {\"command\": {\"path\": \"x\", \"args\": [1, {\"k\": [\"]\"]}, \"tok\\\"en9\"]},\n",
+            "    \"env\": {\"T\": 7, \"K\\u0041\": \"v\\u00e9\\ud83d\\ude00w\"}, \"url\": \"https://u:p@h\"},\n",
+            "  \"\\u0062\": {\"headers\": {\"X\": \"{[\\\\\"}}}, \"n\": [true, null, -1.5e3]}"
+        );
+        assert!(
+            serde_json::from_str::<serde_json::Value>(text).is_ok(),
+            "{text}"
+        );
+        let tree = ParsedText::parse(text, Syntax::Json).unwrap();
+        let strict = ParsedText::strict_json(text).unwrap();
+        let cases: Vec<(&[&str], Field, Range<usize>)> = vec![
+            (&["mcpServers", "a"], Field::Env("T".to_string()), 0..1),
+            (&["mcpServers", "a"], Field::Env("KA".to_string()), 1..3),
+            (&["mcpServers", "a"], Field::Env("KA".to_string()), 3..7),
+            (&["mcpServers", "a"], Field::Arg(2), 0..6),
+            (&["mcpServers", "a"], Field::Arg(1), 0..1),
+            (&["mcpServers", "a"], Field::Command, 0..1),
+            (&["mcpServers", "a"], Field::UrlPassword, 10..11),
+            (&["mcpServers", "b"], Field::Header("X".to_string()), 1..3),
+            (&["mcpServers", "c"], Field::Command, 0..1),
+            (&["n"], Field::Arg(0), 0..1),
+        ];
+        for (server, field, span) in cases {
+            assert_eq!(
+                strict.locate(server, &field, span.clone()),
+                tree.locate(server, &field, span.clone()),
+                "{server:?} {field:?} {span:?}"
+            );
+        }
+        // Deeper than jsonc-parser reads: no position either way.
+        let deep = format!("{{\"a\": {}1{}}}", "[".repeat(600), "]".repeat(600));
+        assert!(ParsedText::parse(&deep, Syntax::Json).is_none());
+        assert!(ParsedText::strict_json(&deep).is_none());
     }
 
     fn pos(line: usize, column: usize, end_line: usize, end_column: usize) -> Position {
