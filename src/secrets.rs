@@ -87,6 +87,9 @@ struct CompiledRule {
     /// Whether the secret is capture group 1 rather than the whole match.
     captures: bool,
     tier: Tier,
+    /// The longest match there can be, if bounded: an anchored search
+    /// reads no further (a backtracker clears what it may visit).
+    longest: Option<usize>,
 }
 
 impl Rule {
@@ -109,6 +112,9 @@ impl Rule {
             let regex = build(&self.pattern);
             let prefix = build(&self.prefix_pattern);
             let captures = regex.captures_len() > 1;
+            let longest = regex_syntax::parse(&self.pattern)
+                .ok()
+                .and_then(|hir| hir.properties().maximum_len());
             let tier = if captures {
                 Tier::Context
             } else if WEAK_TOKEN_RULES.contains(&self.id) {
@@ -121,6 +127,7 @@ impl Rule {
                 prefix,
                 captures,
                 tier,
+                longest,
             }
         })
     }
@@ -468,7 +475,7 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
         let starts = (rule.starts_with_literal && !candidates.anywhere.contains(index))
             .then(|| candidates.starts_of(index));
         if compiled.captures {
-            for secret in capture_matches(&compiled.regex, text, starts.as_deref()) {
+            for secret in capture_matches(compiled, text, starts.as_deref()) {
                 let Some(secret) = secret else {
                     continue;
                 };
@@ -482,7 +489,7 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
                 }
             }
         } else {
-            for span in token_matches(&compiled.regex, text, starts.as_deref()) {
+            for span in token_matches(compiled, text, starts.as_deref()) {
                 if token_goes_on(text, &span) || !format_holds(rule.id, text, &span) {
                     continue;
                 }
@@ -499,7 +506,8 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
 
 /// The matches `regex.find_iter(text)` gives, found by anchored searches
 /// at `starts` when given (every match starts at one of them).
-fn token_matches(regex: &Regex, text: &str, starts: Option<&[usize]>) -> Vec<Range<usize>> {
+fn token_matches(rule: &CompiledRule, text: &str, starts: Option<&[usize]>) -> Vec<Range<usize>> {
+    let regex = &rule.regex;
     let Some(starts) = starts else {
         return regex.find_iter(text).map(|found| found.range()).collect();
     };
@@ -509,7 +517,7 @@ fn token_matches(regex: &Regex, text: &str, starts: Option<&[usize]>) -> Vec<Ran
         if start < from {
             continue;
         }
-        let input = Input::new(text).range(start..).anchored(Anchored::Yes);
+        let input = anchored_at(rule, text, start);
         if let Some(matched) = regex.search(&input) {
             from = matched.end();
             found.push(matched.range());
@@ -518,13 +526,23 @@ fn token_matches(regex: &Regex, text: &str, starts: Option<&[usize]>) -> Vec<Ran
     found
 }
 
+/// An anchored search of `text` at `start`, as far as a match can reach
+/// (look-arounds still see the text after it).
+fn anchored_at<'t>(rule: &CompiledRule, text: &'t str, start: usize) -> Input<'t> {
+    let end = rule
+        .longest
+        .map_or(text.len(), |longest| text.len().min(start + longest));
+    Input::new(text).range(start..end).anchored(Anchored::Yes)
+}
+
 /// Group 1 of each match `regex.captures_iter(text)` gives, found as
 /// [`token_matches`] finds them.
 fn capture_matches(
-    regex: &Regex,
+    rule: &CompiledRule,
     text: &str,
     starts: Option<&[usize]>,
 ) -> Vec<Option<Range<usize>>> {
+    let regex = &rule.regex;
     let Some(starts) = starts else {
         // A head hit (`://`, `--token`) often has no full match; checking
         // first spares the allocation `captures_iter` makes up front.
@@ -543,7 +561,7 @@ fn capture_matches(
         if start < from {
             continue;
         }
-        let input = Input::new(text).range(start..).anchored(Anchored::Yes);
+        let input = anchored_at(rule, text, start);
         regex.search_captures(&input, &mut captures);
         if let Some(whole) = captures.get_match() {
             from = whole.end();

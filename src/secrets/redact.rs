@@ -325,6 +325,13 @@ impl Redactor {
     pub fn absorb(&mut self, mut other: Self) {
         self.settle();
         other.settle();
+        if self.needles.is_empty() {
+            // Nothing of ours to keep first: take the other's whole.
+            let mut seen = std::mem::take(&mut other.seen);
+            seen.extend(std::mem::take(&mut self.seen));
+            *self = Self { seen, ..other };
+            return;
+        }
         if other.needles.is_empty() {
             self.seen.extend(other.seen);
             return;
