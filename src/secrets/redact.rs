@@ -361,10 +361,10 @@ impl Redactor {
         let mut forms = vec![secret.to_string()];
         // A form that is the secret itself (most tokens need no escaping)
         // is not made again.
-        if secret.contains(['"', '\\']) || secret.contains(|c: char| c.is_control()) {
-            if let Ok(json) = serde_json::to_string(secret) {
-                forms.push(json[1..json.len() - 1].to_string());
-            }
+        if (secret.contains(['"', '\\']) || secret.contains(|c: char| c.is_control()))
+            && let Ok(json) = serde_json::to_string(secret)
+        {
+            forms.push(json[1..json.len() - 1].to_string());
         }
         if let Cow::Owned(escaped) = crate::mechanics::display::escape(secret) {
             forms.push(escaped);
