@@ -302,39 +302,48 @@ mod strict {
         match bytes.get(at)? {
             b'{' => {
                 let mut members = HashMap::new();
-                let mut next = skip_ws(bytes, at + 1);
-                if bytes.get(next) == Some(&b'}') {
-                    return Some(Node::Object(members));
-                }
-                loop {
-                    let key_end = string_end(bytes, next)?;
-                    let key = string_value(text, next..key_end)?;
+                items(bytes, at, b'}', |start| {
+                    let key_end = string_end(bytes, start)?;
+                    let key = string_value(text, start..key_end)?;
                     let colon = skip_ws(bytes, key_end);
                     let value = skip_ws(bytes, colon + 1);
                     members.insert(key, value);
-                    next = skip_ws(bytes, value_end(bytes, value)?);
-                    match bytes.get(next)? {
-                        b',' => next = skip_ws(bytes, next + 1),
-                        _ => return Some(Node::Object(members)),
-                    }
-                }
+                    Some(value)
+                })?;
+                Some(Node::Object(members))
             }
             b'[' => {
                 let mut elements = Vec::new();
-                let mut next = skip_ws(bytes, at + 1);
-                if bytes.get(next) == Some(&b']') {
-                    return Some(Node::Array(elements));
-                }
-                loop {
-                    elements.push(next);
-                    next = skip_ws(bytes, value_end(bytes, next)?);
-                    match bytes.get(next)? {
-                        b',' => next = skip_ws(bytes, next + 1),
-                        _ => return Some(Node::Array(elements)),
-                    }
-                }
+                items(bytes, at, b']', |start| {
+                    elements.push(start);
+                    Some(start)
+                })?;
+                Some(Node::Array(elements))
             }
             _ => Some(Node::Other),
+        }
+    }
+
+    /// Steps through the members or elements of the object or array at
+    /// `at`, which `close` ends: `item` is told where each starts and
+    /// says where its value starts (after a member's key).
+    fn items(
+        bytes: &[u8],
+        at: usize,
+        close: u8,
+        mut item: impl FnMut(usize) -> Option<usize>,
+    ) -> Option<()> {
+        let mut next = skip_ws(bytes, at + 1);
+        if bytes.get(next) == Some(&close) {
+            return Some(());
+        }
+        loop {
+            let value = item(next)?;
+            next = skip_ws(bytes, value_end(bytes, value)?);
+            match bytes.get(next)? {
+                b',' => next = skip_ws(bytes, next + 1),
+                _ => return Some(()),
+            }
         }
     }
 
