@@ -53,8 +53,10 @@ impl Run {
     }
 
     pub fn env(mut self, name: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
-        self.env
-            .push((name.to_string(), value.as_ref().to_string_lossy().into_owned()));
+        self.env.push((
+            name.to_string(),
+            value.as_ref().to_string_lossy().into_owned(),
+        ));
         self
     }
 
@@ -98,7 +100,12 @@ impl Run {
             self.args
         );
         let peak = timed
-            .then(|| stderr.lines().last().and_then(|line| line.trim().parse().ok()))
+            .then(|| {
+                stderr
+                    .lines()
+                    .last()
+                    .and_then(|line| line.trim().parse().ok())
+            })
             .flatten();
         (millis, peak)
     }
@@ -222,4 +229,13 @@ pub fn plain_read(file: &Path) -> Run {
 /// Starting a process that does nothing.
 pub fn true_program() -> Run {
     Run::new("/bin/true", &[])
+}
+
+/// A HOME and a project (a git repository) under `root`, both empty.
+pub fn home_and_project(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let home = root.join("home");
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    (home, project)
 }
