@@ -28,7 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::mechanics::fsx::{self, NewMode};
+use crate::mechanics::fsx;
 
 /// How many edits are kept.
 pub const KEPT_EDITS: usize = 20;
@@ -114,28 +114,40 @@ impl Place {
 
     /// In `~/.claude.json`: the project's when the change touches
     /// `projects` (its own entry, or, conservatively, any), else the user's.
-    /// The writer checked `after` already: its members are found without a
-    /// second parse, which would cost more than the rest of the edit.
-    fn shared_owner(&self, after: &[u8], changed: &std::ops::Range<usize>) -> Owner {
-        let Ok(text) = std::str::from_utf8(after) else {
-            return Owner::Project;
+    /// Found in the bytes before the edit, where the change replaced
+    /// `changed`: the writer checked both texts already, so members are
+    /// found without a second parse, which would cost more than the rest
+    /// of the edit. Only when `projects` did not exist before is the new
+    /// text (`after`) looked at.
+    fn shared_owner(
+        &self,
+        before: &[u8],
+        changed: std::ops::Range<usize>,
+        after: impl FnOnce() -> Vec<u8>,
+    ) -> Owner {
+        let member = |text: &[u8]| {
+            let text = std::str::from_utf8(text).ok()?;
+            let is_object = text
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .starts_with('{');
+            Some((
+                is_object,
+                crate::mechanics::document::root_member_of_valid(text, "projects"),
+            ))
         };
-        match crate::mechanics::document::root_member_of_valid(text, "projects") {
-            Some(projects)
+        match member(before) {
+            Some((_, Some(projects)))
                 if projects.key_span.start > changed.end
                     || changed.start > projects.value_span.end =>
             {
                 Owner::User
             }
-            Some(_) => Owner::Project,
-            None if text
-                .trim_start_matches('\u{feff}')
-                .trim_start()
-                .starts_with('{') =>
-            {
-                Owner::User
-            }
-            None => Owner::Project,
+            Some((_, Some(_))) => Owner::Project,
+            _ => match member(&after()) {
+                Some((true, None)) => Owner::User,
+                _ => Owner::Project,
+            },
         }
     }
 }
@@ -209,6 +221,10 @@ pub struct Journal {
     /// Secrets the edit moved out of plaintext or removed: no earlier
     /// edit's copy may keep them either.
     scrubbed: Vec<String>,
+    /// Copies made by hard-linking a file's old inode into the edit's
+    /// directory before the file was replaced ([`Journal::stage`]): the
+    /// file and the copy's name, until [`Journal::keep`] takes them.
+    staged: Vec<(PathBuf, String)>,
 }
 
 /// What the journal kept of an edit.
@@ -240,6 +256,64 @@ impl Journal {
             problem: None,
             forgone: None,
             scrubbed: Vec::new(),
+            staged: Vec::new(),
+        }
+    }
+
+    /// Keeps the previous bytes of `resolved`, about to be replaced by a
+    /// rename, at no cost: its inode (`inode`, as read, with no other
+    /// name) is hard-linked into the edit's directory, where it stays once
+    /// the rename takes the file's name away from it. Returns whether it
+    /// did; when it cannot (another file system, a file with other names,
+    /// a journal that cannot be written), [`Journal::keep`] writes a copy
+    /// as before. A staged copy the edit does not use is dropped by
+    /// [`Journal::unstage`].
+    pub fn stage(&mut self, resolved: &Path, inode: (u64, u64)) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        if self.problem.is_some()
+            || self.forgone.is_some()
+            || self.record.files.iter().any(|file| file.path == resolved)
+        {
+            return false;
+        }
+        self.unstage(resolved);
+        let dir = match &self.dir {
+            Some(dir) => dir.clone(),
+            None => match self.create_dir() {
+                Ok(dir) => {
+                    self.dir = Some(dir.clone());
+                    dir
+                }
+                Err(_) => return false,
+            },
+        };
+        let name = format!("{}.linked.before", self.record.files.len());
+        let copy = dir.join(&name);
+        let _ = fs::remove_file(&copy);
+        if fs::hard_link(resolved, &copy).is_err() {
+            return false;
+        }
+        // The name may have been given to another file in between.
+        match fs::symlink_metadata(&copy) {
+            Ok(metadata) if (metadata.dev(), metadata.ino()) == inode => {
+                self.staged.push((resolved.to_path_buf(), name));
+                true
+            }
+            _ => {
+                let _ = fs::remove_file(&copy);
+                false
+            }
+        }
+    }
+
+    /// Drops the copy [`Journal::stage`] made of `resolved`, if any: the
+    /// file was not replaced after all.
+    pub fn unstage(&mut self, resolved: &Path) {
+        if let Some(index) = self.staged.iter().position(|(path, _)| path == resolved) {
+            let (_, name) = self.staged.remove(index);
+            if let Some(dir) = &self.dir {
+                let _ = fs::remove_file(dir.join(name));
+            }
         }
     }
 
@@ -258,6 +332,7 @@ impl Journal {
         if self.forgone.is_none() {
             self.forgone = Some(reason.to_string());
         }
+        self.staged.clear();
         if let Some(dir) = self.dir.take() {
             let _ = fs::remove_dir_all(dir);
         }
@@ -365,18 +440,25 @@ impl Journal {
             }
             (None, None) => &[],
         };
-        let after = after.concat();
-        let kept_prefix = common_prefix(before, &after);
-        let kept_suffix = common_suffix(&before[kept_prefix..], &after[kept_prefix..]);
-        let changed = kept_prefix..after.len() - kept_suffix;
-        let owner = owner.unwrap_or_else(|| self.place.shared_owner(&after, &changed));
+        // Compared piece by piece: the new text is never put together
+        // whole, which would hold a 25 MB `~/.claude.json` twice.
+        let after_len: usize = after.iter().map(|piece| piece.len()).sum();
+        let kept_prefix = common_prefix_pieces(before, after);
+        let kept_suffix = common_suffix_pieces(&before[kept_prefix..], after, kept_prefix);
+        let changed = kept_prefix..after_len - kept_suffix;
+        let owner = owner.unwrap_or_else(|| {
+            self.place
+                .shared_owner(before, kept_prefix..before.len() - kept_suffix, || {
+                    after.concat()
+                })
+        });
         let middle = if changed.is_empty() {
             None
         } else {
             let name = format!("{index}.after");
             let copy = dir.join(&name);
             let _ = fs::remove_file(&copy);
-            write_private(&copy, &after[changed])?;
+            write_private(&copy, &slice_of_pieces(after, changed))?;
             Some(name)
         };
         let file = &mut self.record.files[index];
@@ -403,13 +485,36 @@ impl Journal {
                 dir
             }
         };
+        let staged = self
+            .staged
+            .iter()
+            .position(|(path, _)| path == resolved)
+            .map(|index| self.staged.remove(index).1);
         let (copy, before_digest) = match before {
             Some(text) => {
-                let name = format!("{}.before", self.record.files.len());
-                write_private(&dir.join(&name), text.as_bytes())?;
+                let name = match staged {
+                    // The old inode itself: no longer the file, and now
+                    // readable by its owner alone, as every copy is.
+                    Some(name) => {
+                        use std::os::unix::fs::PermissionsExt;
+                        fs::set_permissions(dir.join(&name), fs::Permissions::from_mode(0o600))
+                            .map_err(failed("protect", &dir.join(&name)))?;
+                        name
+                    }
+                    None => {
+                        let name = format!("{}.before", self.record.files.len());
+                        write_private(&dir.join(&name), text.as_bytes())?;
+                        name
+                    }
+                };
                 (Some(name), Some(digest(&[text.as_bytes()])))
             }
-            None => (None, None),
+            None => {
+                if let Some(name) = staged {
+                    let _ = fs::remove_file(dir.join(name));
+                }
+                (None, None)
+            }
         };
         self.record.files.push(FileRecord {
             path: resolved.to_path_buf(),
@@ -450,12 +555,10 @@ impl Journal {
         };
         let text = serde_json::to_string_pretty(&self.record).map_err(io::Error::other)?;
         let record = dir.join(RECORD);
-        fsx::write_atomic(&record, &[text.as_bytes()], NewMode::Exact(0o600), || {
-            Ok::<(), ()>(())
-        })
-        .map_err(failed("write", &record))?
-        .map_err(|()| io::Error::other("not verified"))
-        .map_err(failed("write", &record))
+        // Unsynced like the copies: a record lost in a crash costs an
+        // undo, never the edit, and an fsync here would cost as much as
+        // the edit's own.
+        fsx::replace_unsynced(&record, text.as_bytes(), 0o600).map_err(failed("write", &record))
     }
 
     /// Drops what was kept of this edit: it was not made whole.
@@ -554,6 +657,57 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         .zip(b[..b.len() - at].iter().rev())
         .take_while(|(x, y)| x == y)
         .count()
+}
+
+/// How many leading bytes `before` shares with the concatenation of
+/// `pieces`.
+fn common_prefix_pieces(before: &[u8], pieces: &[&[u8]]) -> usize {
+    let mut at = 0;
+    for piece in pieces {
+        let shared = common_prefix(&before[at.min(before.len())..], piece);
+        at += shared;
+        if shared < piece.len() {
+            break;
+        }
+    }
+    at
+}
+
+/// How many trailing bytes `before` shares with the concatenation of
+/// `pieces`, not counting the first `skip` bytes of the pieces (their
+/// common prefix, already taken).
+fn common_suffix_pieces(before: &[u8], pieces: &[&[u8]], skip: usize) -> usize {
+    let mut end = before.len();
+    let mut left = pieces.iter().map(|piece| piece.len()).sum::<usize>() - skip;
+    let mut shared_total = 0;
+    for piece in pieces.iter().rev() {
+        // The part of this piece after the skipped prefix.
+        let usable = piece.len().min(left);
+        let piece = &piece[piece.len() - usable..];
+        let shared = common_suffix(&before[..end], piece);
+        shared_total += shared;
+        end -= shared;
+        left -= usable;
+        if shared < piece.len() || left == 0 {
+            break;
+        }
+    }
+    shared_total
+}
+
+/// The bytes `range` of the concatenation of `pieces`.
+fn slice_of_pieces(pieces: &[&[u8]], range: std::ops::Range<usize>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(range.len());
+    let mut at = 0;
+    for piece in pieces {
+        let (start, end) = (at, at + piece.len());
+        at = end;
+        if end <= range.start || start >= range.end {
+            continue;
+        }
+        out.extend_from_slice(&piece[range.start.max(start) - start..range.end.min(end) - start]);
+    }
+    out
 }
 
 fn now() -> u64 {
