@@ -25,6 +25,7 @@ use crate::mechanics::diff::FileChange;
 use crate::mechanics::document::{JsonDocument, Splice, Step};
 use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
+use crate::mechanics::journal::Owner;
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1141,7 +1142,23 @@ fn write_config<E: From<ConfigError>>(
         // is not kept waiting while it is made.
         drop(_claude_lock);
         drop(_edit_lock);
-        edit.written(&resolved, before, &pieces);
+        // Whose the change is, known from where it is: finding it in the
+        // bytes would mean stepping over the whole of `projects` again.
+        let owner = target.is_claude_json().then(|| {
+            let in_projects = expect.is_empty()
+                || expect.iter().any(|fact| {
+                    let (Expect::Member { object_path, .. }
+                    | Expect::NoMember { object_path, .. }
+                    | Expect::Field { object_path, .. }) = fact;
+                    object_path.first().is_none_or(|first| first == "projects")
+                });
+            if in_projects {
+                Owner::Project
+            } else {
+                Owner::User
+            }
+        });
+        edit.written_as(&resolved, before, &pieces, owner);
         drop(pieces);
         drop(change);
         drop(snapshot);

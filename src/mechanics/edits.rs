@@ -315,9 +315,21 @@ impl Edit {
     /// of `after`. A journal that cannot keep the copy does not fail the
     /// edit, which is made already; [`Edit::finish`] says so.
     pub fn written(&self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
+        self.written_as(resolved, before, after, None);
+    }
+
+    /// [`Edit::written`] by a writer that knows whose the change is
+    /// (`owner`; `None`: the journal finds out from the bytes).
+    pub fn written_as(
+        &self,
+        resolved: &Path,
+        before: Option<&str>,
+        after: &[&[u8]],
+        owner: Option<journal::Owner>,
+    ) {
         if let Mode::Record { journal, state_dir } = &mut *self.mode() {
             let _lock = journal_lock(state_dir);
-            journal.keep(resolved, before, after);
+            journal.keep_owned(resolved, before, after, owner);
         }
     }
 
