@@ -1158,6 +1158,91 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_tells_a_later_change_from_metadata() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "abc").unwrap();
+        // An old file: its ctime is older than the temporary file made
+        // before the read, so metadata alone decides.
+        let old = SystemTime::now() - Duration::from_secs(60);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let temporary = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        let (bytes, snapshot) = read_snapshot(&path).unwrap().unwrap();
+        assert_eq!(bytes, b"abc");
+        assert!(snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        // Rewritten in place with bytes of the same length.
+        fs::write(&path, "abd").unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        // Replaced by a rename, with the very same bytes: another inode.
+        let other = temp.path().join("other");
+        fs::write(&other, "abc").unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        fs::remove_file(&path).unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+    }
+
+    #[test]
+    fn a_file_changed_after_the_temporary_was_made_is_compared_by_its_bytes() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        // Created after the temporary file: metadata cannot be trusted, so
+        // a same-size rewrite with its times put back is still found.
+        let temporary = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        fs::write(&path, "abc").unwrap();
+        let (bytes, snapshot) = read_snapshot(&path).unwrap().unwrap();
+        assert!(snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        let modified = fs::metadata(&path).unwrap().modified().unwrap();
+        fs::write(&path, "xyz").unwrap();
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+    }
+
+    #[test]
+    fn a_committed_write_is_checked_by_inode() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "old").unwrap();
+        let mut write = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        write.write(&[b"ne", b"w"]).unwrap();
+        let committed = write.commit(|_| Ok::<(), ()>(())).unwrap().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert!(committed.still_at(&path, &[b"new"]).unwrap());
+        // Another program renames its copy over it.
+        let other = temp.path().join("other");
+        fs::write(&other, "new").unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!committed.still_at(&path, &[b"new"]).unwrap());
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_uncommitted_write_leaves_nothing() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "keep").unwrap();
+        let mut write = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        write.write(&[b"lost"]).unwrap();
+        assert_eq!(write.commit(|_| Err("changed")).unwrap().unwrap_err(), "changed");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "keep");
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
+        replace_unsynced(&path, b"mine", 0o600).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "mine");
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
+    }
+
+    #[test]
     fn a_stale_claude_lock_is_taken_over() {
         let temp = tempfile::tempdir().unwrap();
         let target = temp.path().join(".claude.json");

@@ -1109,6 +1109,82 @@ mod tests {
     }
 
     #[test]
+    fn a_staged_link_is_the_copy_and_costs_no_copy() {
+        use std::os::unix::fs::MetadataExt;
+        let state = tempfile::tempdir().unwrap();
+        let place = place(state.path());
+        let shared = place.shared.clone();
+        let before = r#"{"mcpServers": {}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        fs::write(&shared, before).unwrap();
+        let metadata = fs::metadata(&shared).unwrap();
+        let inode = (metadata.dev(), metadata.ino());
+        let mut journal = Journal::new(state.path(), "add", place);
+        assert!(journal.stage(&shared, inode));
+        // The writer renames its new text over the file.
+        let after = r#"{"mcpServers": {"x": {}}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        let new = state.path().join("new");
+        fs::write(&new, after).unwrap();
+        fs::rename(&new, &shared).unwrap();
+        journal.keep_owned(
+            &shared,
+            Some(before),
+            &[&after.as_bytes()[..20], &after.as_bytes()[20..]],
+            Some(Owner::User),
+        );
+        let kept = journal.close();
+        assert_eq!((kept.files, kept.problem), (1, None));
+        let edit = edits(state.path()).unwrap().remove(0);
+        let file = &edit.record.files[0];
+        let copy = edit.dir.join(file.before.as_ref().unwrap());
+        let copied = fs::metadata(&copy).unwrap();
+        assert_eq!((copied.dev(), copied.ino()), inode, "the old inode itself");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(copied.permissions().mode() & 0o777, 0o600);
+        assert_eq!(edit.before(file).unwrap().as_deref(), Some(before));
+        assert_eq!(edit.after(file).unwrap().as_deref(), Some(after));
+        assert_eq!(file.owner, Owner::User);
+    }
+
+    #[test]
+    fn an_unused_staged_link_is_dropped() {
+        use std::os::unix::fs::MetadataExt;
+        let state = tempfile::tempdir().unwrap();
+        let file = state.path().join("f");
+        fs::write(&file, "old").unwrap();
+        let metadata = fs::metadata(&file).unwrap();
+        let mut journal = Journal::new(state.path(), "add", place(state.path()));
+        // Another inode than the one read: no link is kept.
+        assert!(!journal.stage(&file, (metadata.dev(), metadata.ino() + 1)));
+        assert!(journal.stage(&file, (metadata.dev(), metadata.ino())));
+        journal.unstage(&file);
+        assert_eq!(fs::metadata(&file).unwrap().nlink(), 1);
+        journal.keep(&file, Some("old"), &[b"new"]);
+        let edit = {
+            journal.close();
+            edits(state.path()).unwrap().remove(0)
+        };
+        assert_eq!(
+            edit.before(&edit.record.files[0]).unwrap().as_deref(),
+            Some("old")
+        );
+    }
+
+    #[test]
+    fn common_ends_are_found_across_pieces() {
+        let before = b"0123456789";
+        let pieces: [&[u8]; 3] = [b"0123", b"XY", b"6789"];
+        assert_eq!(common_prefix_pieces(before, &pieces), 4);
+        assert_eq!(common_suffix_pieces(&before[4..], &pieces, 4), 4);
+        assert_eq!(slice_of_pieces(&pieces, 4..6), b"XY");
+        let same: [&[u8]; 2] = [b"01234", b"56789"];
+        assert_eq!(common_prefix_pieces(before, &same), 10);
+        assert_eq!(common_suffix_pieces(&before[10..], &same, 10), 0);
+        let longer: [&[u8]; 2] = [b"0123", b"456789AB"];
+        assert_eq!(common_prefix_pieces(before, &longer), 10);
+        assert_eq!(slice_of_pieces(&longer, 10..12), b"AB");
+    }
+
+    #[test]
     fn common_ends_are_found_across_chunks() {
         let long = "x".repeat(10_000);
         let a = format!("{long}A{long}");
