@@ -9,7 +9,9 @@
 //!
 //! Peak memory (max RSS) comes from GNU time (`/usr/bin/time`, Debian
 //! package `time`) when present. `MCPENV_BENCH_RUNS` sets the number of
-//! runs of each row (default 15 on 25 MB, at most 7 on 100 MB).
+//! runs of each row (default 15 on 25 MB, at most 7 on 100 MB);
+//! `MCPENV_BENCH_BIN` another mcpenv binary to measure (an older build, to
+//! compare).
 
 use std::path::{Path, PathBuf};
 
@@ -141,8 +143,10 @@ fn bench_size(
         std::fs::copy(&fixture, &claude_json).unwrap();
     };
     reset();
+    let program = std::env::var_os("MCPENV_BENCH_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into());
     let mcpenv = |args: &[&str]| {
-        Run::new(env!("CARGO_BIN_EXE_mcpenv"), args)
+        Run::new(&program, args)
             .dir(&project)
             .env("HOME", &home)
             .env("XDG_STATE_HOME", home.join(".state"))
