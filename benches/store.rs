@@ -100,13 +100,23 @@ fn main() {
     let mut versus_claude = Vec::new();
     for size in &SIZES {
         let runs = paired::runs(15).min(size.max_runs);
-        bench_size(size, runs, claude.as_deref(), &mut peaks, &mut versus_claude);
+        bench_size(
+            size,
+            runs,
+            claude.as_deref(),
+            &mut peaks,
+            &mut versus_claude,
+        );
     }
     println!("\n| edit | peak memory | file | ratio | target |");
     println!("|---|---|---|---|---|");
     for (work, peak_mib, file_mib) in peaks {
         let ratio = peak_mib / file_mib;
-        let verdict = if ratio <= PEAK_TARGET { "" } else { " (missed)" };
+        let verdict = if ratio <= PEAK_TARGET {
+            ""
+        } else {
+            " (missed)"
+        };
         println!(
             "| {work} | {peak_mib:.1} MiB | {file_mib:.1} MiB | {ratio:.2}× | ≤ {PEAK_TARGET}×{verdict} |"
         );
@@ -143,8 +153,8 @@ fn bench_size(
         std::fs::copy(&fixture, &claude_json).unwrap();
     };
     reset();
-    let program = std::env::var_os("MCPENV_BENCH_BIN")
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into());
+    let program =
+        std::env::var_os("MCPENV_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into());
     let mcpenv = |args: &[&str]| {
         Run::new(&program, args)
             .dir(&project)
@@ -311,8 +321,11 @@ fn find_claude() -> Option<PathBuf> {
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    [target_dir, Path::new(env!("CARGO_MANIFEST_DIR")).join("target")]
-        .into_iter()
-        .map(|dir| dir.join(installed))
-        .find(|claude| claude.is_file())
+    [
+        target_dir,
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+    ]
+    .into_iter()
+    .map(|dir| dir.join(installed))
+    .find(|claude| claude.is_file())
 }

@@ -53,8 +53,10 @@ impl Run {
     }
 
     pub fn env(mut self, name: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
-        self.env
-            .push((name.to_string(), value.as_ref().to_string_lossy().into_owned()));
+        self.env.push((
+            name.to_string(),
+            value.as_ref().to_string_lossy().into_owned(),
+        ));
         self
     }
 
@@ -98,7 +100,12 @@ impl Run {
             self.args
         );
         let peak = timed
-            .then(|| stderr.lines().last().and_then(|line| line.trim().parse().ok()))
+            .then(|| {
+                stderr
+                    .lines()
+                    .last()
+                    .and_then(|line| line.trim().parse().ok())
+            })
             .flatten();
         (millis, peak)
     }

@@ -1234,7 +1234,10 @@ mod tests {
         fs::write(&path, "keep").unwrap();
         let mut write = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
         write.write(&[b"lost"]).unwrap();
-        assert_eq!(write.commit(|_| Err("changed")).unwrap().unwrap_err(), "changed");
+        assert_eq!(
+            write.commit(|_| Err("changed")).unwrap().unwrap_err(),
+            "changed"
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "keep");
         assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
         replace_unsynced(&path, b"mine", 0o600).unwrap();

@@ -222,9 +222,9 @@ pub struct Journal {
     /// edit's copy may keep them either.
     scrubbed: Vec<String>,
     /// Copies made by hard-linking a file's old inode into the edit's
-    /// directory before the file was replaced ([`Journal::stage`]): the
-    /// file and the copy's name, until [`Journal::keep`] takes them.
-    staged: Vec<(PathBuf, String)>,
+    /// journal before the file was replaced ([`Journal::stage`]): the
+    /// file and the copy, until [`Journal::keep`] takes them.
+    staged: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What the journal kept of an edit.
@@ -262,12 +262,13 @@ impl Journal {
 
     /// Keeps the previous bytes of `resolved`, about to be replaced by a
     /// rename, at no cost: its inode (`inode`, as read, with no other
-    /// name) is hard-linked into the edit's directory, where it stays once
-    /// the rename takes the file's name away from it. Returns whether it
-    /// did; when it cannot (another file system, a file with other names,
-    /// a journal that cannot be written), [`Journal::keep`] writes a copy
-    /// as before. A staged copy the edit does not use is dropped by
-    /// [`Journal::unstage`].
+    /// name) is hard-linked into the journal, where it stays once the
+    /// rename takes the file's name away from it, and [`Journal::keep`]
+    /// moves it into the edit's directory. Returns whether it did; when it
+    /// cannot (another file system, a journal that cannot be written),
+    /// [`Journal::keep`] writes a copy as before. A staged copy the edit
+    /// does not use is dropped by [`Journal::unstage`]; one a killed run
+    /// left is removed by a later edit ([`evict`]).
     pub fn stage(&mut self, resolved: &Path, inode: (u64, u64)) -> bool {
         use std::os::unix::fs::MetadataExt;
         if self.problem.is_some()
@@ -277,26 +278,24 @@ impl Journal {
             return false;
         }
         self.unstage(resolved);
-        let dir = match &self.dir {
-            Some(dir) => dir.clone(),
-            None => match self.create_dir() {
-                Ok(dir) => {
-                    self.dir = Some(dir.clone());
-                    dir
-                }
-                Err(_) => return false,
-            },
-        };
-        let name = format!("{}.linked.before", self.record.files.len());
-        let copy = dir.join(&name);
-        let _ = fs::remove_file(&copy);
+        // In the journal's own folder, not yet the edit's: an edit folder
+        // without its record is a leftover another session may remove.
+        if self.create_root().is_err() {
+            return false;
+        }
+        let copy = self.root.join(format!(
+            "{STAGED}{}.{}.{}",
+            std::process::id(),
+            now_nanos(),
+            self.staged.len()
+        ));
         if fs::hard_link(resolved, &copy).is_err() {
             return false;
         }
         // The name may have been given to another file in between.
         match fs::symlink_metadata(&copy) {
             Ok(metadata) if (metadata.dev(), metadata.ino()) == inode => {
-                self.staged.push((resolved.to_path_buf(), name));
+                self.staged.push((resolved.to_path_buf(), copy));
                 true
             }
             _ => {
@@ -310,10 +309,14 @@ impl Journal {
     /// file was not replaced after all.
     pub fn unstage(&mut self, resolved: &Path) {
         if let Some(index) = self.staged.iter().position(|(path, _)| path == resolved) {
-            let (_, name) = self.staged.remove(index);
-            if let Some(dir) = &self.dir {
-                let _ = fs::remove_file(dir.join(name));
-            }
+            let (_, copy) = self.staged.remove(index);
+            let _ = fs::remove_file(copy);
+        }
+    }
+
+    fn drop_staged(&mut self) {
+        for (_, copy) in self.staged.drain(..) {
+            let _ = fs::remove_file(copy);
         }
     }
 
@@ -332,7 +335,7 @@ impl Journal {
         if self.forgone.is_none() {
             self.forgone = Some(reason.to_string());
         }
-        self.staged.clear();
+        self.drop_staged();
         if let Some(dir) = self.dir.take() {
             let _ = fs::remove_dir_all(dir);
         }
@@ -492,26 +495,30 @@ impl Journal {
             .map(|index| self.staged.remove(index).1);
         let (copy, before_digest) = match before {
             Some(text) => {
-                let name = match staged {
-                    // The old inode itself: no longer the file, and now
-                    // readable by its owner alone, as every copy is.
-                    Some(name) => {
-                        use std::os::unix::fs::PermissionsExt;
-                        fs::set_permissions(dir.join(&name), fs::Permissions::from_mode(0o600))
-                            .map_err(failed("protect", &dir.join(&name)))?;
-                        name
+                let name = format!("{}.before", self.record.files.len());
+                let copy = dir.join(&name);
+                // The old inode itself, no longer the file: moved into the
+                // edit's folder and made readable by its owner alone, as
+                // every copy is; else a copy of the bytes read.
+                let linked = staged.is_some_and(|staged| {
+                    use std::os::unix::fs::PermissionsExt;
+                    let moved = fs::rename(&staged, &copy).and_then(|()| {
+                        fs::set_permissions(&copy, fs::Permissions::from_mode(0o600))
+                    });
+                    if moved.is_err() {
+                        let _ = fs::remove_file(&staged);
+                        let _ = fs::remove_file(&copy);
                     }
-                    None => {
-                        let name = format!("{}.before", self.record.files.len());
-                        write_private(&dir.join(&name), text.as_bytes())?;
-                        name
-                    }
-                };
+                    moved.is_ok()
+                });
+                if !linked {
+                    write_private(&copy, text.as_bytes())?;
+                }
                 (Some(name), Some(digest(&[text.as_bytes()])))
             }
             None => {
-                if let Some(name) = staged {
-                    let _ = fs::remove_file(dir.join(name));
+                if let Some(staged) = staged {
+                    let _ = fs::remove_file(staged);
                 }
                 (None, None)
             }
@@ -531,10 +538,7 @@ impl Journal {
     /// A new directory for this edit, numbered after the newest one (two
     /// mcpenv processes racing for a number: the loser takes the next).
     fn create_dir(&self) -> io::Result<PathBuf> {
-        if let Some(parent) = self.root.parent() {
-            fs::create_dir_all(parent).map_err(failed("create the folder", parent))?;
-        }
-        fsx::private_dir(&self.root).map_err(io::Error::other)?;
+        self.create_root()?;
         let mut number = numbered(&self.root)
             .map_err(failed("read the folder", &self.root))?
             .last()
@@ -547,6 +551,14 @@ impl Journal {
                 Err(error) => return Err(failed("create the folder", &dir)(error)),
             }
         }
+    }
+
+    /// The journal's own folder, private.
+    fn create_root(&self) -> io::Result<()> {
+        if let Some(parent) = self.root.parent() {
+            fs::create_dir_all(parent).map_err(failed("create the folder", parent))?;
+        }
+        fsx::private_dir(&self.root).map_err(io::Error::other)
     }
 
     fn save(&self) -> io::Result<()> {
@@ -562,14 +574,16 @@ impl Journal {
     }
 
     /// Drops what was kept of this edit: it was not made whole.
-    pub fn discard(self) {
+    pub fn discard(mut self) {
+        self.drop_staged();
         if let Some(dir) = &self.dir {
             let _ = fs::remove_dir_all(dir);
         }
     }
 
     /// Ends the edit: drops the oldest edits past the bounds.
-    pub fn close(self) -> Kept {
+    pub fn close(mut self) -> Kept {
+        self.drop_staged();
         if let Some(reason) = self.forgone {
             let forgone = match drop_holding(&self.root, &self.scrubbed) {
                 Ok(0) => reason,
@@ -710,6 +724,12 @@ fn slice_of_pieces(pieces: &[&[u8]], range: std::ops::Range<usize>) -> Vec<u8> {
     out
 }
 
+fn now_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos())
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -749,6 +769,7 @@ fn numbered(root: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
 /// Removes the oldest edits past [`KEPT_EDITS`] or [`KEPT_BYTES`] (the
 /// newest always stays), and directories no record was written for.
 fn evict(root: &Path) -> io::Result<()> {
+    remove_abandoned_staged(root);
     let mut total = 0u64;
     let mut kept = 0usize;
     for (_, dir) in numbered(root)?.iter().rev() {
@@ -767,6 +788,38 @@ fn evict(root: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The start of the name of a copy [`Journal::stage`] made.
+const STAGED: &str = ".staged.";
+
+/// How old a staged copy must be to be taken for one a killed run left:
+/// far longer than any edit takes between its link and its record.
+const STAGED_ABANDONED: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the staged copies under `root` that a killed run left (their
+/// `ctime` is the time of the link).
+fn remove_abandoned_staged(root: &Path) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let abandoned = entry.file_name().to_string_lossy().starts_with(STAGED)
+            && entry.metadata().is_ok_and(|metadata| {
+                use std::os::unix::fs::MetadataExt;
+                let linked = UNIX_EPOCH
+                    + std::time::Duration::new(
+                        u64::try_from(metadata.ctime()).unwrap_or_default(),
+                        u32::try_from(metadata.ctime_nsec()).unwrap_or_default(),
+                    );
+                SystemTime::now()
+                    .duration_since(linked)
+                    .is_ok_and(|age| age > STAGED_ABANDONED)
+            });
+        if abandoned {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Removes every edit under `root` any of whose copies holds one of
