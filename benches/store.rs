@@ -163,6 +163,19 @@ fn bench_size(
     };
     let read = paired::plain_read(&fixture);
     let copy = paired::fsync_copy(&fixture, &root.join("copy.json"));
+    // Claude Code rewrites the whole file (and drops `history`), so every
+    // run of it starts again from the fixture; 5 runs are enough for it.
+    let claude_paired = |subject: &Run, limit: &Run| {
+        paired::paired(
+            runs.min(5),
+            || {
+                reset();
+                subject.once()
+            },
+            || limit.once(),
+            || {},
+        )
+    };
 
     for (label, args) in [
         ("mcpenv list", &["list"][..]),
@@ -205,18 +218,8 @@ fn bench_size(
             && let Some(claude) = claude
         {
             let claude_run = claude_command(claude, &home, &project);
-            // Claude Code rewrites the whole file (and drops `history`),
-            // so every run starts again from the fixture.
             let claude_add = claude_run(&["mcp", "add", "bench", "--", "/nonexistent/bench"]);
-            let (claudes, limits) = paired::paired(
-                runs.min(5),
-                || {
-                    reset();
-                    claude_add.once()
-                },
-                || copy.once(),
-                || {},
-            );
+            let (claudes, limits) = claude_paired(&claude_add, &copy);
             row_without_target(
                 &format!("claude mcp add (local), {shown_size}"),
                 &claudes,
@@ -257,16 +260,7 @@ fn bench_size(
             ("claude mcp list", &["mcp", "list"][..]),
             ("claude mcp get local-db", &["mcp", "get", "local-db"]),
         ] {
-            let subject = claude_run(args);
-            let (subjects, limits) = paired::paired(
-                runs.min(5),
-                || {
-                    reset();
-                    subject.once()
-                },
-                || read.once(),
-                || {},
-            );
+            let (subjects, limits) = claude_paired(&claude_run(args), &read);
             row_without_target(
                 &format!("{label}, {shown_size}"),
                 &subjects,

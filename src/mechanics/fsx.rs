@@ -418,10 +418,7 @@ impl AtomicWrite {
     /// symlink-resolved) in its directory, with the existing file's mode
     /// (else `new_mode`).
     pub fn begin(path: &Path, new_mode: NewMode) -> io::Result<Self> {
-        let directory = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
+        let directory = directory_of(path);
         let name = path
             .file_name()
             .map_or_else(|| "file".into(), |name| name.to_string_lossy());
@@ -487,6 +484,15 @@ impl AtomicWrite {
     }
 }
 
+/// The folder a file's temporary copy is made in: its own (`.` for a bare
+/// name), so the rename stays on one file system.
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
 /// Whether the file at `path` holds exactly the concatenation of `pieces`,
 /// compared in chunks so a large file is not read into memory again; only
 /// a regular file is opened (a FIFO put there is not waited on).
@@ -531,44 +537,9 @@ pub fn write_atomic<E>(
     new_mode: NewMode,
     verify: impl FnOnce() -> Result<(), E>,
 ) -> Result<Result<(), E>, io::Error> {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |name| name.to_string_lossy());
-    let existing_mode = match fs::metadata(path) {
-        Ok(metadata) => Some(metadata.permissions().mode() & 0o7777),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => None,
-        Err(error) => return Err(error),
-    };
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    if let (None, NewMode::Umasked(mode)) = (existing_mode, new_mode) {
-        // Applied at creation, so the kernel subtracts the umask.
-        builder.permissions(Permissions::from_mode(mode));
-    }
-    let mut temporary = builder.tempfile_in(directory)?;
-    match (existing_mode, new_mode) {
-        (Some(mode), _) | (None, NewMode::Exact(mode)) => {
-            temporary
-                .as_file()
-                .set_permissions(Permissions::from_mode(mode))?;
-        }
-        (None, NewMode::Umasked(_)) => {}
-    }
-    for piece in contents {
-        temporary.write_all(piece)?;
-    }
-    temporary.as_file().sync_all()?;
-    if let Err(error) = verify() {
-        return Ok(Err(error));
-    }
-    temporary.persist(path).map_err(|error| error.error)?;
-    File::open(directory)?.sync_all()?;
-    Ok(Ok(()))
+    let mut write = AtomicWrite::begin(path, new_mode)?;
+    write.write(contents)?;
+    Ok(write.commit(|_| verify())?.map(|_| ()))
 }
 
 /// Replaces `path` with `contents` atomically (a temporary file renamed
@@ -577,10 +548,7 @@ pub fn write_atomic<E>(
 /// crash may lose (the undo journal's records), where an fsync would cost
 /// more than the edit it records.
 pub fn replace_unsynced(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
+    let directory = directory_of(path);
     let mut temporary = tempfile::Builder::new()
         .prefix(".")
         .suffix(".tmp")
