@@ -1,244 +1,325 @@
 //! Benchmark of the plain file work on a large `~/.claude.json`:
-//! `cargo bench --bench store` prints a Markdown table of medians and peak
-//! memory for `list`, `get`, `add` and `remove`, and, when Claude Code is
-//! installed, the same for `claude mcp`.
+//! `cargo bench --bench store` prints, for a 25 MB and a 100 MB file, a
+//! Markdown table of `list`, `get`, `add` and `remove` (undo on, as users
+//! run them), each run alternately with its physical limit in the same
+//! process (`benches/support/paired.rs`): a plain read of the file for the
+//! readers, an fsync'd copy of it (`dd … conv=fsync`) for the edits. When
+//! Claude Code is installed (on PATH, or in `target/tools` where
+//! `scripts/test` puts it), `claude mcp` is measured the same way.
 //!
-//! Wall time is measured around each process; peak memory (max RSS) comes
-//! from GNU time (`/usr/bin/time`, Debian package `time`) when present.
-//! Set `MCPENV_BENCH_RUNS` to change the number of runs (default 15).
+//! Peak memory (max RSS) comes from GNU time (`/usr/bin/time`, Debian
+//! package `time`) when present. `MCPENV_BENCH_RUNS` sets the number of
+//! runs of each row (default 15 on 25 MB, at most 7 on 100 MB);
+//! `MCPENV_BENCH_BIN` another mcpenv binary to measure (an older build, to
+//! compare).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
 
 #[path = "../tests/support/big_config.rs"]
 mod big_config;
+#[path = "support/paired.rs"]
+mod paired;
 
-/// A benchmarked command: label, arguments, and the command that undoes it.
-type Case<'a> = (&'a str, &'a [&'a str], Option<&'a [&'a str]>);
+use paired::{Run, Sample};
 
-struct Measurement {
-    millis: Vec<f64>,
-    peaks_kib: Vec<u64>,
+/// One file size: how many projects of 75 history entries, the edit
+/// target for it, and the most runs of each row.
+struct Size {
+    projects: usize,
+    edit_target: f64,
+    max_runs: usize,
 }
 
+const SIZES: [Size; 2] = [
+    Size {
+        projects: 2000,
+        edit_target: 1.5,
+        max_runs: usize::MAX,
+    },
+    Size {
+        projects: 8000,
+        edit_target: 2.0,
+        max_runs: 7,
+    },
+];
+
+/// The readers' target: at most twice a plain read of the file.
+const READ_TARGET: f64 = 2.0;
+
+/// Peak memory of an edit, at most this many times the file's size.
+const PEAK_TARGET: f64 = 1.1;
+
+/// A benchmarked edit: label, arguments, and the command that undoes it.
+type Edit<'a> = (&'a str, &'a [&'a str], &'a [&'a str]);
+
+const EDITS: [Edit; 5] = [
+    (
+        "mcpenv add (local)",
+        &["add", "bench", "--", "npx", "-y", "pkg"],
+        &["remove", "-s", "local", "bench"],
+    ),
+    (
+        "mcpenv remove (local)",
+        &["remove", "-s", "local", "local-db"],
+        &["add", "local-db", "--", "uvx", "mcp-server-sqlite"],
+    ),
+    (
+        "mcpenv remove (local, scope found)",
+        &["remove", "local-db"],
+        &["add", "local-db", "--", "uvx", "mcp-server-sqlite"],
+    ),
+    (
+        "mcpenv add (user)",
+        &["add", "-s", "user", "bench", "--", "npx", "-y", "pkg"],
+        &["remove", "-s", "user", "bench"],
+    ),
+    (
+        "mcpenv remove (user)",
+        &["remove", "-s", "user", "memory"],
+        &[
+            "add",
+            "-s",
+            "user",
+            "memory",
+            "--",
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-memory",
+        ],
+    ),
+];
+
 fn main() {
-    let runs: usize = std::env::var("MCPENV_BENCH_RUNS")
-        .ok()
-        .and_then(|runs| runs.parse().ok())
-        .unwrap_or(15);
+    let claude = find_claude();
+    println!(
+        "Benchmark: `~/.claude.json` of 2000 and 8000 projects x 75 history entries, each row run alternately with its limit, {} cores\n",
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    paired::header();
+    let mut peaks = Vec::new();
+    let mut versus_claude = Vec::new();
+    for size in &SIZES {
+        let runs = paired::runs(15).min(size.max_runs);
+        bench_size(
+            size,
+            runs,
+            claude.as_deref(),
+            &mut peaks,
+            &mut versus_claude,
+        );
+    }
+    println!("\n| edit | peak memory | file | ratio | target |");
+    println!("|---|---|---|---|---|");
+    for (work, peak_mib, file_mib) in peaks {
+        let ratio = peak_mib / file_mib;
+        let verdict = if ratio <= PEAK_TARGET {
+            ""
+        } else {
+            " (missed)"
+        };
+        println!(
+            "| {work} | {peak_mib:.1} MiB | {file_mib:.1} MiB | {ratio:.2}× | ≤ {PEAK_TARGET}×{verdict} |"
+        );
+    }
+    if claude.is_none() {
+        println!("\n(Claude Code not installed: `claude mcp` not measured)");
+    }
+    for line in versus_claude {
+        println!("{line}");
+    }
+}
+
+fn bench_size(
+    size: &Size,
+    runs: usize,
+    claude: Option<&Path>,
+    peaks: &mut Vec<(String, f64, f64)>,
+    versus_claude: &mut Vec<String>,
+) {
     let temp = tempfile::tempdir().unwrap();
     let root = dunce::canonicalize(temp.path()).unwrap();
     let home = root.join("home");
     let project = root.join("project");
     std::fs::create_dir_all(project.join(".git")).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    let text = big_config::claude_json(2000, 75, project.to_str().unwrap());
+    let text = big_config::claude_json(size.projects, 75, project.to_str().unwrap());
     let fixture = root.join("fixture.json");
     std::fs::write(&fixture, &text).unwrap();
-    let size_mb = text.len() as f64 / 1e6;
-    println!(
-        "Benchmark: `~/.claude.json` of {size_mb:.1} MB (2000 projects x 75 history entries), {runs} runs each, {} cores\n",
-        std::thread::available_parallelism().map_or(1, usize::from)
-    );
-    println!("| command | median | min | max | peak memory |");
-    println!("|---|---|---|---|---|");
-
-    let mcpenv = PathBuf::from(env!("CARGO_BIN_EXE_mcpenv"));
+    let file_mib = text.len() as f64 / f64::from(1 << 20);
+    let shown_size = format!("{:.0} MB", text.len() as f64 / 1e6);
+    drop(text);
+    let claude_json = home.join(".claude.json");
     let reset = || {
-        std::fs::copy(&fixture, home.join(".claude.json"))
-            .map(|_| ())
-            .unwrap();
+        std::fs::copy(&fixture, &claude_json).unwrap();
     };
     reset();
-    let cases: [Case; 7] = [
-        ("mcpenv list", &["list"], None),
-        ("mcpenv get local-db", &["get", "local-db"], None),
-        (
-            "mcpenv add (local)",
-            &["add", "bench", "--", "npx", "-y", "pkg"],
-            Some(&["remove", "-s", "local", "bench"]),
-        ),
-        (
-            "mcpenv remove (local)",
-            &["remove", "-s", "local", "local-db"],
-            Some(&["add", "local-db", "--", "uvx", "mcp-server-sqlite"]),
-        ),
-        (
-            "mcpenv remove (local, scope found)",
-            &["remove", "local-db"],
-            Some(&["add", "local-db", "--", "uvx", "mcp-server-sqlite"]),
-        ),
-        (
-            "mcpenv add (user)",
-            &["add", "-s", "user", "bench", "--", "npx", "-y", "pkg"],
-            Some(&["remove", "-s", "user", "bench"]),
-        ),
-        (
-            "mcpenv remove (user)",
-            &["remove", "-s", "user", "memory"],
-            Some(&[
-                "add",
-                "-s",
-                "user",
-                "memory",
-                "--",
-                "npx",
-                "-y",
-                "@modelcontextprotocol/server-memory",
-            ]),
-        ),
-    ];
-    for (label, args, undo) in cases {
-        let measurement = measure(runs, || {
-            let timed = run(&mcpenv, args, &home, &project);
-            if let Some(undo) = undo {
-                run(&mcpenv, undo, &home, &project);
-            }
-            timed
-        });
-        report(label, &measurement);
+    let program =
+        std::env::var_os("MCPENV_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into());
+    let mcpenv = |args: &[&str]| {
+        Run::new(&program, args)
+            .dir(&project)
+            .env("HOME", &home)
+            .env("XDG_STATE_HOME", home.join(".state"))
+    };
+    let read = paired::plain_read(&fixture);
+    let copy = paired::fsync_copy(&fixture, &root.join("copy.json"));
+    // Claude Code rewrites the whole file (and drops `history`), so every
+    // run of it starts again from the fixture; 5 runs are enough for it.
+    let claude_paired = |subject: &Run, limit: &Run| {
+        paired::paired(
+            runs.min(5),
+            || {
+                reset();
+                subject.once()
+            },
+            || limit.once(),
+            || {},
+        )
+    };
+
+    for (label, args) in [
+        ("mcpenv list", &["list"][..]),
+        ("mcpenv get local-db", &["get", "local-db"]),
+    ] {
+        let subject = mcpenv(args);
+        let (subjects, limits) = paired::paired(runs, || subject.once(), || read.once(), || {});
+        paired::row(
+            &format!("{label}, {shown_size}"),
+            &subjects,
+            "`cat` of the file",
+            &limits,
+            READ_TARGET,
+        );
     }
 
-    // The same edits keeping no copy for `mcpenv undo`: what the journal costs.
-    let no_copies = [("MCPENV_UNDO", "off")];
-    for (label, args, undo) in cases
-        .iter()
-        .filter(|(label, _, _)| label.starts_with("mcpenv add"))
-    {
-        let measurement = measure(runs, || {
-            let timed = run_with(&mcpenv, args, &home, &project, &no_copies);
-            if let Some(undo) = undo {
-                run_with(&mcpenv, undo, &home, &project, &no_copies);
-            }
-            timed
-        });
-        report(&format!("{label}, no undo copy"), &measurement);
+    for (label, args, undo) in EDITS {
+        let subject = mcpenv(args);
+        let undo = mcpenv(undo);
+        let (subjects, limits) = paired::paired(
+            runs,
+            || subject.once(),
+            || copy.once(),
+            || {
+                undo.once();
+            },
+        );
+        let work = format!("{label}, {shown_size}");
+        paired::row(
+            &work,
+            &subjects,
+            "fsync'd copy (`dd`)",
+            &limits,
+            size.edit_target,
+        );
+        if let Some(peak) = subjects.peak_mib() {
+            peaks.push((work, peak, file_mib));
+        }
+        if label == "mcpenv add (local)"
+            && let Some(claude) = claude
+        {
+            let claude_run = claude_command(claude, &home, &project);
+            let claude_add = claude_run(&["mcp", "add", "bench", "--", "/nonexistent/bench"]);
+            let (claudes, limits) = claude_paired(&claude_add, &copy);
+            row_without_target(
+                &format!("claude mcp add (local), {shown_size}"),
+                &claudes,
+                "fsync'd copy (`dd`)",
+                &limits,
+            );
+            reset();
+            versus_claude.push(format!(
+                "On {shown_size}, `mcpenv add` (local) took {:.2}× less time than `claude mcp add` (target ≥ 2×).",
+                claudes.median() / subjects.median()
+            ));
+        }
     }
 
-    let copy = root.join("copy.json");
-    report(
-        "copying the file (`cp`)",
-        &measure(runs, || {
-            run(
-                Path::new("cp"),
-                &[fixture.to_str().unwrap(), copy.to_str().unwrap()],
-                &home,
-                &project,
-            )
-        }),
+    // What the undo journal costs: the same edit keeping no copy.
+    let (label, args, undo) = EDITS[0];
+    let subject = mcpenv(args).env("MCPENV_UNDO", "off");
+    let undo = mcpenv(undo).env("MCPENV_UNDO", "off");
+    let (subjects, limits) = paired::paired(
+        runs,
+        || subject.once(),
+        || copy.once(),
+        || {
+            undo.once();
+        },
+    );
+    paired::row(
+        &format!("{label}, no undo copy, {shown_size}"),
+        &subjects,
+        "fsync'd copy (`dd`)",
+        &limits,
+        size.edit_target,
     );
 
-    if let Some(claude) = find_on_path("claude") {
-        let claude_runs = runs.min(5);
+    if let Some(claude) = claude {
+        let claude_run = claude_command(claude, &home, &project);
         for (label, args) in [
             ("claude mcp list", &["mcp", "list"][..]),
             ("claude mcp get local-db", &["mcp", "get", "local-db"]),
-            (
-                "claude mcp add (local)",
-                &["mcp", "add", "bench", "--", "/nonexistent/bench"],
-            ),
-            (
-                "claude mcp remove (local)",
-                &["mcp", "remove", "-s", "local", "local-db"],
-            ),
         ] {
-            // Claude Code rewrites the whole file (and drops `history`), so
-            // every run starts again from the fixture.
-            let measurement = measure(claude_runs, || {
-                reset();
-                run(&claude, args, &home, &project)
-            });
-            report(label, &measurement);
+            let (subjects, limits) = claude_paired(&claude_run(args), &read);
+            row_without_target(
+                &format!("{label}, {shown_size}"),
+                &subjects,
+                "`cat` of the file",
+                &limits,
+            );
         }
-    } else {
-        println!("\n(Claude Code not installed: `claude mcp` not measured)");
+        reset();
     }
 }
 
-fn measure(runs: usize, mut once: impl FnMut() -> (f64, Option<u64>)) -> Measurement {
-    once(); // warm the page cache
-    let mut measurement = Measurement {
-        millis: Vec::new(),
-        peaks_kib: Vec::new(),
-    };
-    for _ in 0..runs {
-        let (millis, peak) = once();
-        measurement.millis.push(millis);
-        measurement.peaks_kib.extend(peak);
+/// How to run Claude Code in the bench's HOME, kept from reaching out.
+fn claude_command<'a>(
+    claude: &'a Path,
+    home: &'a Path,
+    project: &'a Path,
+) -> impl Fn(&[&str]) -> Run + 'a {
+    move |args: &[&str]| {
+        Run::new(claude, args)
+            .dir(project)
+            .env("HOME", home)
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("MCP_TIMEOUT", "2000")
+            .ok(&[0, 1])
     }
-    measurement
 }
 
-/// Runs one command; returns its wall time in ms and its peak RSS in KiB.
-fn run(program: &Path, args: &[&str], home: &Path, project: &Path) -> (f64, Option<u64>) {
-    run_with(program, args, home, project, &[])
-}
-
-/// [`run`] with `extra` variables set.
-fn run_with(
-    program: &Path,
-    args: &[&str],
-    home: &Path,
-    project: &Path,
-    extra: &[(&str, &str)],
-) -> (f64, Option<u64>) {
-    let time = Path::new("/usr/bin/time");
-    let mut command = if time.is_file() {
-        let mut command = Command::new(time);
-        command.args(["-f", "%M"]).arg(program);
-        command
-    } else {
-        Command::new(program)
-    };
-    command
-        .args(args)
-        .current_dir(project)
-        .env("HOME", home)
-        .env("XDG_STATE_HOME", home.join(".state"))
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("MCP_TIMEOUT", "2000")
-        .envs(extra.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let started = Instant::now();
-    let output = command.output().unwrap();
-    let millis = started.elapsed().as_secs_f64() * 1000.0;
-    assert!(
-        output.status.success(),
-        "{program:?} {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let peak = time
-        .is_file()
-        .then(|| {
-            String::from_utf8_lossy(&output.stderr)
-                .lines()
-                .last()
-                .and_then(|line| line.trim().parse().ok())
-        })
-        .flatten();
-    (millis, peak)
-}
-
-fn report(label: &str, measurement: &Measurement) {
-    let mut millis = measurement.millis.clone();
-    millis.sort_by(f64::total_cmp);
-    let median = millis[millis.len() / 2];
-    let peak = measurement.peaks_kib.iter().max().map_or_else(
-        || "n/a".to_string(),
-        |kib| format!("{:.0} MiB", *kib as f64 / 1024.0),
-    );
+/// A row for a program mcpenv is compared with, not a target of its own.
+fn row_without_target(work: &str, subject: &Sample, limit_name: &str, limit: &Sample) {
+    let peak = subject
+        .peak_mib()
+        .map_or_else(|| "n/a".to_string(), |mib| format!("{mib:.0} MiB"));
     println!(
-        "| {label} | {median:.0} ms | {:.0} ms | {:.0} ms | {peak} |",
-        millis[0],
-        millis[millis.len() - 1]
+        "| {work} | {} | {} | {} | {peak} | {limit_name} | {} | {:.2}× | — |",
+        paired::shown(subject.median()),
+        paired::shown(subject.min()),
+        paired::shown(subject.max()),
+        paired::shown(limit.median()),
+        subject.median() / limit.median(),
     );
 }
 
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    which::which(name).ok()
+/// Claude Code: on PATH, else where `scripts/test` installs it
+/// (`target/tools`, in this build's target directory or the package's).
+fn find_claude() -> Option<PathBuf> {
+    if let Ok(claude) = which::which("claude") {
+        return Some(claude);
+    }
+    let installed = Path::new("tools/node_modules/.bin/claude");
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    [
+        target_dir,
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+    ]
+    .into_iter()
+    .map(|dir| dir.join(installed))
+    .find(|claude| claude.is_file())
 }

@@ -230,3 +230,12 @@ pub fn plain_read(file: &Path) -> Run {
 pub fn true_program() -> Run {
     Run::new("/bin/true", &[])
 }
+
+/// A HOME and a project (a git repository) under `root`, both empty.
+pub fn home_and_project(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let home = root.join("home");
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    (home, project)
+}

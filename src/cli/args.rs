@@ -58,6 +58,17 @@ pub const LONG_VERSION: &str = concat!(
     ")\nchecked against Claude Code 2.1.332"
 );
 
+/// What `mcpenv --version` or `mcpenv -V` alone prints, as clap would
+/// print it: answered before clap builds the whole command line (some 30
+/// subcommands), so asking costs little more than starting a process.
+pub fn version_only(words: &[String]) -> Option<String> {
+    match words {
+        [word] if word == "--version" => Some(format!("mcpenv {LONG_VERSION}\n")),
+        [word] if word == "-V" => Some(format!("mcpenv {VERSION}\n")),
+        _ => None,
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -1170,6 +1181,21 @@ mod tests {
 
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn the_version_answered_early_is_what_clap_prints() {
+        let words = |word: &str| vec![word.to_string()];
+        assert_eq!(
+            version_only(&words("--version")),
+            Some(Cli::command().render_long_version())
+        );
+        assert_eq!(
+            version_only(&words("-V")),
+            Some(Cli::command().render_version())
+        );
+        assert_eq!(version_only(&["-V".to_string(), "list".to_string()]), None);
+        assert_eq!(version_only(&words("list")), None);
+    }
 
     #[test]
     fn the_command_line_is_consistent() {

@@ -32,6 +32,10 @@ pub fn main() -> ExitCode {
         .skip(1)
         .map(|word| word.to_string_lossy().into_owned())
         .collect();
+    if let Some(version) = args::version_only(&words) {
+        let _ = io::Write::write_all(&mut io::stdout().lock(), version.as_bytes());
+        return ExitCode::SUCCESS;
+    }
     // Learns the arguments' secrets first: a usage error may quote one.
     let shield = Arc::new(Shield::for_arguments(&words));
     // A shell asking for completions is answered before anything else.

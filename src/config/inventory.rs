@@ -252,37 +252,30 @@ impl Inventory {
 
     /// [`Inventory::load_all`], the configs read through `reads`.
     pub fn load_all_from(locations: &Locations, reads: &dyn Reads) -> Self {
+        Self::load_all_with(locations, reads, None)
+    }
+
+    /// [`Inventory::load_all_from`], with `~/.claude.json` as `given`, when
+    /// it was read and parsed already (by a writer of this run): it is not
+    /// read again. An empty `given` is a file that did not exist.
+    pub fn load_all_with(
+        locations: &Locations,
+        reads: &dyn Reads,
+        given: Option<&JsonDocument>,
+    ) -> Self {
         let mut notes = Vec::new();
         let mut unloaded = Vec::new();
-        let claude_scopes = vec![Scope::Local, Scope::User];
-        let claude = match load_document_from(reads, &locations.claude_json, CLAUDE_JSON_EXPAND) {
-            // Claude Code reports an empty `~/.claude.json` as corrupted and
-            // loads nothing; reading it as `{}` would tell a different story.
-            Ok(Some(document)) if document.is_empty() => {
-                unloaded.push(Unloaded {
-                    path: locations.claude_json.clone(),
-                    scopes: claude_scopes,
-                    problem: ConfigError::Empty {
-                        path: locations.claude_json.clone(),
-                        claude_refuses: true,
-                    }
-                    .into(),
-                });
-                None
-            }
-            Ok(document) => document,
-            Err(error) => {
-                unloaded.push(Unloaded {
-                    path: locations.claude_json.clone(),
-                    scopes: claude_scopes,
-                    problem: error.into(),
-                });
-                None
-            }
+        let loaded;
+        let claude: Option<&JsonDocument> = if let Some(given) = given {
+            (!given.is_empty()).then_some(given)
+        } else {
+            loaded = Self::read_claude_json(locations, reads, &mut unloaded);
+            loaded.as_ref()
         };
         let project_path = ["projects", locations.local_key.as_str()];
+
         let mut servers_of = |scope: Scope, object_path: &[&str]| {
-            let document = claude.as_ref()?;
+            let document = claude?;
             match servers_at(document, &locations.claude_json, object_path) {
                 Ok(servers) => Some(servers),
                 Err(error) => {
@@ -301,7 +294,7 @@ impl Inventory {
         )
         .unwrap_or_default();
         let user = servers_of(Scope::User, &["mcpServers"]).unwrap_or_default();
-        let project_entry = claude.as_ref().and_then(|document| {
+        let project_entry = claude.and_then(|document| {
             approval_keys(document, &locations.claude_json, &project_path)
                 .map_err(|error| {
                     unloaded.push(Unloaded {
@@ -379,6 +372,40 @@ impl Inventory {
             entries,
             notes,
             unloaded,
+        }
+    }
+
+    /// `~/.claude.json` read and parsed, or why not (in `unloaded`).
+    fn read_claude_json(
+        locations: &Locations,
+        reads: &dyn Reads,
+        unloaded: &mut Vec<Unloaded>,
+    ) -> Option<JsonDocument> {
+        let claude_scopes = vec![Scope::Local, Scope::User];
+        match load_document_from(reads, &locations.claude_json, CLAUDE_JSON_EXPAND) {
+            // Claude Code reports an empty `~/.claude.json` as corrupted and
+            // loads nothing; reading it as `{}` would tell a different story.
+            Ok(Some(document)) if document.is_empty() => {
+                unloaded.push(Unloaded {
+                    path: locations.claude_json.clone(),
+                    scopes: claude_scopes,
+                    problem: ConfigError::Empty {
+                        path: locations.claude_json.clone(),
+                        claude_refuses: true,
+                    }
+                    .into(),
+                });
+                None
+            }
+            Ok(document) => document,
+            Err(error) => {
+                unloaded.push(Unloaded {
+                    path: locations.claude_json.clone(),
+                    scopes: claude_scopes,
+                    problem: error.into(),
+                });
+                None
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 //! their [`Progress`], so a failure names what was already written.
 
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,6 +25,7 @@ use crate::mechanics::diff::FileChange;
 use crate::mechanics::document::{JsonDocument, Splice, Step};
 use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
+use crate::mechanics::journal::Owner;
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1065,8 +1066,24 @@ fn write_config<E: From<ConfigError>>(
         if !target.is_claude_json() {
             check_size(path, &resolved)?;
         }
-        let original =
-            fsx::read_if_exists(&resolved).map_err(|source| ConfigError::read(path, source))?;
+        // Created before the read: its creation time, from the file's own
+        // file system, is what lets the read's metadata tell any later
+        // change apart (`Snapshot::unchanged_at`), so the file is read once.
+        let mut temporary = fsx::AtomicWrite::begin(&resolved, new_mode).map_err(write_error)?;
+        let read = fsx::read_snapshot(&resolved)
+            .and_then(|read| {
+                read.map(|(bytes, snapshot)| {
+                    String::from_utf8(bytes)
+                        .map(|text| (text, snapshot))
+                        .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))
+                })
+                .transpose()
+            })
+            .map_err(|source| ConfigError::read(path, source))?;
+        let (original, snapshot) = match read {
+            Some((text, snapshot)) => (Some(text), Some(snapshot)),
+            None => (None, None),
+        };
         let existed = original.is_some();
         let document = parse_for_edit(path, original, expand)?;
         let Plan { change, expect } = plan(&document)?;
@@ -1084,30 +1101,86 @@ fn write_config<E: From<ConfigError>>(
             check_project_file_size(path, size as u64)?;
         }
         let before = existed.then(|| document.text());
-        let verified = fsx::write_atomic(&resolved, &pieces, new_mode, || {
-            match fsx::unchanged(&resolved, before) {
-                Ok(true) => Ok(()),
+        temporary.write(&pieces).map_err(write_error)?;
+        let committed = temporary.commit(|temporary| {
+            let unchanged = match &snapshot {
+                Some(snapshot) => {
+                    snapshot.unchanged_at(&resolved, document.text().as_bytes(), temporary)
+                }
+                None => fsx::unchanged_bytes(&resolved, None),
+            };
+            match (unchanged, &snapshot) {
+                (Ok(true), Some(snapshot)) => {
+                    // The undo copy: the old inode itself, linked before
+                    // the rename takes its name away.
+                    edit.before_replacing(&resolved, snapshot.stamp());
+                    Ok(())
+                }
+                (Ok(true), None) => Ok(()),
                 _ => Err(Changed),
             }
-        })
-        .map_err(write_error)?;
-        if verified.is_err() {
-            continue;
-        }
+        });
+        let committed = match committed {
+            Ok(Ok(committed)) => committed,
+            Ok(Err(Changed)) => continue,
+            Err(error) => {
+                edit.not_replaced(&resolved);
+                return Err(ConfigError::Write {
+                    path: path.clone(),
+                    source: error,
+                }
+                .into());
+            }
+        };
         after_rename();
         // A program that ignores the locks may have renamed its own copy
-        // over ours already; what it wrote counts only if it kept the edit.
-        let exact = holds(&resolved, &pieces).unwrap_or(false);
+        // over ours already, or written into ours; what it wrote counts
+        // only if it kept the edit. Told from the inode and its times, not
+        // by reading the file back.
+        let exact = committed.still_at(&resolved, &pieces).unwrap_or(false);
         // The file is written: the undo copy needs no lock, and Claude Code
         // is not kept waiting while it is made.
         drop(_claude_lock);
         drop(_edit_lock);
-        edit.written(&resolved, before, &pieces);
+        // Whose the change is, known from where it is: finding it in the
+        // bytes would mean stepping over the whole of `projects` again.
+        let owner = target.is_claude_json().then(|| {
+            let in_projects = expect.is_empty()
+                || expect.iter().any(|fact| {
+                    let (Expect::Member { object_path, .. }
+                    | Expect::NoMember { object_path, .. }
+                    | Expect::Field { object_path, .. }) = fact;
+                    object_path.first().is_none_or(|first| first == "projects")
+                });
+            if in_projects {
+                Owner::Project
+            } else {
+                Owner::User
+            }
+        });
+        edit.written_as(&resolved, before, &pieces, owner);
         drop(pieces);
         drop(change);
-        drop(document);
-        if !exact && !kept(&resolved, expand, &expect) {
-            return Err(ConfigError::Overwritten { path: path.clone() }.into());
+        drop(snapshot);
+        if exact {
+            if target.is_claude_json() {
+                // What the shield learns from, instead of a second reading
+                // and parse of the file after the write.
+                let written = expect
+                    .into_iter()
+                    .filter_map(|fact| match fact {
+                        Expect::Member { value, .. } => Some(value),
+                        Expect::NoMember { .. } | Expect::Field { .. } => None,
+                    })
+                    .collect();
+                edit.keep_read(&resolved, std::sync::Arc::new(document), written);
+            }
+        } else {
+            // Not held twice while the file is read again.
+            drop(document);
+            if !kept(&resolved, expand, &expect) {
+                return Err(ConfigError::Overwritten { path: path.clone() }.into());
+            }
         }
         return Ok(Written {
             path: path.clone(),
@@ -1117,29 +1190,6 @@ fn write_config<E: From<ConfigError>>(
         });
     }
     Err(ConfigError::Contended { path: path.clone() }.into())
-}
-
-/// Whether the file at `path` holds exactly the concatenation of `pieces`,
-/// compared in chunks so a large file is not read into memory again; only
-/// a regular file is opened (a FIFO put there is not waited on).
-fn holds(path: &Path, pieces: &[&[u8]]) -> io::Result<bool> {
-    let Some(mut file) = fsx::open_regular(path)? else {
-        return Ok(false);
-    };
-    let size: usize = pieces.iter().map(|piece| piece.len()).sum();
-    if file.metadata()?.len() != size as u64 {
-        return Ok(false);
-    }
-    let mut buffer = vec![0; 1 << 16];
-    for piece in pieces {
-        for chunk in piece.chunks(buffer.len()) {
-            let read = &mut buffer[..chunk.len()];
-            if file.read_exact(read).is_err() || read != chunk {
-                return Ok(false);
-            }
-        }
-    }
-    Ok(file.read(&mut buffer)? == 0)
 }
 
 /// Whether the file at `path`, rewritten by someone else, still has every

@@ -20,13 +20,33 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::mechanics::diff::FileChange;
-use crate::mechanics::fsx::{self, EditLock, NewMode, Reads, TextEditError};
+use crate::mechanics::document::JsonDocument;
+use crate::mechanics::fsx::{self, EditLock, NewMode, Reads, Stamp, TextEditError};
 use crate::mechanics::journal::{self, Journal, Place};
 
 /// An edit session: a cheap handle, cloned along with the context that
 /// owns it (the clones are the same session).
 #[derive(Clone)]
-pub struct Edit(Arc<Mutex<Mode>>);
+pub struct Edit(Arc<Session>);
+
+struct Session {
+    mode: Mutex<Mode>,
+    /// The documents the session's writers read (and the values they
+    /// wrote into them), for [`Edit::take_read`].
+    read: Mutex<Vec<Read>>,
+}
+
+/// A JSON file a writer of the session read and parsed for its edit, and
+/// the values it wrote into it: what the shield learns from, instead of
+/// reading and parsing the file once more after the write.
+pub struct Read {
+    /// The file (symbolic links resolved).
+    pub resolved: PathBuf,
+    /// The file as the writer read it, before its change.
+    pub document: Arc<JsonDocument>,
+    /// The values the writer put into it.
+    pub written: Vec<serde_json::Value>,
+}
 
 /// What a session does with the writes that pass through it.
 enum Mode {
@@ -87,11 +107,67 @@ impl Edit {
     }
 
     fn with(mode: Mode) -> Self {
-        Self(Arc::new(Mutex::new(mode)))
+        Self(Arc::new(Session {
+            mode: Mutex::new(mode),
+            read: Mutex::default(),
+        }))
     }
 
     fn mode(&self) -> MutexGuard<'_, Mode> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.0.mode.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps what a writer read of `resolved` for its edit (the document
+    /// before its change, and the values it wrote), replacing what an
+    /// earlier write of the same file left: the newer reading holds the
+    /// earlier write.
+    pub fn keep_read(
+        &self,
+        resolved: &Path,
+        document: Arc<JsonDocument>,
+        written: Vec<serde_json::Value>,
+    ) {
+        let mut read = self.0.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut written = written;
+        if let Some(index) = read.iter().position(|kept| kept.resolved == resolved) {
+            let earlier = read.remove(index);
+            written.extend(earlier.written);
+        }
+        read.push(Read {
+            resolved: resolved.to_path_buf(),
+            document,
+            written,
+        });
+    }
+
+    /// Takes what a writer of this session read of `resolved`
+    /// ([`Edit::keep_read`]), if one did.
+    pub fn take_read(&self, resolved: &Path) -> Option<Read> {
+        let mut read = self.0.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let index = read.iter().position(|kept| kept.resolved == resolved)?;
+        Some(read.remove(index))
+    }
+
+    /// Tells a recording session that `resolved`, read in the state
+    /// `stamp`, is about to be replaced by a rename: the journal keeps its
+    /// previous bytes by hard-linking that inode, at no cost, where it can
+    /// ([`Journal::stage`]). [`Edit::not_replaced`] when the rename does not
+    /// happen after all.
+    pub fn before_replacing(&self, resolved: &Path, stamp: &Stamp) {
+        if let Mode::Record { journal, state_dir } = &mut *self.mode()
+            && stamp.single_link()
+        {
+            let _lock = journal_lock(state_dir);
+            journal.stage(resolved, stamp.inode());
+        }
+    }
+
+    /// The rename [`Edit::before_replacing`] announced did not happen.
+    pub fn not_replaced(&self, resolved: &Path) {
+        if let Mode::Record { journal, state_dir } = &mut *self.mode() {
+            let _lock = journal_lock(state_dir);
+            journal.unstage(resolved);
+        }
     }
 
     /// The one question of the session, asked here alone: writers hand
@@ -239,9 +315,21 @@ impl Edit {
     /// of `after`. A journal that cannot keep the copy does not fail the
     /// edit, which is made already; [`Edit::finish`] says so.
     pub fn written(&self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
+        self.written_as(resolved, before, after, None);
+    }
+
+    /// [`Edit::written`] by a writer that knows whose the change is
+    /// (`owner`; `None`: the journal finds out from the bytes).
+    pub fn written_as(
+        &self,
+        resolved: &Path,
+        before: Option<&str>,
+        after: &[&[u8]],
+        owner: Option<journal::Owner>,
+    ) {
         if let Mode::Record { journal, state_dir } = &mut *self.mode() {
             let _lock = journal_lock(state_dir);
-            journal.keep(resolved, before, after);
+            journal.keep_owned(resolved, before, after, owner);
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions, Permissions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::thread;
@@ -227,6 +227,11 @@ impl Reads for Disk {
 /// not exist), compared in chunks so a large file is not held twice. Anything
 /// but a regular file there now counts as a change.
 pub fn unchanged(path: &Path, expected: Option<&str>) -> io::Result<bool> {
+    unchanged_bytes(path, expected.map(str::as_bytes))
+}
+
+/// [`unchanged`] for bytes.
+pub fn unchanged_bytes(path: &Path, expected: Option<&[u8]>) -> io::Result<bool> {
     let mut file = match open_regular(path) {
         Ok(Some(file)) => file,
         Ok(None) => return Ok(expected.is_none()),
@@ -239,7 +244,7 @@ pub fn unchanged(path: &Path, expected: Option<&str>) -> io::Result<bool> {
     if file.metadata()?.len() != expected.len() as u64 {
         return Ok(false);
     }
-    let mut expected = expected.as_bytes();
+    let mut expected = expected;
     let mut buffer = vec![0; 1 << 16];
     loop {
         let read = file.read(&mut buffer)?;
@@ -251,6 +256,264 @@ pub fn unchanged(path: &Path, expected: Option<&str>) -> io::Result<bool> {
         }
         expected = &expected[read..];
     }
+}
+
+/// What identifies one state of a file without reading it: its inode
+/// (device and number), size, and the times of its last change of content
+/// (`mtime`) and of anything (`ctime`, which no program can set back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+    links: u64,
+}
+
+impl Stamp {
+    /// The stamp of `metadata`.
+    pub fn of(metadata: &fs::Metadata) -> Self {
+        Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            size: metadata.len(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+            links: metadata.nlink(),
+        }
+    }
+
+    /// Whether the file has no other name than the one it was read by.
+    pub fn single_link(&self) -> bool {
+        self.links == 1
+    }
+
+    /// The inode, as (device, number).
+    pub fn inode(&self) -> (u64, u64) {
+        (self.device, self.inode)
+    }
+}
+
+/// A file read whole for an edit, kept open: its bytes and the [`Stamp`]
+/// of the state they were read from, so that a change made since is found
+/// from metadata ([`Snapshot::unchanged_at`]) instead of by reading the
+/// file again. Holding the file open also keeps its inode from being
+/// reused while the edit runs.
+#[derive(Debug)]
+pub struct Snapshot {
+    _file: File,
+    stamp: Stamp,
+}
+
+impl Snapshot {
+    /// The stamp of the state read.
+    pub fn stamp(&self) -> &Stamp {
+        &self.stamp
+    }
+
+    /// Whether `path` still holds the state read, `bytes` being what was
+    /// read, asked while the writer holds `temporary` (created before the
+    /// read): the same inode, size, `mtime` and `ctime`. Those can miss a
+    /// change only when it fell in the very clock tick of the read, which
+    /// is when the file's `ctime` is not older than the temporary file's
+    /// creation; then the bytes are compared, as a slow path.
+    pub fn unchanged_at(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        temporary: &AtomicWrite,
+    ) -> io::Result<bool> {
+        let now = match fs::metadata(path) {
+            Ok(metadata) if metadata.is_file() => Stamp::of(&metadata),
+            Ok(_) => return Ok(false),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(error) => return Err(error),
+        };
+        if now != self.stamp {
+            return Ok(false);
+        }
+        if self.stamp.changed < temporary.created {
+            return Ok(true);
+        }
+        unchanged_bytes(path, Some(bytes))
+    }
+}
+
+/// Reads the regular file at `path` whole and keeps it open (see
+/// [`open_regular`] for what is refused); `None` when it does not exist.
+pub fn read_snapshot(path: &Path) -> io::Result<Option<(Vec<u8>, Snapshot)>> {
+    let Some(mut file) = open_regular(path)? else {
+        return Ok(None);
+    };
+    let metadata = file.metadata()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or_default());
+    file.read_to_end(&mut bytes)?;
+    // Taken after the read: a change made while it read shows as a `ctime`
+    // not older than the writer's temporary file, which
+    // [`Snapshot::unchanged_at`] checks by comparing the bytes.
+    let stamp = Stamp::of(&file.metadata()?);
+    Ok(Some((bytes, Snapshot { _file: file, stamp })))
+}
+
+/// An atomic replacement of a file under way: the temporary file next to
+/// it exists (created first, so its creation time is a clock reading of
+/// the file's own file system taken before the edit read the file), is
+/// written, then renamed over the file by [`AtomicWrite::commit`]. Dropped
+/// uncommitted, the temporary file is removed.
+pub struct AtomicWrite {
+    temporary: tempfile::NamedTempFile,
+    directory: PathBuf,
+    path: PathBuf,
+    /// The temporary file's `ctime` at its creation.
+    created: (i64, i64),
+}
+
+impl fmt::Debug for AtomicWrite {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("AtomicWrite")
+            .field("path", &self.path)
+            .field("temporary", &self.temporary.path())
+            .finish()
+    }
+}
+
+/// What [`AtomicWrite::commit`] renamed into place.
+#[derive(Debug)]
+pub struct Committed {
+    /// The `mtime` of the last write, before the rename.
+    written: (i64, i64),
+    /// The file as it was right after the rename (whose `ctime` the
+    /// rename set).
+    renamed: Stamp,
+}
+
+impl Committed {
+    /// Whether `path` still holds what was renamed there, told from
+    /// metadata: the same inode, size, `mtime` and `ctime` as right after
+    /// the rename, and that `mtime` the one of the last write. A write in
+    /// place after the rename changes them, unless it falls in the clock
+    /// tick of the last write and of the rename (the rename's `ctime`
+    /// equal to that `mtime`): then the bytes are compared with `pieces`.
+    pub fn still_at(&self, path: &Path, pieces: &[&[u8]]) -> io::Result<bool> {
+        let now = match fs::metadata(path) {
+            Ok(metadata) if metadata.is_file() => Stamp::of(&metadata),
+            Ok(_) => return Ok(false),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(error) => return Err(error),
+        };
+        if now != self.renamed || self.renamed.modified != self.written {
+            return Ok(false);
+        }
+        if self.renamed.changed != self.written {
+            return Ok(true);
+        }
+        holds_pieces(path, pieces)
+    }
+}
+
+impl AtomicWrite {
+    /// Creates the temporary file for replacing `path` (already
+    /// symlink-resolved) in its directory, with the existing file's mode
+    /// (else `new_mode`).
+    pub fn begin(path: &Path, new_mode: NewMode) -> io::Result<Self> {
+        let directory = directory_of(path);
+        let name = path
+            .file_name()
+            .map_or_else(|| "file".into(), |name| name.to_string_lossy());
+        let existing_mode = match fs::metadata(path) {
+            Ok(metadata) => Some(metadata.permissions().mode() & 0o7777),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => None,
+            Err(error) => return Err(error),
+        };
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        if let (None, NewMode::Umasked(mode)) = (existing_mode, new_mode) {
+            // Applied at creation, so the kernel subtracts the umask.
+            builder.permissions(Permissions::from_mode(mode));
+        }
+        let temporary = builder.tempfile_in(directory)?;
+        let metadata = temporary.as_file().metadata()?;
+        match (existing_mode, new_mode) {
+            (Some(mode), _) | (None, NewMode::Exact(mode)) => {
+                temporary
+                    .as_file()
+                    .set_permissions(Permissions::from_mode(mode))?;
+            }
+            (None, NewMode::Umasked(_)) => {}
+        }
+        Ok(Self {
+            temporary,
+            directory: directory.to_path_buf(),
+            path: path.to_path_buf(),
+            created: (metadata.ctime(), metadata.ctime_nsec()),
+        })
+    }
+
+    /// Writes `pieces` (the whole new content, once) and syncs it.
+    pub fn write(&mut self, pieces: &[&[u8]]) -> io::Result<()> {
+        let file = self.temporary.as_file_mut();
+        file.set_len(0)?;
+        file.seek(io::SeekFrom::Start(0))?;
+        for piece in pieces {
+            file.write_all(piece)?;
+        }
+        file.sync_all()
+    }
+
+    /// Renames the temporary file over the file and syncs the directory,
+    /// if `verify` agrees; otherwise the temporary file is removed.
+    pub fn commit<E>(
+        self,
+        verify: impl FnOnce(&Self) -> Result<(), E>,
+    ) -> Result<Result<Committed, E>, io::Error> {
+        if let Err(error) = verify(&self) {
+            return Ok(Err(error));
+        }
+        let written = Stamp::of(&self.temporary.as_file().metadata()?).modified;
+        let directory = self.directory.clone();
+        let file = self
+            .temporary
+            .persist(&self.path)
+            .map_err(|error| error.error)?;
+        let renamed = Stamp::of(&file.metadata()?);
+        File::open(directory)?.sync_all()?;
+        Ok(Ok(Committed { written, renamed }))
+    }
+}
+
+/// The folder a file's temporary copy is made in: its own (`.` for a bare
+/// name), so the rename stays on one file system.
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Whether the file at `path` holds exactly the concatenation of `pieces`,
+/// compared in chunks so a large file is not read into memory again; only
+/// a regular file is opened (a FIFO put there is not waited on).
+pub fn holds_pieces(path: &Path, pieces: &[&[u8]]) -> io::Result<bool> {
+    let Some(mut file) = open_regular(path)? else {
+        return Ok(false);
+    };
+    let size: usize = pieces.iter().map(|piece| piece.len()).sum();
+    if file.metadata()?.len() != size as u64 {
+        return Ok(false);
+    }
+    let mut buffer = vec![0; 1 << 16];
+    for piece in pieces {
+        for chunk in piece.chunks(buffer.len()) {
+            let read = &mut buffer[..chunk.len()];
+            if file.read_exact(read).is_err() || read != chunk {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(file.read(&mut buffer)? == 0)
 }
 
 /// The mode a file gets when mcpenv creates it.
@@ -274,44 +537,26 @@ pub fn write_atomic<E>(
     new_mode: NewMode,
     verify: impl FnOnce() -> Result<(), E>,
 ) -> Result<Result<(), E>, io::Error> {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |name| name.to_string_lossy());
-    let existing_mode = match fs::metadata(path) {
-        Ok(metadata) => Some(metadata.permissions().mode() & 0o7777),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => None,
-        Err(error) => return Err(error),
-    };
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    if let (None, NewMode::Umasked(mode)) = (existing_mode, new_mode) {
-        // Applied at creation, so the kernel subtracts the umask.
-        builder.permissions(Permissions::from_mode(mode));
-    }
-    let mut temporary = builder.tempfile_in(directory)?;
-    match (existing_mode, new_mode) {
-        (Some(mode), _) | (None, NewMode::Exact(mode)) => {
-            temporary
-                .as_file()
-                .set_permissions(Permissions::from_mode(mode))?;
-        }
-        (None, NewMode::Umasked(_)) => {}
-    }
-    for piece in contents {
-        temporary.write_all(piece)?;
-    }
-    temporary.as_file().sync_all()?;
-    if let Err(error) = verify() {
-        return Ok(Err(error));
-    }
+    let mut write = AtomicWrite::begin(path, new_mode)?;
+    write.write(contents)?;
+    Ok(write.commit(|_| verify())?.map(|_| ()))
+}
+
+/// Replaces `path` with `contents` atomically (a temporary file renamed
+/// over it, so a reader or a kill sees the old or the new bytes, never a
+/// mix) without syncing anything: for mcpenv's own bookkeeping that a
+/// crash may lose (the undo journal's records), where an fsync would cost
+/// more than the edit it records.
+pub fn replace_unsynced(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
+    let directory = directory_of(path);
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".tmp")
+        .permissions(Permissions::from_mode(mode))
+        .tempfile_in(directory)?;
+    temporary.write_all(contents)?;
     temporary.persist(path).map_err(|error| error.error)?;
-    File::open(directory)?.sync_all()?;
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// How often an edit is redone when the file keeps changing under it.
@@ -878,6 +1123,94 @@ mod tests {
         assert!(unchanged(&path, Some("abc")).unwrap());
         assert!(!unchanged(&path, Some("abd")).unwrap());
         assert!(!unchanged(&path, None).unwrap());
+    }
+
+    #[test]
+    fn a_snapshot_tells_a_later_change_from_metadata() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "abc").unwrap();
+        // An old file: its ctime is older than the temporary file made
+        // before the read, so metadata alone decides.
+        let old = SystemTime::now() - Duration::from_secs(60);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let temporary = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        let (bytes, snapshot) = read_snapshot(&path).unwrap().unwrap();
+        assert_eq!(bytes, b"abc");
+        assert!(snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        // Rewritten in place with bytes of the same length.
+        fs::write(&path, "abd").unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        // Replaced by a rename, with the very same bytes: another inode.
+        let other = temp.path().join("other");
+        fs::write(&other, "abc").unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        fs::remove_file(&path).unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+    }
+
+    #[test]
+    fn a_file_changed_after_the_temporary_was_made_is_compared_by_its_bytes() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        // Created after the temporary file: metadata cannot be trusted, so
+        // a same-size rewrite with its times put back is still found.
+        let temporary = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        fs::write(&path, "abc").unwrap();
+        let (bytes, snapshot) = read_snapshot(&path).unwrap().unwrap();
+        assert!(snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+        let modified = fs::metadata(&path).unwrap().modified().unwrap();
+        fs::write(&path, "xyz").unwrap();
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+    }
+
+    #[test]
+    fn a_committed_write_is_checked_by_inode() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "old").unwrap();
+        let mut write = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        write.write(&[b"ne", b"w"]).unwrap();
+        let committed = write.commit(|_| Ok::<(), ()>(())).unwrap().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert!(committed.still_at(&path, &[b"new"]).unwrap());
+        // Another program renames its copy over it.
+        let other = temp.path().join("other");
+        fs::write(&other, "new").unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(!committed.still_at(&path, &[b"new"]).unwrap());
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn an_uncommitted_write_leaves_nothing() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "keep").unwrap();
+        let mut write = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        write.write(&[b"lost"]).unwrap();
+        assert_eq!(
+            write.commit(|_| Err("changed")).unwrap().unwrap_err(),
+            "changed"
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), "keep");
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
+        replace_unsynced(&path, b"mine", 0o600).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "mine");
+        assert_eq!(fs::read_dir(temp.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::mechanics::fsx::{self, NewMode};
+use crate::mechanics::fsx;
 
 /// How many edits are kept.
 pub const KEPT_EDITS: usize = 20;
@@ -114,28 +114,40 @@ impl Place {
 
     /// In `~/.claude.json`: the project's when the change touches
     /// `projects` (its own entry, or, conservatively, any), else the user's.
-    /// The writer checked `after` already: its members are found without a
-    /// second parse, which would cost more than the rest of the edit.
-    fn shared_owner(&self, after: &[u8], changed: &std::ops::Range<usize>) -> Owner {
-        let Ok(text) = std::str::from_utf8(after) else {
-            return Owner::Project;
+    /// Found in the bytes before the edit, where the change replaced
+    /// `changed`: the writer checked both texts already, so members are
+    /// found without a second parse, which would cost more than the rest
+    /// of the edit. Only when `projects` did not exist before is the new
+    /// text (`after`) looked at.
+    fn shared_owner(
+        &self,
+        before: &[u8],
+        changed: std::ops::Range<usize>,
+        after: impl FnOnce() -> Vec<u8>,
+    ) -> Owner {
+        let member = |text: &[u8]| {
+            let text = std::str::from_utf8(text).ok()?;
+            let is_object = text
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .starts_with('{');
+            Some((
+                is_object,
+                crate::mechanics::document::root_member_of_valid(text, "projects"),
+            ))
         };
-        match crate::mechanics::document::root_member_of_valid(text, "projects") {
-            Some(projects)
+        match member(before) {
+            Some((_, Some(projects)))
                 if projects.key_span.start > changed.end
                     || changed.start > projects.value_span.end =>
             {
                 Owner::User
             }
-            Some(_) => Owner::Project,
-            None if text
-                .trim_start_matches('\u{feff}')
-                .trim_start()
-                .starts_with('{') =>
-            {
-                Owner::User
-            }
-            None => Owner::Project,
+            Some((_, Some(_))) => Owner::Project,
+            _ => match member(&after()) {
+                Some((true, None)) => Owner::User,
+                _ => Owner::Project,
+            },
         }
     }
 }
@@ -209,6 +221,10 @@ pub struct Journal {
     /// Secrets the edit moved out of plaintext or removed: no earlier
     /// edit's copy may keep them either.
     scrubbed: Vec<String>,
+    /// Copies made by hard-linking a file's old inode into the edit's
+    /// journal before the file was replaced ([`Journal::stage`]): the
+    /// file and the copy, until [`Journal::keep`] takes them.
+    staged: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What the journal kept of an edit.
@@ -240,6 +256,67 @@ impl Journal {
             problem: None,
             forgone: None,
             scrubbed: Vec::new(),
+            staged: Vec::new(),
+        }
+    }
+
+    /// Keeps the previous bytes of `resolved`, about to be replaced by a
+    /// rename, at no cost: its inode (`inode`, as read, with no other
+    /// name) is hard-linked into the journal, where it stays once the
+    /// rename takes the file's name away from it, and [`Journal::keep`]
+    /// moves it into the edit's directory. Returns whether it did; when it
+    /// cannot (another file system, a journal that cannot be written),
+    /// [`Journal::keep`] writes a copy as before. A staged copy the edit
+    /// does not use is dropped by [`Journal::unstage`]; one a killed run
+    /// left is removed by a later edit ([`evict`]).
+    pub fn stage(&mut self, resolved: &Path, inode: (u64, u64)) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        if self.problem.is_some()
+            || self.forgone.is_some()
+            || self.record.files.iter().any(|file| file.path == resolved)
+        {
+            return false;
+        }
+        self.unstage(resolved);
+        // In the journal's own folder, not yet the edit's: an edit folder
+        // without its record is a leftover another session may remove.
+        if self.create_root().is_err() {
+            return false;
+        }
+        let copy = self.root.join(format!(
+            "{STAGED}{}.{}.{}",
+            std::process::id(),
+            now_nanos(),
+            self.staged.len()
+        ));
+        if fs::hard_link(resolved, &copy).is_err() {
+            return false;
+        }
+        // The name may have been given to another file in between.
+        match fs::symlink_metadata(&copy) {
+            Ok(metadata) if (metadata.dev(), metadata.ino()) == inode => {
+                self.staged.push((resolved.to_path_buf(), copy));
+                true
+            }
+            _ => {
+                let _ = fs::remove_file(&copy);
+                false
+            }
+        }
+    }
+
+    /// Drops the copy [`Journal::stage`] made of `resolved`, if any: the
+    /// file was not replaced after all.
+    pub fn unstage(&mut self, resolved: &Path) {
+        if let Some(index) = self.staged.iter().position(|(path, _)| path == resolved) {
+            let (_, copy) = self.staged.remove(index);
+            let _ = fs::remove_file(copy);
+        }
+    }
+
+    fn drop_staged(&mut self) {
+        for (_, copy) in self.staged.drain(..) {
+            let _ = fs::remove_file(copy);
         }
     }
 
@@ -258,6 +335,7 @@ impl Journal {
         if self.forgone.is_none() {
             self.forgone = Some(reason.to_string());
         }
+        self.drop_staged();
         if let Some(dir) = self.dir.take() {
             let _ = fs::remove_dir_all(dir);
         }
@@ -365,18 +443,25 @@ impl Journal {
             }
             (None, None) => &[],
         };
-        let after = after.concat();
-        let kept_prefix = common_prefix(before, &after);
-        let kept_suffix = common_suffix(&before[kept_prefix..], &after[kept_prefix..]);
-        let changed = kept_prefix..after.len() - kept_suffix;
-        let owner = owner.unwrap_or_else(|| self.place.shared_owner(&after, &changed));
+        // Compared piece by piece: the new text is never put together
+        // whole, which would hold a 25 MB `~/.claude.json` twice.
+        let after_len: usize = after.iter().map(|piece| piece.len()).sum();
+        let kept_prefix = common_prefix_pieces(before, after);
+        let kept_suffix = common_suffix_pieces(&before[kept_prefix..], after, kept_prefix);
+        let changed = kept_prefix..after_len - kept_suffix;
+        let owner = owner.unwrap_or_else(|| {
+            self.place
+                .shared_owner(before, kept_prefix..before.len() - kept_suffix, || {
+                    after.concat()
+                })
+        });
         let middle = if changed.is_empty() {
             None
         } else {
             let name = format!("{index}.after");
             let copy = dir.join(&name);
             let _ = fs::remove_file(&copy);
-            write_private(&copy, &after[changed])?;
+            write_private(&copy, &slice_of_pieces(after, changed))?;
             Some(name)
         };
         let file = &mut self.record.files[index];
@@ -403,13 +488,40 @@ impl Journal {
                 dir
             }
         };
+        let staged = self
+            .staged
+            .iter()
+            .position(|(path, _)| path == resolved)
+            .map(|index| self.staged.remove(index).1);
         let (copy, before_digest) = match before {
             Some(text) => {
                 let name = format!("{}.before", self.record.files.len());
-                write_private(&dir.join(&name), text.as_bytes())?;
+                let copy = dir.join(&name);
+                // The old inode itself, no longer the file: moved into the
+                // edit's folder and made readable by its owner alone, as
+                // every copy is; else a copy of the bytes read.
+                let linked = staged.is_some_and(|staged| {
+                    use std::os::unix::fs::PermissionsExt;
+                    let moved = fs::rename(&staged, &copy).and_then(|()| {
+                        fs::set_permissions(&copy, fs::Permissions::from_mode(0o600))
+                    });
+                    if moved.is_err() {
+                        let _ = fs::remove_file(&staged);
+                        let _ = fs::remove_file(&copy);
+                    }
+                    moved.is_ok()
+                });
+                if !linked {
+                    write_private(&copy, text.as_bytes())?;
+                }
                 (Some(name), Some(digest(&[text.as_bytes()])))
             }
-            None => (None, None),
+            None => {
+                if let Some(staged) = staged {
+                    let _ = fs::remove_file(staged);
+                }
+                (None, None)
+            }
         };
         self.record.files.push(FileRecord {
             path: resolved.to_path_buf(),
@@ -426,10 +538,7 @@ impl Journal {
     /// A new directory for this edit, numbered after the newest one (two
     /// mcpenv processes racing for a number: the loser takes the next).
     fn create_dir(&self) -> io::Result<PathBuf> {
-        if let Some(parent) = self.root.parent() {
-            fs::create_dir_all(parent).map_err(failed("create the folder", parent))?;
-        }
-        fsx::private_dir(&self.root).map_err(io::Error::other)?;
+        self.create_root()?;
         let mut number = numbered(&self.root)
             .map_err(failed("read the folder", &self.root))?
             .last()
@@ -444,29 +553,37 @@ impl Journal {
         }
     }
 
+    /// The journal's own folder, private.
+    fn create_root(&self) -> io::Result<()> {
+        if let Some(parent) = self.root.parent() {
+            fs::create_dir_all(parent).map_err(failed("create the folder", parent))?;
+        }
+        fsx::private_dir(&self.root).map_err(io::Error::other)
+    }
+
     fn save(&self) -> io::Result<()> {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
         let text = serde_json::to_string_pretty(&self.record).map_err(io::Error::other)?;
         let record = dir.join(RECORD);
-        fsx::write_atomic(&record, &[text.as_bytes()], NewMode::Exact(0o600), || {
-            Ok::<(), ()>(())
-        })
-        .map_err(failed("write", &record))?
-        .map_err(|()| io::Error::other("not verified"))
-        .map_err(failed("write", &record))
+        // Unsynced like the copies: a record lost in a crash costs an
+        // undo, never the edit, and an fsync here would cost as much as
+        // the edit's own.
+        fsx::replace_unsynced(&record, text.as_bytes(), 0o600).map_err(failed("write", &record))
     }
 
     /// Drops what was kept of this edit: it was not made whole.
-    pub fn discard(self) {
+    pub fn discard(mut self) {
+        self.drop_staged();
         if let Some(dir) = &self.dir {
             let _ = fs::remove_dir_all(dir);
         }
     }
 
     /// Ends the edit: drops the oldest edits past the bounds.
-    pub fn close(self) -> Kept {
+    pub fn close(mut self) -> Kept {
+        self.drop_staged();
         if let Some(reason) = self.forgone {
             let forgone = match drop_holding(&self.root, &self.scrubbed) {
                 Ok(0) => reason,
@@ -556,6 +673,63 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
+/// How many leading bytes `before` shares with the concatenation of
+/// `pieces`.
+fn common_prefix_pieces(before: &[u8], pieces: &[&[u8]]) -> usize {
+    let mut at = 0;
+    for piece in pieces {
+        let shared = common_prefix(&before[at.min(before.len())..], piece);
+        at += shared;
+        if shared < piece.len() {
+            break;
+        }
+    }
+    at
+}
+
+/// How many trailing bytes `before` shares with the concatenation of
+/// `pieces`, not counting the first `skip` bytes of the pieces (their
+/// common prefix, already taken).
+fn common_suffix_pieces(before: &[u8], pieces: &[&[u8]], skip: usize) -> usize {
+    let mut end = before.len();
+    let mut left = pieces.iter().map(|piece| piece.len()).sum::<usize>() - skip;
+    let mut shared_total = 0;
+    for piece in pieces.iter().rev() {
+        // The part of this piece after the skipped prefix.
+        let usable = piece.len().min(left);
+        let piece = &piece[piece.len() - usable..];
+        let shared = common_suffix(&before[..end], piece);
+        shared_total += shared;
+        end -= shared;
+        left -= usable;
+        if shared < piece.len() || left == 0 {
+            break;
+        }
+    }
+    shared_total
+}
+
+/// The bytes `range` of the concatenation of `pieces`.
+fn slice_of_pieces(pieces: &[&[u8]], range: std::ops::Range<usize>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(range.len());
+    let mut at = 0;
+    for piece in pieces {
+        let (start, end) = (at, at + piece.len());
+        at = end;
+        if end <= range.start || start >= range.end {
+            continue;
+        }
+        out.extend_from_slice(&piece[range.start.max(start) - start..range.end.min(end) - start]);
+    }
+    out
+}
+
+fn now_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos())
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -595,6 +769,7 @@ fn numbered(root: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
 /// Removes the oldest edits past [`KEPT_EDITS`] or [`KEPT_BYTES`] (the
 /// newest always stays), and directories no record was written for.
 fn evict(root: &Path) -> io::Result<()> {
+    remove_abandoned_staged(root);
     let mut total = 0u64;
     let mut kept = 0usize;
     for (_, dir) in numbered(root)?.iter().rev() {
@@ -613,6 +788,38 @@ fn evict(root: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The start of the name of a copy [`Journal::stage`] made.
+const STAGED: &str = ".staged.";
+
+/// How old a staged copy must be to be taken for one a killed run left:
+/// far longer than any edit takes between its link and its record.
+const STAGED_ABANDONED: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the staged copies under `root` that a killed run left (their
+/// `ctime` is the time of the link).
+fn remove_abandoned_staged(root: &Path) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let abandoned = entry.file_name().to_string_lossy().starts_with(STAGED)
+            && entry.metadata().is_ok_and(|metadata| {
+                use std::os::unix::fs::MetadataExt;
+                let linked = UNIX_EPOCH
+                    + std::time::Duration::new(
+                        u64::try_from(metadata.ctime()).unwrap_or_default(),
+                        u32::try_from(metadata.ctime_nsec()).unwrap_or_default(),
+                    );
+                SystemTime::now()
+                    .duration_since(linked)
+                    .is_ok_and(|age| age > STAGED_ABANDONED)
+            });
+        if abandoned {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Removes every edit under `root` any of whose copies holds one of
@@ -952,6 +1159,82 @@ mod tests {
             edit.before(&edit.record.files[0]).unwrap().as_deref(),
             Some("was")
         );
+    }
+
+    #[test]
+    fn a_staged_link_is_the_copy_and_costs_no_copy() {
+        use std::os::unix::fs::MetadataExt;
+        let state = tempfile::tempdir().unwrap();
+        let place = place(state.path());
+        let shared = place.shared.clone();
+        let before = r#"{"mcpServers": {}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        fs::write(&shared, before).unwrap();
+        let metadata = fs::metadata(&shared).unwrap();
+        let inode = (metadata.dev(), metadata.ino());
+        let mut journal = Journal::new(state.path(), "add", place);
+        assert!(journal.stage(&shared, inode));
+        // The writer renames its new text over the file.
+        let after = r#"{"mcpServers": {"x": {}}, "projects": {"/a": {"mcpServers": {}}}}"#;
+        let new = state.path().join("new");
+        fs::write(&new, after).unwrap();
+        fs::rename(&new, &shared).unwrap();
+        journal.keep_owned(
+            &shared,
+            Some(before),
+            &[&after.as_bytes()[..20], &after.as_bytes()[20..]],
+            Some(Owner::User),
+        );
+        let kept = journal.close();
+        assert_eq!((kept.files, kept.problem), (1, None));
+        let edit = edits(state.path()).unwrap().remove(0);
+        let file = &edit.record.files[0];
+        let copy = edit.dir.join(file.before.as_ref().unwrap());
+        let copied = fs::metadata(&copy).unwrap();
+        assert_eq!((copied.dev(), copied.ino()), inode, "the old inode itself");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(copied.permissions().mode() & 0o777, 0o600);
+        assert_eq!(edit.before(file).unwrap().as_deref(), Some(before));
+        assert_eq!(edit.after(file).unwrap().as_deref(), Some(after));
+        assert_eq!(file.owner, Owner::User);
+    }
+
+    #[test]
+    fn an_unused_staged_link_is_dropped() {
+        use std::os::unix::fs::MetadataExt;
+        let state = tempfile::tempdir().unwrap();
+        let file = state.path().join("f");
+        fs::write(&file, "old").unwrap();
+        let metadata = fs::metadata(&file).unwrap();
+        let mut journal = Journal::new(state.path(), "add", place(state.path()));
+        // Another inode than the one read: no link is kept.
+        assert!(!journal.stage(&file, (metadata.dev(), metadata.ino() + 1)));
+        assert!(journal.stage(&file, (metadata.dev(), metadata.ino())));
+        journal.unstage(&file);
+        assert_eq!(fs::metadata(&file).unwrap().nlink(), 1);
+        journal.keep(&file, Some("old"), &[b"new"]);
+        let edit = {
+            journal.close();
+            edits(state.path()).unwrap().remove(0)
+        };
+        assert_eq!(
+            edit.before(&edit.record.files[0]).unwrap().as_deref(),
+            Some("old")
+        );
+    }
+
+    #[test]
+    fn common_ends_are_found_across_pieces() {
+        let before = b"0123456789";
+        let pieces: [&[u8]; 3] = [b"0123", b"XY", b"6789"];
+        assert_eq!(common_prefix_pieces(before, &pieces), 4);
+        assert_eq!(common_suffix_pieces(&before[4..], &pieces, 4), 4);
+        assert_eq!(slice_of_pieces(&pieces, 4..6), b"XY");
+        let same: [&[u8]; 2] = [b"01234", b"56789"];
+        assert_eq!(common_prefix_pieces(before, &same), 10);
+        assert_eq!(common_suffix_pieces(&before[10..], &same, 10), 0);
+        let longer: [&[u8]; 2] = [b"0123", b"456789AB"];
+        assert_eq!(common_prefix_pieces(before, &longer), 10);
+        assert_eq!(slice_of_pieces(&longer, 10..12), b"AB");
     }
 
     #[test]

@@ -155,12 +155,35 @@ impl Context {
     /// (the use case has reported them, or did not need them).
     pub fn learn_world(&self) {
         let (inventory, sources) = self.shield.knows_world();
-        if !inventory {
+        if !inventory && !self.learn_from_writes() {
             let _ = self.inventory();
         }
         if !sources {
             let _ = self.env_sources();
         }
+    }
+
+    /// Learns every scope's secrets from the `~/.claude.json` a writer of
+    /// this run read already (before its change) and the values it wrote
+    /// there, instead of reading and parsing the file again after the
+    /// write; the other files are read as usual. Whether a writer had.
+    fn learn_from_writes(&self) -> bool {
+        let Ok(resolved) = crate::mechanics::fsx::resolve_symlinks(&self.locations.claude_json)
+        else {
+            return false;
+        };
+        let Some(read) = self.edit.take_read(&resolved) else {
+            return false;
+        };
+        let inventory = Inventory::load_all_with(&self.locations, &self.edit, Some(&read.document));
+        drop(read.document);
+        self.shield.learn_inventory(&inventory);
+        self.shield.learn(|redactor| {
+            for value in read.written {
+                redactor.learn_entry(&crate::config::model::ServerEntry::from_value(value));
+            }
+        });
+        true
     }
 
     /// This context with a shield of its own, for one request of a

@@ -24,6 +24,7 @@ pub mod reaper;
 mod sse;
 pub mod stderr_reason;
 mod stdio;
+pub mod tls;
 
 pub use audit::{AuditCalls, CheckStatus, ToolCall};
 
@@ -484,6 +485,7 @@ async fn probe_http(
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
     check_url(url)?;
+    tls::install_provider();
     let custom = header_map(headers)?
         .into_iter()
         .filter_map(|(name, value)| Some((name?, value)))

@@ -106,6 +106,7 @@ impl SseTransport {
     /// Opens the event stream at `url` and waits for its `endpoint` event.
     pub async fn connect(url: &str, headers: HeaderMap) -> Result<Self, SseError> {
         let base = Url::parse(url).map_err(SseError::BadUrl)?;
+        super::tls::install_provider();
         // `Client::new` would panic where the TLS set-up fails.
         let http = reqwest::Client::builder()
             .build()

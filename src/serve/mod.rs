@@ -19,6 +19,7 @@
 mod fence;
 mod gate;
 mod probing;
+mod schema_check;
 mod tools;
 mod write_tools;
 

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::ops::check_environment::{CheckError, EnvironmentCheck};
 use crate::ops::list_servers::{ServerList, file_errors};
 use crate::ops::{Error, Loaded};
+use crate::serve::schema_check::{self, Violation, ViolationKind};
 
 /// The `list_servers` tool.
 pub const LIST_SERVERS: &str = "list_servers";
@@ -336,14 +337,10 @@ fn check_output() -> Value {
 /// rule it breaks, never the value sent: it may be anything, a secret too.
 pub fn validate(tool: &Tool, arguments: &JsonObject) -> Result<(), String> {
     let schema = Value::Object((*tool.input_schema).clone());
-    // The schemas are mcpenv's own, written above: they compile.
-    let Ok(validator) = jsonschema::validator_for(&schema) else {
-        return Err("the tool's input schema does not compile".to_string());
-    };
     let instance = Value::Object(arguments.clone());
-    let problems: Vec<String> = validator
-        .iter_errors(&instance)
-        .map(|error| problem(&schema, &error))
+    let problems: Vec<String> = schema_check::violations(&schema, &instance)
+        .iter()
+        .map(|violation| problem(&schema, violation))
         .collect();
     if problems.is_empty() {
         Ok(())
@@ -353,13 +350,11 @@ pub fn validate(tool: &Tool, arguments: &JsonObject) -> Result<(), String> {
 }
 
 /// One schema violation in words.
-fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
-    use jsonschema::error::ValidationErrorKind as Kind;
-    let path = error.instance_path().to_string();
-    let argument = path.trim_start_matches('/').replace('/', ".");
+fn problem(schema: &Value, violation: &Violation) -> String {
+    let argument = violation.path.join(".");
     let properties = schema.get("properties").and_then(Value::as_object);
-    match error.kind() {
-        Kind::AdditionalProperties { unexpected } => {
+    match &violation.kind {
+        ViolationKind::Unexpected(unexpected) => {
             let known: Vec<String> = properties
                 .map(|properties| properties.keys().map(|key| format!("`{key}`")).collect())
                 .unwrap_or_default();
@@ -380,30 +375,19 @@ fn problem(schema: &Value, error: &jsonschema::ValidationError<'_>) -> String {
                 )
             }
         }
-        Kind::Required { property } => format!(
-            "missing argument `{}`",
-            property.as_str().unwrap_or_default()
+        ViolationKind::Missing(property) => format!("missing argument `{property}`"),
+        ViolationKind::Type { wanted, got } => format!(
+            "`{argument}` must be {} {wanted}, got {got}",
+            if wanted.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            },
         ),
-        Kind::Type { .. } => {
-            let wanted = schema
-                .pointer(&error.schema_path().to_string())
-                .and_then(|rule| rule.as_str().map(str::to_string))
-                .unwrap_or_else(|| "another type".to_string());
-            format!(
-                "`{argument}` must be {} {wanted}, got {}",
-                if wanted.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                    "an"
-                } else {
-                    "a"
-                },
-                crate::config::model::json_kind(error.instance().as_ref())
-            )
+        ViolationKind::NotOneOf(options) => format!("`{argument}` must be one of {options}"),
+        ViolationKind::Keyword(keyword) => {
+            format!("`{argument}` breaks the schema's `{keyword}` rule (see `tools/list`)")
         }
-        Kind::Enum { options } => format!("`{argument}` must be one of {options}"),
-        _ => format!(
-            "`{argument}` breaks the schema's `{}` rule (see `tools/list`)",
-            error.kind().keyword()
-        ),
     }
 }
 

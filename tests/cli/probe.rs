@@ -693,7 +693,7 @@ fn tls_front(dir: &Path, upstream: u16) -> (u16, std::path::PathBuf) {
         .signed_by(&key, &ca)
         .unwrap();
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
+        rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()
     .unwrap()

@@ -127,6 +127,8 @@ async fn the_bridge_passes_serves_answers_through_unchanged() {
     let env = world();
     let bridge = tokio::task::block_in_place(|| Bridge::start(&env));
     let direct = crate::serve::connect(&env, ProtocolVersion::V_2025_11_25).await;
+    // reqwest is built without a TLS provider of its own (see Cargo.toml).
+    mcpenv::probe::tls::install_provider();
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(bridge.url.clone());
     let bridged = ClientConfig::new(
         ClientCapabilities::default(),

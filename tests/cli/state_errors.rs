@@ -61,12 +61,33 @@ fn run_with_file_limit(env: &TestEnv, kib: u32, args: &[&str]) -> CommandOutput 
 }
 
 #[test]
+fn the_undo_copy_of_a_large_file_is_its_old_inode_and_needs_no_room() {
+    let env = TestEnv::new();
+    let long = "a".repeat(40 * 1024);
+    env.run(&["add", "big", "--", "npx", &long]).expect_code(0);
+    let before = env.read("home/.claude.json");
+    // The same limit as below: the copy is a link, not 40 KiB written.
+    let out = run_with_file_limit(&env, 16, &["remove", "big"]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    Removed MCP server `big` from local scope
+    Wrote `[ROOT]/home/.claude.json` (project `[ROOT]/project`)
+    [exit status: 0]
+    ");
+    env.run(&["undo"]).expect_code(0);
+    assert_eq!(env.read("home/.claude.json"), before);
+}
+
+#[test]
 fn an_undo_copy_that_cannot_be_written_is_named_exactly() {
     let env = TestEnv::new();
     let long = "a".repeat(40 * 1024);
     env.run(&["add", "big", "--", "npx", &long]).expect_code(0);
-    // The edit (a small file) fits; the copy of the large file before it
-    // does not.
+    // A second name for the file: its old inode cannot just be linked into
+    // the journal (it stays another file's), so the copy is written. The
+    // edit (a small file) fits; the copy of the large file before it does
+    // not.
+    std::fs::hard_link(env.home.join(".claude.json"), env.root.join("second-name")).unwrap();
     let out = run_with_file_limit(&env, 16, &["remove", "big"]);
     assert_snapshot!(out, @"
     ----- stderr -----
