@@ -25,6 +25,9 @@ use crate::config::model::{Field, ServerEntry};
 pub mod extraction_plan;
 mod formats;
 mod prefilter;
+// Generated, one rule a line (see the file).
+#[rustfmt::skip]
+mod rule_literals;
 pub mod redact;
 pub mod sarif;
 pub mod value_fit;

@@ -12,9 +12,11 @@
 use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
+#[cfg(test)]
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use super::formats::Spec;
+use super::rule_literals::RULE_LITERALS;
 
 /// How many rules a [`RuleSet`] holds at most.
 const MAX_RULES: usize = 256;
@@ -129,16 +131,18 @@ impl Prefilter {
         let mut literals: Vec<Literal> = Vec::new();
         let mut always = RuleSet::default();
         let mut any_case = RuleSet::default();
+        assert_eq!(specs.len(), RULE_LITERALS.len(), "{STALE_TABLE}");
         for (index, &(_, _, lead, head, _)) in specs.iter().enumerate() {
             let insensitive = lead.starts_with("(?i)") || head.starts_with("(?i)");
             if insensitive {
                 any_case.insert(index);
             }
-            let Some((found, boundary)) = rule_literals(lead, head) else {
+            let Some((found, boundary)) = table_literals(index, specs[index].0) else {
                 always.insert(index);
                 continue;
             };
             for literal in found {
+                let literal = literal.to_vec();
                 let key = literal.to_ascii_lowercase();
                 let at = *by_folded.entry(key.clone()).or_insert_with(|| {
                     folded.push(key);
@@ -164,11 +168,14 @@ impl Prefilter {
                 }
             }
         }
-        // A few hundred short literals: the DFA is small and the fastest
-        // to search, overlapping, as each literal found names rules.
+        // A few hundred short literals, searched overlapping as each one
+        // found names rules. The contiguous NFA builds in a fraction of
+        // the DFA's time, which every command whose output is masked
+        // pays (the shield scans the environment's values), and searches
+        // nearly as fast.
         let automaton = AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(&folded)
             .ok();
         if automaton.is_none() {
@@ -236,12 +243,27 @@ fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
+/// What `src/secrets/rule_literals.rs` holds for rule `index`: its
+/// literals and whether a `\b` comes before them, `None` for none.
+/// Reading them off the patterns (`rule_literals`) parses every rule, a
+/// few milliseconds that every masked output would pay at start-up, so a
+/// unit test does it and keeps the table equal to it.
+fn table_literals(index: usize, id: &str) -> Option<(&'static [&'static [u8]], bool)> {
+    let (table_id, literals, boundary) = RULE_LITERALS[index];
+    assert_eq!(table_id, id, "{STALE_TABLE}");
+    (!literals.is_empty()).then_some((literals, boundary))
+}
+
+const STALE_TABLE: &str = "src/secrets/rule_literals.rs is out of date: \
+     run `MCPENV_UPDATE_LITERALS=1 cargo test --lib rule_literals`";
+
 /// The literals every match of a rule starts with, and whether a `\b`
 /// comes right before them: those of `lead` and `head` together when that
 /// gives longer ones (`1/` of Asana's `\b[12]/[0-9]{13,19}` rather than the
 /// `:` of its head, which every URL holds), else those of `head`, which
 /// every match holds too (a match of the whole is one of the head, after
 /// the lead). `None` when neither has any.
+#[cfg(test)]
 fn rule_literals(lead: &str, head: &str) -> Option<(Vec<Vec<u8>>, bool)> {
     let of_head = pattern_literals(head);
     let lead = lead.strip_prefix("(?i)").unwrap_or(lead);
@@ -268,6 +290,7 @@ fn rule_literals(lead: &str, head: &str) -> Option<(Vec<Vec<u8>>, bool)> {
 /// dropped: the caller folds case), and whether it starts with `\b`;
 /// `None` when there is no such finite set, or when it holds the empty
 /// string.
+#[cfg(test)]
 fn pattern_literals(pattern: &str) -> Option<(Vec<Vec<u8>>, bool)> {
     let sensitive = pattern.strip_prefix("(?i)").unwrap_or(pattern);
     let hir = regex_syntax::ParserBuilder::new()
@@ -302,6 +325,50 @@ mod tests {
             let (literals, _) = rule_literals(lead, head).unwrap();
             assert!(literals.len() <= 256, "{id}: {} literals", literals.len());
         }
+    }
+
+    /// The table the prefilter reads, as the rules' patterns give it.
+    fn rule_literals_table() -> String {
+        let mut text = String::from(
+            "//! Generated from `formats.rs` by the unit test\n\
+             //! `secrets::prefilter::tests::rule_literals_table_is_current`\n\
+             //! (`MCPENV_UPDATE_LITERALS=1 cargo test --lib rule_literals`):\n\
+             //! each rule's id, the literals every match of it starts with\n\
+             //! (none: it may match anywhere), and whether a `\\b` comes before\n\
+             //! them.\n\n\
+             pub(super) const RULE_LITERALS: &[(&str, &[&[u8]], bool)] = &[\n",
+        );
+        for (id, _, lead, head, _) in RULE_SPECS {
+            let (literals, boundary) = rule_literals(lead, head).unwrap_or_default();
+            let literals: Vec<String> = literals
+                .iter()
+                .map(|literal| {
+                    let escaped: String = literal
+                        .iter()
+                        .flat_map(|byte| std::ascii::escape_default(*byte))
+                        .map(char::from)
+                        .collect();
+                    format!("b\"{escaped}\"")
+                })
+                .collect();
+            text.push_str(&format!(
+                "    ({id:?}, &[{}], {boundary}),\n",
+                literals.join(", ")
+            ));
+        }
+        text.push_str("];\n");
+        text
+    }
+
+    #[test]
+    fn rule_literals_table_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/secrets/rule_literals.rs");
+        let wanted = rule_literals_table();
+        if std::env::var_os("MCPENV_UPDATE_LITERALS").is_some() {
+            std::fs::write(path, &wanted).unwrap();
+        }
+        let table = std::fs::read_to_string(path).unwrap();
+        assert!(table == wanted, "{STALE_TABLE}");
     }
 
     #[test]
