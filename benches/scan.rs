@@ -17,7 +17,7 @@
 //! `cargo bench --bench scan` runs both; `cargo bench --bench scan -- scan`
 //! or `-- dotenv` one of them. `MCPENV_BENCH_RUNS` sets the runs (default 9).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[path = "../tests/support/corpus.rs"]
 mod corpus;
@@ -35,7 +35,7 @@ fn main() {
     let wants = |part: &str| wanted.is_empty() || wanted.iter().any(|word| word == part);
     let temp = tempfile::tempdir().unwrap();
     let root = dunce::canonicalize(temp.path()).unwrap();
-    let mcpenv = PathBuf::from(env!("CARGO_BIN_EXE_mcpenv"));
+    let mcpenv = paired::mcpenv_binary();
     println!(
         "Benchmark: {runs} paired runs each, {} cores\n",
         std::thread::available_parallelism().map_or(1, usize::from)
