@@ -12,9 +12,9 @@ fn main() {
     let runs = paired::runs(201);
     let temp = tempfile::tempdir().unwrap();
     let (home, project) = paired::home_and_project(&dunce::canonicalize(temp.path()).unwrap());
-    let mcpenv = env!("CARGO_BIN_EXE_mcpenv");
+    let mcpenv = paired::mcpenv_binary();
     let in_empty_home = |args: &[&str]| {
-        Run::new(mcpenv, args)
+        Run::new(&mcpenv, args)
             .dir(&project)
             .env("HOME", &home)
             .env("XDG_STATE_HOME", home.join(".state"))

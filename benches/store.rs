@@ -153,8 +153,7 @@ fn bench_size(
         std::fs::copy(&fixture, &claude_json).unwrap();
     };
     reset();
-    let program =
-        std::env::var_os("MCPENV_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into());
+    let program = paired::mcpenv_binary();
     let mcpenv = |args: &[&str]| {
         Run::new(&program, args)
             .dir(&project)

@@ -6,27 +6,35 @@
 //! `--flag=value`, docker-style `NAME=value`), `env` values (token rules, then
 //! the name heuristic), `url` (userinfo password, secret query parameters)
 //! and `headers` (`Authorization` schemes, API-key-style header names). Every
-//! string also goes through the token rules, checked at once by one
-//! [`RegexSet`] so that strings without any candidate cost one pass.
+//! string also goes through the token rules: one pass of a literal
+//! prefilter (`prefilter.rs`) names the rules whose literals it holds, so a
+//! string holding none costs that pass and no regex, and a rule is compiled
+//! only when a string first needs it.
 
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD};
-use regex::{Regex, RegexSet};
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
 use serde_json::{Map, Value};
 
 use crate::config::model::{Field, ServerEntry};
 
 pub mod extraction_plan;
 mod formats;
+mod prefilter;
+// Generated, one rule a line (see the file).
+#[rustfmt::skip]
+mod rule_literals;
 pub mod redact;
 pub mod sarif;
 pub mod value_fit;
 pub mod value_position;
 
 use formats::{RULE_SPECS, WEAK_TOKEN_RULES};
+use prefilter::Prefilter;
 
 /// Only this many bytes of a string are scanned (64 KiB): bounds the lazy
 /// private-key rule on a `BEGIN` without an `END`.
@@ -62,19 +70,69 @@ pub struct Rule {
     pub id: &'static str,
     /// Who issues such tokens (`GitHub classic PAT`).
     pub provider: &'static str,
-    regex: Regex,
+    /// The whole pattern (`lead`, `head`, `tail`), `\b` made ASCII.
+    pattern: String,
+    /// Whether the pattern starts with its literal and has no unbounded
+    /// body (see [`Rule::compiled`]).
+    starts_with_literal: bool,
     /// The fixed start of a token (`ghp_`, `https://hooks.slack.com/`),
     /// which says nothing about whether the rest is made up.
+    prefix_pattern: String,
+    /// Compiled on the first string that holds one of the rule's literals:
+    /// a command that scans nothing compiles nothing.
+    compiled: OnceLock<CompiledRule>,
+}
+
+#[derive(Debug)]
+struct CompiledRule {
+    regex: Regex,
     prefix: Regex,
     /// Whether the secret is capture group 1 rather than the whole match.
     captures: bool,
     tier: Tier,
+    /// The longest match there can be, if bounded: an anchored search
+    /// reads no further (a backtracker clears what it may visit).
+    longest: Option<usize>,
 }
 
 impl Rule {
-    /// The compiled pattern (ASCII word boundaries).
-    pub fn regex(&self) -> &Regex {
-        &self.regex
+    /// The rule's regexes, compiled on first use. A rule that starts with
+    /// its literal is checked where a string holds that literal, by the
+    /// bounded backtracker, which needs no warming up; a lazy DFA builds
+    /// its states as it searches, on each thread, and pays that only for
+    /// rules with a lead before their literal (an URL's scheme) or a long
+    /// body (a PEM block), which it then reads faster. Both find the same
+    /// leftmost-first matches `regex::Regex` does.
+    fn compiled(&self) -> &CompiledRule {
+        self.compiled.get_or_init(|| {
+            let build = |pattern: &str| {
+                Regex::builder()
+                    .configure(Regex::config().hybrid(!self.starts_with_literal))
+                    .build(pattern)
+                    // The patterns are constants, compiled by a unit test.
+                    .expect("rule patterns compile")
+            };
+            let regex = build(&self.pattern);
+            let prefix = build(&self.prefix_pattern);
+            let captures = regex.captures_len() > 1;
+            let longest = regex_syntax::parse(&self.pattern)
+                .ok()
+                .and_then(|hir| hir.properties().maximum_len());
+            let tier = if captures {
+                Tier::Context
+            } else if WEAK_TOKEN_RULES.contains(&self.id) {
+                Tier::WeakToken
+            } else {
+                Tier::Token
+            };
+            CompiledRule {
+                regex,
+                prefix,
+                captures,
+                tier,
+                longest,
+            }
+        })
     }
 }
 
@@ -110,52 +168,38 @@ enum Tier {
 /// Shortest string any rule can match; shorter strings skip the regex pass.
 const MIN_RULE_MATCH: usize = 11;
 
-struct Compiled {
-    rules: Vec<Rule>,
-    set: RegexSet,
+/// Unicode `\b` would make the lazy DFA give up on non-ASCII text.
+fn ascii_boundaries(pattern: &str) -> String {
+    pattern.replace(r"\b", r"(?-u:\b)")
 }
 
-static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    // Unicode `\b` would make the lazy DFA give up on non-ASCII text.
-    let ascii = |pattern: &str| pattern.replace(r"\b", r"(?-u:\b)");
-    let rules = RULE_SPECS
+/// The rules, uncompiled: ids and patterns only, so listing them (SARIF's
+/// descriptions) costs nothing.
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    RULE_SPECS
         .iter()
-        .map(|&(id, provider, lead, head, tail)| {
-            // The patterns are constants, compiled by a unit test.
-            let regex =
-                Regex::new(&ascii(&format!("{lead}{head}{tail}"))).expect("rule patterns compile");
-            let prefix =
-                Regex::new(&ascii(&format!("^(?:{lead}{head})"))).expect("rule patterns compile");
-            let captures = regex.captures_len() > 1;
-            let tier = if captures {
-                Tier::Context
-            } else if WEAK_TOKEN_RULES.contains(&id) {
-                Tier::WeakToken
-            } else {
-                Tier::Token
-            };
-            Rule {
-                id,
-                provider,
-                regex,
-                prefix,
-                captures,
-                tier,
-            }
+        .map(|&(id, provider, lead, head, tail)| Rule {
+            id,
+            provider,
+            pattern: ascii_boundaries(&format!("{lead}{head}{tail}")),
+            starts_with_literal: lead.is_empty() && !tail.contains(r"[\s\S]"),
+            prefix_pattern: ascii_boundaries(&format!("^(?:{lead}{head})")),
+            compiled: OnceLock::new(),
         })
-        .collect();
-    // Constant patterns again, compiled by the same unit test.
-    let set = RegexSet::new(RULE_SPECS.iter().map(|(_, _, lead, head, _)| {
-        let flags = if lead.starts_with("(?i)") { "(?i)" } else { "" };
-        ascii(&format!("{flags}{head}"))
-    }))
-    .expect("rule heads compile as a set");
-    Compiled { rules, set }
+        .collect()
 });
+
+/// Which rules a string may match, from the literals their heads start
+/// with; built on the first string long enough to hold a token.
+static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
+
+fn prefilter() -> &'static Prefilter {
+    PREFILTER.get_or_init(|| Prefilter::new(RULE_SPECS))
+}
 
 /// Every token-format rule, in the reference's order.
 pub fn rules() -> &'static [Rule] {
-    &COMPILED.rules
+    &RULES
 }
 
 // ---------------------------------------------------------------------------
@@ -176,6 +220,14 @@ pub fn scan_entry(entry: &ServerEntry) -> Vec<Finding> {
             _ => {}
         }
     }
+    scanner.findings
+}
+
+/// What [`scan_entry`] finds in `{"env": {name: value}}`, without building
+/// that entry (a `.env` file's lines, one by one).
+pub fn scan_env_value(name: &str, value: &str) -> Vec<Finding> {
+    let mut scanner = Scanner::default();
+    scanner.env_value(name, value);
     scanner.findings
 }
 
@@ -402,45 +454,50 @@ fn capped(text: &str) -> &str {
     &text[..text.floor_char_boundary(MAX_SCAN_BYTES)]
 }
 
-/// Runs every token rule over `text` (one [`RegexSet`] pass first).
+/// Runs every token rule over `text` whose literal it holds (one pass of
+/// the literal prefilter first, so a string holding none costs no regex).
 fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
     if text.len() < MIN_RULE_MATCH {
         return;
     }
-    let compiled = &*COMPILED;
-    let matched = compiled.set.matches(text);
-    if !matched.matched_any() {
+    let candidates = prefilter().candidates(text);
+    if candidates.rules.is_empty() {
         return;
     }
-    for index in matched.iter() {
-        let rule = &compiled.rules[index];
-        if rule.captures {
-            // A head hit (`://`, `--token`) often has no full match; checking
-            // first spares the allocation `captures_iter` makes up front.
-            if !rule.regex.is_match(text) {
-                continue;
-            }
-            for captures in rule.regex.captures_iter(text) {
-                let Some(secret) = captures.get(1) else {
+    let rules = rules();
+    for index in candidates.rules.iter() {
+        let rule = &rules[index];
+        // Its `://` is in every URL, its `@` only in one with a userinfo.
+        if rule.id == URL_USERINFO_PASSWORD && !text.contains('@') {
+            continue;
+        }
+        let compiled = rule.compiled();
+        // Where to look: a rule without a lead matches only where one of
+        // its literals starts, so an anchored search there finds what a
+        // search of the whole text finds, match by match.
+        let starts = (rule.starts_with_literal && !candidates.anywhere.contains(index))
+            .then(|| candidates.starts_of(index));
+        if compiled.captures {
+            for secret in capture_matches(compiled, text, starts.as_deref()) {
+                let Some(secret) = secret else {
                     continue;
                 };
-                if accept_capture(rule.id, text, secret.range()) {
+                if accept_capture(rule.id, text, secret.clone()) {
                     out.push(Candidate {
-                        tier: rule.tier,
+                        tier: compiled.tier,
                         rule: rule.id,
-                        span: secret.range(),
+                        span: secret,
                         decoy: false,
                     });
                 }
             }
         } else {
-            for found in rule.regex.find_iter(text) {
-                let span = found.range();
+            for span in token_matches(compiled, text, starts.as_deref()) {
                 if token_goes_on(text, &span) || !format_holds(rule.id, text, &span) {
                     continue;
                 }
                 out.push(Candidate {
-                    tier: rule.tier,
+                    tier: compiled.tier,
                     rule: rule.id,
                     decoy: token_is_decoy(rule, text, &span),
                     span,
@@ -448,6 +505,73 @@ fn scan_tokens(text: &str, out: &mut Vec<Candidate>) {
             }
         }
     }
+}
+
+/// The matches `regex.find_iter(text)` gives, found by anchored searches
+/// at `starts` when given (every match starts at one of them).
+fn token_matches(rule: &CompiledRule, text: &str, starts: Option<&[usize]>) -> Vec<Range<usize>> {
+    let regex = &rule.regex;
+    let Some(starts) = starts else {
+        return regex.find_iter(text).map(|found| found.range()).collect();
+    };
+    let mut found = Vec::new();
+    let mut from = 0;
+    for &start in starts {
+        if start < from {
+            continue;
+        }
+        let input = anchored_at(rule, text, start);
+        if let Some(matched) = regex.search(&input) {
+            from = matched.end();
+            found.push(matched.range());
+        }
+    }
+    found
+}
+
+/// An anchored search of `text` at `start`, as far as a match can reach
+/// (look-arounds still see the text after it).
+fn anchored_at<'t>(rule: &CompiledRule, text: &'t str, start: usize) -> Input<'t> {
+    let end = rule
+        .longest
+        .map_or(text.len(), |longest| text.len().min(start + longest));
+    Input::new(text).range(start..end).anchored(Anchored::Yes)
+}
+
+/// Group 1 of each match `regex.captures_iter(text)` gives, found as
+/// [`token_matches`] finds them.
+fn capture_matches(
+    rule: &CompiledRule,
+    text: &str,
+    starts: Option<&[usize]>,
+) -> Vec<Option<Range<usize>>> {
+    let regex = &rule.regex;
+    let Some(starts) = starts else {
+        // A head hit (`://`, `--token`) often has no full match; checking
+        // first spares the allocation `captures_iter` makes up front.
+        if !regex.is_match(text) {
+            return Vec::new();
+        }
+        return regex
+            .captures_iter(text)
+            .map(|captures| captures.get_group(1).map(|span| span.range()))
+            .collect();
+    };
+    let mut found = Vec::new();
+    let mut captures = regex.create_captures();
+    let mut from = 0;
+    for &start in starts {
+        if start < from {
+            continue;
+        }
+        let input = anchored_at(rule, text, start);
+        regex.search_captures(&input, &mut captures);
+        if let Some(whole) = captures.get_match() {
+            from = whole.end();
+            found.push(captures.get_group(1).map(|span| span.range()));
+        }
+    }
+    found
 }
 
 /// Whether the text goes on with token characters after a match: then the
@@ -1719,7 +1843,8 @@ fn url_has_secret(text: &str, parts: &UrlParts) -> bool {
 fn token_is_decoy(rule: &Rule, text: &str, span: &Range<usize>) -> bool {
     let after = &text[span.end..];
     let token = &text[span.clone()];
-    let body = &token[rule.prefix.find(token).map_or(0, |prefix| prefix.end())..];
+    let prefix = &rule.compiled().prefix;
+    let body = &token[prefix.find(token).map_or(0, |prefix| prefix.end())..];
     after.starts_with(['#', '*', '\u{2022}', '\u{25cf}', '\u{2026}'])
         || after.starts_with("...")
         || token_shape_is_decoy(rule.id, token, body)
@@ -1880,11 +2005,65 @@ mod tests {
 
     const GHP: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngAbCdEf1234";
 
+    /// Runs the test named `name` again in a process of its own, where no
+    /// other test compiled anything yet; `true` in that process.
+    fn in_a_fresh_process(name: &str) -> bool {
+        if std::env::var_os("MCPENV_TEST_FRESH_PROCESS").is_some() {
+            return true;
+        }
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--test-threads=1", "--quiet"])
+            .env("MCPENV_TEST_FRESH_PROCESS", "1")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "{name} failed in a process of its own");
+        false
+    }
+
+    fn compiled_rules() -> Vec<&'static str> {
+        rules()
+            .iter()
+            .filter(|rule| rule.compiled.get().is_some())
+            .map(|rule| rule.id)
+            .collect()
+    }
+
+    #[test]
+    fn nothing_is_compiled_before_a_string_needs_it() {
+        if !in_a_fresh_process("secrets::tests::nothing_is_compiled_before_a_string_needs_it") {
+            return;
+        }
+        // What every command does first: learn its arguments, then print
+        // a line through the shield.
+        let words: Vec<String> = ["run", "--", "true"].map(String::from).to_vec();
+        let shield = crate::secrets::redact::Shield::for_arguments(&words);
+        let _ = shield.clean("No MCP servers configured\n");
+        let mut redactor = crate::secrets::redact::Redactor::new();
+        redactor.learn_env("PORT", "3000");
+        redactor.learn_env("NAME", "a plain value, long");
+        let _ = redactor.mask_text("a line");
+        assert_eq!(rules().len(), RULE_SPECS.len());
+        assert!(compiled_rules().is_empty(), "{:?}", compiled_rules());
+        // A string without any rule's literal runs no regex.
+        assert!(scan(json!({"env": {"NOTE": "nothing secret in this long text"}})).is_empty());
+        assert!(PREFILTER.get().is_some());
+        assert!(compiled_rules().is_empty(), "{:?}", compiled_rules());
+        // One with a literal compiles the rules that literal names.
+        assert_eq!(
+            scan(json!({"env": {"T": GHP}})),
+            [found("env.T", "github-pat", GHP)]
+        );
+        assert_eq!(compiled_rules(), ["github-pat"]);
+    }
+
     #[test]
     fn every_rule_compiles_once_with_a_unique_id() {
         let rules = rules();
         assert_eq!(rules.len(), RULE_SPECS.len());
-        assert_eq!(COMPILED.set.len(), rules.len());
+        for rule in rules {
+            let _ = rule.compiled();
+        }
         let mut ids: Vec<&str> = rules.iter().map(|rule| rule.id).collect();
         ids.sort_unstable();
         ids.dedup();

@@ -164,6 +164,15 @@ pub fn paired(
     (subjects, limits)
 }
 
+/// The mcpenv measured: `MCPENV_BENCH_BIN` when set (the release build
+/// users download, or an older build to compare), else the one cargo
+/// built for this bench.
+pub fn mcpenv_binary() -> std::path::PathBuf {
+    std::env::var_os("MCPENV_BENCH_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into())
+        .into()
+}
+
 /// The runs count from `MCPENV_BENCH_RUNS`, or `default`.
 pub fn runs(default: usize) -> usize {
     std::env::var("MCPENV_BENCH_RUNS")

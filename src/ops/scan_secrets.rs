@@ -16,7 +16,7 @@ use crate::config::scope::Scope;
 use crate::ops::list_servers::Warning;
 use crate::ops::{Context, Error};
 use crate::secrets;
-use crate::secrets::redact::{self, Shield};
+use crate::secrets::redact::{self, Redactor};
 use crate::secrets::value_position::{ParsedText, Position, Syntax};
 
 mod text;
@@ -175,7 +175,15 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                 };
                 if !files_in(&unparsed).contains(&file.path.as_path()) {
                     let text = read_lossy(&file.path);
-                    findings.extend(scan_text(ctx, &file.path, &text, scope, Client::ClaudeCode));
+                    ctx.shield.learn(|redactor| {
+                        findings.extend(scan_text(
+                            redactor,
+                            &file.path,
+                            &text,
+                            scope,
+                            Client::ClaudeCode,
+                        ));
+                    });
                     files_scanned += 1;
                     unparsed.push(broken);
                 }
@@ -204,7 +212,9 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                 extract_scope: extractable(ctx, entry.scope, &entry.file),
                 entry_path,
             };
-            findings.extend(scan_one(&ctx.shield, &origin, &entry.name, &entry.entry));
+            ctx.shield.learn(|redactor| {
+                findings.extend(scan_one(redactor, &origin, &entry.name, &entry.entry));
+            });
         }
         locate_inventory_findings(&mut findings);
         files_scanned += files.len();
@@ -339,38 +349,52 @@ struct FileResult {
     unparsed: Option<Unparsed>,
 }
 
-/// Scans files on every core, keeping their order.
+/// Scans files on every core, keeping their order: each core takes a
+/// share of the files in a row and learns their secrets into a redactor of
+/// its own (no lock per entry), which the shield absorbs in file order.
 fn scan_files(ctx: &Context, sources: &[Source]) -> Vec<FileResult> {
+    let scan_part = |part: &[Source]| {
+        let mut redactor = Redactor::new();
+        let results: Vec<FileResult> = part
+            .iter()
+            .map(|source| scan_file(ctx, &mut redactor, source))
+            .collect();
+        // The forms of each secret are made here, on this core.
+        redactor.settle();
+        (results, redactor)
+    };
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(sources.len().max(1));
     let chunk = sources.len().div_ceil(workers).max(1);
-    std::thread::scope(|scope| {
+    let parts: Vec<(Vec<FileResult>, Redactor)> = std::thread::scope(|scope| {
         // Values nested deep need the stack the main thread has too.
         let handles: Vec<_> = sources
             .chunks(chunk)
             .map(|part| {
                 let thread = std::thread::Builder::new()
                     .stack_size(crate::mechanics::document::STACK_BYTES)
-                    .spawn_scoped(scope, move || {
-                        part.iter()
-                            .map(|source| scan_file(ctx, source))
-                            .collect::<Vec<_>>()
-                    });
+                    .spawn_scoped(scope, move || scan_part(part));
                 (part, thread)
             })
             .collect();
         handles
             .into_iter()
-            .flat_map(|(part, handle)| match handle {
+            .map(|(part, handle)| match handle {
                 Ok(handle) => handle.join().unwrap_or_default(),
-                Err(_) => part.iter().map(|source| scan_file(ctx, source)).collect(),
+                Err(_) => scan_part(part),
             })
             .collect()
-    })
+    });
+    let mut results = Vec::with_capacity(sources.len());
+    for (part, redactor) in parts {
+        ctx.shield.absorb(redactor);
+        results.extend(part);
+    }
+    results
 }
 
-fn scan_file(ctx: &Context, source: &Source) -> FileResult {
+fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileResult {
     let path = &source.path;
     let bytes = match crate::mechanics::fsx::read_regular(path)
         .and_then(|bytes| bytes.ok_or_else(|| io::ErrorKind::NotFound.into()))
@@ -388,7 +412,7 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
     };
     let is_mcp_json = path.file_name().is_some_and(|name| name == ".mcp.json");
     // A file that does not parse is scanned as text and fails the scan.
-    let broken = |text: &str, unparsed: Unparsed| {
+    let broken = |redactor: &mut Redactor, text: &str, unparsed: Unparsed| {
         let client = source
             .client
             .or_else(|| clients::client_of_path(path))
@@ -399,7 +423,7 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
             client.as_str()
         };
         FileResult {
-            findings: scan_text(ctx, path, text, scope, client),
+            findings: scan_text(redactor, path, text, scope, client),
             warnings: Vec::new(),
             unparsed: Some(unparsed),
         }
@@ -412,6 +436,7 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
                 line_column(&String::from_utf8_lossy(&error.as_bytes()[..valid]), valid);
             let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
             return broken(
+                redactor,
                 &text,
                 Unparsed {
                     file: path.clone(),
@@ -422,7 +447,21 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
             );
         }
     };
-    let value = match clients::parse(path, &text) {
+    let is_toml = path
+        .extension()
+        .is_some_and(|extension| extension == "toml");
+    // `clients::parse` reads strict JSON with serde_json first, as here;
+    // knowing the text is strict lets its findings be located without
+    // parsing it again.
+    let strict = (!is_toml)
+        .then(|| crate::mechanics::document::parse_value(&text).ok())
+        .flatten();
+    let is_strict = strict.is_some();
+    let parsed = match strict {
+        Some(value) => Ok(value),
+        None => clients::parse(path, &text),
+    };
+    let value = match parsed {
         Ok(value) => value,
         Err(error) => {
             // Claude Code's own files say what the loader says of them
@@ -438,7 +477,7 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
                 column: Some(error.column),
                 message: error.message,
             });
-            return broken(&text, unparsed);
+            return broken(redactor, &text, unparsed);
         }
     };
     // The path says whose file it is (`.cursor/mcp.json`); the content only
@@ -476,7 +515,7 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
                 .and_then(|scope| extractable(ctx, scope, path)),
             entry_path,
         };
-        findings.extend(scan_one(&ctx.shield, &origin, &server.name, &server.entry));
+        findings.extend(scan_one(redactor, &origin, &server.name, &server.entry));
         warnings.extend(
             placeholders::notes(client, path, &server.name, &server.entry)
                 .iter()
@@ -484,15 +523,14 @@ fn scan_file(ctx: &Context, source: &Source) -> FileResult {
         );
     }
     if !findings.is_empty() {
-        let syntax = if path
-            .extension()
-            .is_some_and(|extension| extension == "toml")
-        {
-            Syntax::Toml
+        let parsed = if is_strict {
+            ParsedText::strict_json(&text)
+        } else if is_toml {
+            ParsedText::parse(&text, Syntax::Toml)
         } else {
-            Syntax::Json
+            ParsedText::parse(&text, Syntax::Json)
         };
-        if let Some(parsed) = ParsedText::parse(&text, syntax) {
+        if let Some(parsed) = parsed {
             for finding in &mut findings {
                 finding.locate(&parsed);
             }
@@ -568,9 +606,9 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// The secrets in the text of `file`, which does not parse: no server or
-/// field is known, only where each secret sits. The shield learns each.
+/// field is known, only where each secret sits. `redactor` learns each.
 fn scan_text(
-    ctx: &Context,
+    redactor: &mut Redactor,
     file: &Path,
     text: &str,
     scope: &str,
@@ -580,7 +618,7 @@ fn scan_text(
         .into_iter()
         .map(|found| {
             let secret = &text[found.span.clone()];
-            ctx.shield.learn(|redactor| redactor.learn(secret));
+            redactor.learn(secret);
             let (line, column) = line_column(text, found.span.start);
             let (end_line, end_column) = line_column(text, found.span.end);
             ScanFinding {
@@ -619,16 +657,16 @@ struct Origin<'a> {
     entry_path: Vec<String>,
 }
 
-/// The findings of one entry; the shield learns each secret, so nothing
+/// The findings of one entry; `redactor` learns each secret, so nothing
 /// printed later (a warning, an error) shows one whole.
 fn scan_one(
-    shield: &Shield,
+    redactor: &mut Redactor,
     origin: &Origin<'_>,
     server: &str,
     entry: &ServerEntry,
 ) -> Vec<ScanFinding> {
     let findings = secrets::scan_entry(entry);
-    shield.learn(|redactor| redactor.learn_scanned_entry(entry, &findings));
+    redactor.learn_scanned_entry(entry, &findings);
     findings
         .into_iter()
         .map(|finding| ScanFinding {

@@ -5,9 +5,9 @@
 //!
 //! `(id, provider, lead, head, tail)`: a rule's pattern is `lead`, `head`
 //! and `tail` in a row, so every match of it contains a match of `head`.
-//! The heads alone form the prefilter set: the counted repetitions of whole
-//! patterns (and `lead`s that start at every word) would blow up the set's
-//! lazy DFA. A `(?i)` at the start of `lead` or `head` applies to the whole
+//! The literals a match starts with (of `lead` and `head`, or of `head`
+//! alone when the lead has none worth the name) form the prefilter
+//! (`prefilter.rs`). A `(?i)` at the start of `lead` or `head` applies to the whole
 //! pattern. `\b` is made ASCII-only when compiled. A token that the text
 //! goes on after (`AIza` + 36 characters) is not that token: the scanner
 //! checks that no token character follows a match.

@@ -7,13 +7,22 @@
 //! mcpenv hands to a server, and masks each of them wherever it appears in
 //! text or JSON, also in its escaped, percent-encoded and base64 forms, so a
 //! new output, an error path or a server's echo cannot print one whole.
+//!
+//! Learning is kept for when it is needed: what a command is taught (the
+//! arguments, every `.env` value) is only noted, in order, and turned into
+//! needles the first time something is masked, so a command that prints
+//! nothing masked (`run`, `env`) never scans what it read, nor compiles
+//! the rules to do so. Masking is one pass over the text: at each position
+//! the needles that start with the next bytes are looked up by those bytes,
+//! and the longest one that is there is replaced.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine as _;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
@@ -45,19 +54,97 @@ pub const MIN_FREE_TEXT: usize = 6;
 /// where it holds these.
 const PREFIX: usize = 6;
 
+/// Bytes that index a needle shorter than [`PREFIX`] (`:pw@`).
+const SHORT_PREFIX: usize = 3;
+
+/// Masked texts remembered, at most: a report repeats its strings (a file's
+/// path in each of its findings), and each is masked once.
+const MEMO_ENTRIES: usize = 1 << 17;
+
+/// Longest text remembered masked; longer ones are rarely repeated.
+const MEMO_BYTES: usize = 1024;
+
+/// Hashes the few bytes of a needle's start packed into one integer, and
+/// the texts remembered masked, a word at a time (the default SipHash
+/// costs more than the lookup it guards, and these keys come from what
+/// mcpenv prints, not from an adversary choosing collisions of a
+/// randomised hash).
+#[derive(Debug, Default, Clone, Copy)]
+struct PrefixHasher(u64);
+
+impl Hasher for PrefixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        let mut rest = [0; 8];
+        rest[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.write_u64(u64::from_le_bytes(rest));
+    }
+
+    fn write_u32(&mut self, key: u32) {
+        self.write_u64(u64::from(key));
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        // Fibonacci hashing: the high bits, which hashbrown uses, mix all.
+        self.0 = (self.0.rotate_left(5) ^ key).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type PrefixMap<K> = HashMap<K, Vec<u32>, BuildHasherDefault<PrefixHasher>>;
+
+/// What a needle is replaced by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replacement {
+    /// [`mask`] of the needle.
+    Masked,
+    /// `:****@`: a URL password in its place.
+    UrlPassword,
+}
+
+/// Something taught and not yet turned into needles; its texts are kept
+/// in the redactor's `noted` text (a 100,000-line `.env` is noted with a
+/// copy, not 200,000 allocations).
+#[derive(Debug)]
+enum Lesson {
+    Secret(Range<usize>),
+    UrlPassword(Range<usize>),
+    Basic(Range<usize>, Range<usize>),
+    Env(Range<usize>, Range<usize>),
+    Words(Vec<String>),
+    Handed(Range<usize>),
+}
+
 /// Every secret value known to this run, masked in whatever it renders.
 #[derive(Debug, Default)]
 pub struct Redactor {
-    /// `(needle, replacement)`, one per form of each secret.
-    needles: Vec<(String, String)>,
+    /// Taught, in order, and not yet learned (see the module's docs).
+    pending: Vec<Lesson>,
+    /// The texts of `pending`, one after another.
+    noted: String,
+    /// One per form of each secret, in the order learned: of two equal
+    /// needles, the first one's replacement is used.
+    needles: Vec<(String, Replacement)>,
     seen: HashSet<String>,
     /// Needles by their first [`PREFIX`] bytes. A run can know tens of
-    /// thousands of needles (a scan of a whole tree); an automaton of them
-    /// all would cost seconds to build, one of the few a text may hold
-    /// costs nothing.
-    by_prefix: HashMap<[u8; PREFIX], Vec<usize>>,
+    /// thousands of needles (a scan of a whole tree); a text is looked up
+    /// by its own bytes at each position, so the count costs nothing.
+    by_prefix: PrefixMap<u64>,
     /// Needles shorter than that (`:pw@`), by their first 3 bytes.
-    short_by_prefix: HashMap<[u8; 3], Vec<usize>>,
+    short_by_prefix: PrefixMap<u32>,
+    /// Whether a bucket got a needle since the buckets were sorted (each
+    /// is sorted by needle, then by age, for a binary search).
+    unsorted: bool,
+    /// Texts masked since the needles last changed: `None` when unchanged.
+    memo: HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>,
 }
 
 impl Redactor {
@@ -66,75 +153,31 @@ impl Redactor {
         Self::default()
     }
 
-    /// Whether it knows no secret at all.
+    /// Whether it knows no secret at all, nor has anything to learn.
     pub fn is_empty(&self) -> bool {
-        self.needles.is_empty()
+        self.needles.is_empty() && self.pending.is_empty()
     }
 
     /// Learns a secret value: masked raw and in every form an output or a
     /// server may turn it into (JSON- and terminal-escaped, percent-encoded,
     /// base64).
     pub fn learn(&mut self, secret: &str) {
-        if secret.chars().count() < MIN_FREE_TEXT || !self.seen.insert(secret.to_string()) {
-            return;
-        }
-        let mut forms = vec![secret.to_string()];
-        if let Ok(json) = serde_json::to_string(secret) {
-            forms.push(json[1..json.len() - 1].to_string());
-        }
-        forms.push(crate::mechanics::display::escape(secret).into_owned());
-        forms.push(utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string());
-        forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
-        forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
-        forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
-        forms.sort();
-        forms.dedup();
-        for form in forms {
-            let replacement = mask(&form);
-            self.push_needle(form, replacement);
-        }
-    }
-
-    fn push_needle(&mut self, needle: String, replacement: String) {
-        let index = self.needles.len();
-        let bytes = needle.as_bytes();
-        if let Some(prefix) = bytes.first_chunk::<PREFIX>() {
-            self.by_prefix.entry(*prefix).or_default().push(index);
-        } else if let Some(prefix) = bytes.first_chunk::<3>() {
-            self.short_by_prefix.entry(*prefix).or_default().push(index);
-        } else {
-            // `:@`, an empty password: nothing to hide, and it is everywhere.
-            return;
-        }
-        self.needles.push((needle, replacement));
+        let secret = self.note(secret);
+        self.pending.push(Lesson::Secret(secret));
     }
 
     /// Learns a URL password: masked in free text when long enough, and as
     /// `:password@` whatever its length.
     pub fn learn_url_password(&mut self, password: &str) {
-        self.learn(password);
-        let needle = format!(":{password}@");
-        if self.seen.insert(needle.clone()) {
-            self.push_needle(needle, ":****@".to_string());
-            let encoded = format!(":{}@", utf8_percent_encode(password, NON_ALPHANUMERIC));
-            self.push_needle(encoded, ":****@".to_string());
-        }
+        let password = self.note(password);
+        self.pending.push(Lesson::UrlPassword(password));
     }
 
     /// Learns an HTTP Basic credential as a client sends it:
     /// `base64(user:password)`, and the password itself.
     pub fn learn_basic(&mut self, user: &str, password: &str) {
-        self.learn_url_password(password);
-        let pair = format!("{user}:{password}");
-        for encoded in [
-            base64::engine::general_purpose::STANDARD.encode(&pair),
-            base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair),
-        ] {
-            if self.seen.insert(encoded.clone()) {
-                let replacement = mask(&encoded);
-                self.push_needle(encoded, replacement);
-            }
-        }
+        let lesson = Lesson::Basic(self.note(user), self.note(password));
+        self.pending.push(lesson);
     }
 
     /// Learns every secret `scan` finds in every scope's servers.
@@ -164,14 +207,16 @@ impl Redactor {
             }
             // A line dotenvy could not parse may still hold a value, and
             // `check` quotes such lines.
-            let lines: Vec<&str> = file.text.as_deref().unwrap_or_default().lines().collect();
-            for problem in &file.problems {
-                if let Some(line) = problem
-                    .line
-                    .checked_sub(1)
-                    .and_then(|index| lines.get(index))
-                {
-                    self.learn_words(&[(*line).to_string()]);
+            if !file.problems.is_empty() {
+                let lines: Vec<&str> = file.text.as_deref().unwrap_or_default().lines().collect();
+                for problem in &file.problems {
+                    if let Some(line) = problem
+                        .line
+                        .checked_sub(1)
+                        .and_then(|index| lines.get(index))
+                    {
+                        self.learn_words(&[(*line).to_string()]);
+                    }
                 }
             }
         }
@@ -194,19 +239,34 @@ impl Redactor {
     /// [`Redactor::learn_entry`] for an entry already scanned: `findings`
     /// are what [`secrets::scan_entry`] found in it.
     pub fn learn_scanned_entry(&mut self, entry: &ServerEntry, findings: &[secrets::Finding]) {
-        for finding in findings {
-            if finding.field == Field::UrlPassword || finding.rule == secrets::URL_USERINFO_PASSWORD
-            {
-                self.learn_url_password(&finding.secret);
-            } else {
-                self.learn(&finding.secret);
-            }
-        }
+        self.note_findings(findings);
         for (_, text) in entry.expandable_fields() {
-            for reference in expansion::references(text) {
-                if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
-                    self.learn_env(&reference.name, &default);
-                }
+            self.note_defaults(text);
+        }
+    }
+
+    fn note_findings(&mut self, findings: &[secrets::Finding]) {
+        for finding in findings {
+            let secret = self.note(&finding.secret);
+            self.pending.push(
+                if finding.field == Field::UrlPassword
+                    || finding.rule == secrets::URL_USERINFO_PASSWORD
+                {
+                    Lesson::UrlPassword(secret)
+                } else {
+                    Lesson::Secret(secret)
+                },
+            );
+        }
+    }
+
+    /// Notes the literal defaults of `text`'s placeholders as values of
+    /// their variables.
+    fn note_defaults(&mut self, text: &str) {
+        for reference in expansion::references(text) {
+            if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
+                let lesson = Lesson::Env(self.note(&reference.name), self.note(&default));
+                self.pending.push(lesson);
             }
         }
     }
@@ -216,6 +276,170 @@ impl Redactor {
     /// is a secret and the value is a literal (`GITHUB_TOKEN=dev`): what
     /// is shown is masked even where `scan` would call the value a decoy.
     pub fn learn_env(&mut self, name: &str, value: &str) {
+        let lesson = Lesson::Env(self.note(name), self.note(value));
+        self.pending.push(lesson);
+    }
+
+    /// Learns the secrets among command-line words: token formats, secret
+    /// flags (`--api-key V`, `--token=V`) and `NAME=value` pairs.
+    pub fn learn_words(&mut self, words: &[String]) {
+        if !words.is_empty() {
+            self.pending.push(Lesson::Words(words.to_vec()));
+        }
+    }
+
+    /// Learns a value mcpenv hands to a server (an env or header value, an
+    /// argument) so that the server's echo of it is masked: whatever `scan`
+    /// would flag, and any opaque token-like value that no reader needs to
+    /// see in an error (see [`is_opaque`]).
+    pub fn learn_handed(&mut self, value: &str) {
+        let value = self.note(value);
+        self.pending.push(Lesson::Handed(value));
+    }
+
+    /// Learns now what was taught so far (otherwise done by the first
+    /// mask): a scan's worker settles its own redactor before it is
+    /// [absorbed](Self::absorb).
+    pub fn settle(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let lessons = std::mem::take(&mut self.pending);
+        let noted = std::mem::take(&mut self.noted);
+        for lesson in lessons {
+            self.study(&noted, lesson);
+            // What a lesson taught (a default inside an env value) is
+            // learned right after it, as learning it at once did.
+            self.settle();
+        }
+    }
+
+    fn note(&mut self, text: &str) -> Range<usize> {
+        let start = self.noted.len();
+        self.noted.push_str(text);
+        start..self.noted.len()
+    }
+
+    /// Learns everything `other` knows and was taught, after what this one
+    /// knows (a scan's workers, absorbed in file order).
+    pub fn absorb(&mut self, mut other: Self) {
+        self.settle();
+        other.settle();
+        if self.needles.is_empty() {
+            // Nothing of ours to keep first: take the other's whole.
+            let mut seen = std::mem::take(&mut other.seen);
+            seen.extend(std::mem::take(&mut self.seen));
+            *self = Self { seen, ..other };
+            return;
+        }
+        if other.needles.is_empty() {
+            self.seen.extend(other.seen);
+            return;
+        }
+        for (needle, replacement) in other.needles {
+            self.push_needle(needle, replacement);
+        }
+        self.seen.extend(other.seen);
+    }
+
+    fn study(&mut self, noted: &str, lesson: Lesson) {
+        match lesson {
+            Lesson::Secret(secret) => self.learn_now(&noted[secret]),
+            Lesson::UrlPassword(password) => self.learn_url_password_now(&noted[password]),
+            Lesson::Basic(user, password) => self.learn_basic_now(&noted[user], &noted[password]),
+            Lesson::Env(name, value) => self.learn_env_now(&noted[name], &noted[value]),
+            Lesson::Words(words) => self.learn_words_now(&words),
+            Lesson::Handed(value) => self.learn_handed_now(&noted[value]),
+        }
+    }
+
+    fn learn_now(&mut self, secret: &str) {
+        if secret.chars().count() < MIN_FREE_TEXT || self.seen.contains(secret) {
+            return;
+        }
+        self.seen.insert(secret.to_string());
+        let mut forms = vec![secret.to_string()];
+        // A form that is the secret itself (most tokens need no escaping)
+        // is not made again.
+        if (secret.contains(['"', '\\']) || secret.contains(|c: char| c.is_control()))
+            && let Ok(json) = serde_json::to_string(secret)
+        {
+            forms.push(json[1..json.len() - 1].to_string());
+        }
+        if let Cow::Owned(escaped) = crate::mechanics::display::escape(secret) {
+            forms.push(escaped);
+        }
+        if let Cow::Owned(encoded) = Cow::from(utf8_percent_encode(secret, NON_ALPHANUMERIC)) {
+            forms.push(encoded);
+        }
+        // What the form serializer leaves as it is.
+        if !secret
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'*' | b'-' | b'.' | b'_'))
+        {
+            forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+        }
+        forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
+        forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
+        forms.sort();
+        forms.dedup();
+        for form in forms {
+            self.push_needle(form, Replacement::Masked);
+        }
+    }
+
+    fn push_needle(&mut self, needle: String, replacement: Replacement) {
+        let Ok(index) = u32::try_from(self.needles.len()) else {
+            // Four billion needles: a run never gets near; masking what it
+            // knows beats failing.
+            return;
+        };
+        let bytes = needle.as_bytes();
+        if let Some(prefix) = bytes.first_chunk::<PREFIX>() {
+            self.by_prefix
+                .entry(long_key(prefix))
+                .or_default()
+                .push(index);
+        } else if let Some(prefix) = bytes.first_chunk::<SHORT_PREFIX>() {
+            self.short_by_prefix
+                .entry(short_key(prefix))
+                .or_default()
+                .push(index);
+        } else {
+            // `:@`, an empty password: nothing to hide, and it is everywhere.
+            return;
+        }
+        self.unsorted = true;
+        self.forget_masked();
+        self.needles.push((needle, replacement));
+    }
+
+    fn learn_url_password_now(&mut self, password: &str) {
+        self.learn_now(password);
+        let needle = format!(":{password}@");
+        if !self.seen.contains(&needle) {
+            self.seen.insert(needle.clone());
+            self.push_needle(needle, Replacement::UrlPassword);
+            let encoded = format!(":{}@", utf8_percent_encode(password, NON_ALPHANUMERIC));
+            self.push_needle(encoded, Replacement::UrlPassword);
+        }
+    }
+
+    fn learn_basic_now(&mut self, user: &str, password: &str) {
+        self.learn_url_password_now(password);
+        let pair = format!("{user}:{password}");
+        for encoded in [
+            base64::engine::general_purpose::STANDARD.encode(&pair),
+            base64::engine::general_purpose::STANDARD_NO_PAD.encode(&pair),
+        ] {
+            if !self.seen.contains(&encoded) {
+                self.seen.insert(encoded.clone());
+                self.push_needle(encoded, Replacement::Masked);
+            }
+        }
+    }
+
+    fn learn_env_now(&mut self, name: &str, value: &str) {
         if secrets::keyword_secret(name, value) {
             // `Bearer …` keeps its scheme readable, as `display_value` does.
             let value = value.trim();
@@ -233,19 +457,16 @@ impl Redactor {
                 .iter()
                 .any(|scheme| scheme.eq_ignore_ascii_case(credential))
             {
-                self.learn(credential);
+                self.learn_now(credential);
             }
         }
-        let mut env = Map::new();
-        env.insert(name.to_string(), Value::String(value.to_string()));
-        let mut fields = Map::new();
-        fields.insert("env".to_string(), Value::Object(env));
-        self.learn_entry(&ServerEntry::from_value(Value::Object(fields)));
+        // What `learn_entry` of `{"env": {name: value}}` learns, without
+        // building that entry for each of a `.env`'s lines.
+        self.note_findings(&secrets::scan_env_value(name, value));
+        self.note_defaults(value);
     }
 
-    /// Learns the secrets among command-line words: token formats, secret
-    /// flags (`--api-key V`, `--token=V`) and `NAME=value` pairs.
-    pub fn learn_words(&mut self, words: &[String]) {
+    fn learn_words_now(&mut self, words: &[String]) {
         let args: Vec<Value> = words.iter().cloned().map(Value::String).collect();
         let mut fields = Map::new();
         fields.insert("command".to_string(), Value::String(String::new()));
@@ -266,76 +487,144 @@ impl Redactor {
         }
     }
 
-    /// Learns a value mcpenv hands to a server (an env or header value, an
-    /// argument) so that the server's echo of it is masked: whatever `scan`
-    /// would flag, and any opaque token-like value that no reader needs to
-    /// see in an error (see [`is_opaque`]).
-    pub fn learn_handed(&mut self, value: &str) {
+    fn learn_handed_now(&mut self, value: &str) {
         let value = value.trim();
         let value = value
             .strip_prefix("--")
             .and_then(|flag| flag.split_once('=').map(|(_, value)| value))
             .unwrap_or(value);
         if is_opaque(value) {
-            self.learn(value);
+            self.learn_now(value);
         }
+    }
+
+    /// Forgets the texts masked before a needle was added.
+    fn forget_masked(&mut self) {
+        // Clearing an empty map still writes its whole table.
+        if !self.memo.is_empty() {
+            self.memo.clear();
+        }
+    }
+
+    /// Sorts the buckets a needle was added to: by needle, then by age.
+    fn sort_buckets(&mut self) {
+        if !self.unsorted {
+            return;
+        }
+        let needles = &self.needles;
+        let order = |a: &u32, b: &u32| {
+            needles[*a as usize]
+                .0
+                .as_bytes()
+                .cmp(needles[*b as usize].0.as_bytes())
+                .then(a.cmp(b))
+        };
+        for bucket in self.by_prefix.values_mut() {
+            if !bucket.is_sorted_by(|a, b| order(a, b).is_le()) {
+                bucket.sort_unstable_by(order);
+            }
+        }
+        for bucket in self.short_by_prefix.values_mut() {
+            if !bucket.is_sorted_by(|a, b| order(a, b).is_le()) {
+                bucket.sort_unstable_by(order);
+            }
+        }
+        self.unsorted = false;
     }
 
     /// `text` with every known secret masked.
     pub fn mask_text<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
-        let mut candidates = Vec::new();
+        self.settle();
+        if self.needles.is_empty() || text.len() < SHORT_PREFIX {
+            return Cow::Borrowed(text);
+        }
+        self.sort_buckets();
+        let remembered = text.len() <= MEMO_BYTES;
+        if remembered && let Some(known) = self.memo.get(text) {
+            return known
+                .as_ref()
+                .map_or(Cow::Borrowed(text), |masked| Cow::Owned(masked.clone()));
+        }
+        let masked = self.replace_all(text);
+        if remembered {
+            if self.memo.len() >= MEMO_ENTRIES {
+                self.memo.clear();
+            }
+            self.memo.insert(text.to_string(), masked.clone());
+        }
+        masked.map_or(Cow::Borrowed(text), Cow::Owned)
+    }
+
+    /// `text` with each leftmost-longest needle replaced (a secret that
+    /// contains another is masked whole); `None` when none is there.
+    fn replace_all(&self, text: &str) -> Option<String> {
         let bytes = text.as_bytes();
-        if !self.by_prefix.is_empty() {
-            for window in bytes.windows(PREFIX) {
-                if let Some(indices) = window
-                    .first_chunk::<PREFIX>()
-                    .and_then(|prefix| self.by_prefix.get(prefix))
-                {
-                    candidates.extend_from_slice(indices);
-                }
+        let mut out: Option<String> = None;
+        let mut copied = 0;
+        let mut at = 0;
+        while at + SHORT_PREFIX <= bytes.len() {
+            let Some(index) = self.longest_at(&bytes[at..]) else {
+                at += 1;
+                continue;
+            };
+            let (needle, replacement) = &self.needles[index as usize];
+            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            // A needle is UTF-8 text, so it starts and ends on characters.
+            out.push_str(&text[copied..at]);
+            match replacement {
+                Replacement::Masked => out.push_str(&mask(needle)),
+                Replacement::UrlPassword => out.push_str(":****@"),
             }
+            at += needle.len();
+            copied = at;
         }
-        if !self.short_by_prefix.is_empty() {
-            for window in bytes.windows(3) {
-                if let Some(indices) = window
-                    .first_chunk::<3>()
-                    .and_then(|prefix| self.short_by_prefix.get(prefix))
-                {
-                    candidates.extend_from_slice(indices);
-                }
+        if let Some(out) = &mut out {
+            out.push_str(&text[copied..]);
+        }
+        out
+    }
+
+    /// The longest needle `rest` starts with (the oldest of equal ones).
+    fn longest_at(&self, rest: &[u8]) -> Option<u32> {
+        if let Some(prefix) = rest.first_chunk::<PREFIX>()
+            && let Some(bucket) = self.by_prefix.get(&long_key(prefix))
+            && let Some(found) = self.longest_in(bucket, rest)
+        {
+            return Some(found);
+        }
+        let prefix = rest.first_chunk::<SHORT_PREFIX>()?;
+        let bucket = self.short_by_prefix.get(&short_key(prefix))?;
+        self.longest_in(bucket, rest)
+    }
+
+    /// The longest needle of a sorted `bucket` that `rest` starts with.
+    /// The needles `rest` starts with are prefixes of one another; the
+    /// greatest needle not above `rest` is the longest of them, unless it
+    /// parts from `rest` first, and then every one of them is a prefix of
+    /// what they share.
+    fn longest_in(&self, bucket: &[u32], rest: &[u8]) -> Option<u32> {
+        let needle = |index: u32| self.needles[index as usize].0.as_bytes();
+        let mut limit = rest;
+        loop {
+            let below = bucket.partition_point(|&index| needle(index) <= limit);
+            let candidate = needle(*bucket.get(below.checked_sub(1)?)?);
+            if limit.starts_with(candidate) {
+                let first = bucket.partition_point(|&index| needle(index) < candidate);
+                return bucket.get(first).copied();
             }
+            let shared = candidate
+                .iter()
+                .zip(limit)
+                .take_while(|(a, b)| a == b)
+                .count();
+            limit = &limit[..shared];
         }
-        candidates.sort_unstable();
-        candidates.dedup();
-        // Sharing a start is common (`secret_…` needles, the rule name
-        // `generic-secret`); holding the whole needle is not.
-        candidates.retain(|&index| {
-            memchr::memmem::find(bytes, self.needles[index].0.as_bytes()).is_some()
-        });
-        if candidates.is_empty() {
-            return Cow::Borrowed(text);
-        }
-        // Leftmost-longest: a secret that contains another is masked whole.
-        let built = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(candidates.iter().map(|&index| &self.needles[index].0));
-        // Invariant: the needles are plain strings, which always build.
-        let Ok(matcher) = built else {
-            return Cow::Borrowed(text);
-        };
-        if !matcher.is_match(text) {
-            return Cow::Borrowed(text);
-        }
-        let replacements: Vec<&str> = candidates
-            .iter()
-            .map(|&index| self.needles[index].1.as_str())
-            .collect();
-        Cow::Owned(matcher.replace_all(text, &replacements))
     }
 
     /// `value` with every known secret masked in every string (keys too).
     pub fn mask_json(&mut self, value: &mut Value) {
-        if self.is_empty() {
+        self.settle();
+        if self.needles.is_empty() {
             return;
         }
         match value {
@@ -346,11 +635,22 @@ impl Redactor {
             }
             Value::Array(items) => items.iter_mut().for_each(|item| self.mask_json(item)),
             Value::Object(members) => {
-                let old = std::mem::take(members);
-                for (key, mut member) in old {
-                    self.mask_json(&mut member);
-                    let key = self.mask_text(&key).into_owned();
-                    members.insert(key, member);
+                // Keys rarely hold a secret: the object is rebuilt only
+                // when one does.
+                if members
+                    .keys()
+                    .any(|key| matches!(self.mask_text(key), Cow::Owned(_)))
+                {
+                    let old = std::mem::take(members);
+                    for (key, mut member) in old {
+                        self.mask_json(&mut member);
+                        let key = self.mask_text(&key).into_owned();
+                        members.insert(key, member);
+                    }
+                } else {
+                    members
+                        .values_mut()
+                        .for_each(|member| self.mask_json(member));
                 }
             }
             // A number where a string belongs (`"PIN": 123456`) can be a
@@ -364,6 +664,18 @@ impl Redactor {
             Value::Null | Value::Bool(_) => {}
         }
     }
+}
+
+fn long_key(prefix: &[u8; PREFIX]) -> u64 {
+    let mut key = [0; 8];
+    key[..PREFIX].copy_from_slice(prefix);
+    u64::from_le_bytes(key)
+}
+
+fn short_key(prefix: &[u8; SHORT_PREFIX]) -> u32 {
+    let mut key = [0; 4];
+    key[..SHORT_PREFIX].copy_from_slice(prefix);
+    u32::from_le_bytes(key)
 }
 
 /// Whether a value handed to a server is an opaque token rather than
@@ -473,6 +785,12 @@ impl Shield {
     /// Teaches the redactor something.
     pub fn learn(&self, teach: impl FnOnce(&mut Redactor)) {
         teach(&mut self.redactor());
+    }
+
+    /// Learns everything `redactor` knows and was taught, after what this
+    /// shield knows.
+    pub fn absorb(&self, redactor: Redactor) {
+        self.redactor().absorb(redactor);
     }
 
     /// Learns every secret `scan` finds in every scope.
@@ -641,6 +959,107 @@ mod tests {
         assert_eq!(
             value,
             serde_json::json!({"a": ["x ghp_…2345"], "ghp_…2345": 1})
+        );
+    }
+
+    /// What masking was before it was one pass: an Aho-Corasick automaton
+    /// of every needle, leftmost-longest, the first of equal needles.
+    fn masked_by_automaton(redactor: &mut Redactor, text: &str) -> String {
+        redactor.settle();
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(redactor.needles.iter().map(|(needle, _)| needle))
+            .unwrap();
+        let replacements: Vec<String> = redactor
+            .needles
+            .iter()
+            .map(|(needle, replacement)| match replacement {
+                Replacement::Masked => mask(needle),
+                Replacement::UrlPassword => ":****@".to_string(),
+            })
+            .collect();
+        automaton.replace_all(text, &replacements)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_masks_as_the_automaton_did(
+            secrets in proptest::collection::vec("[ab:@_x]{3,12}", 1..8),
+            passwords in proptest::collection::vec("[ab:x]{0,5}", 0..3),
+            text in "[ab:@_x y]{0,80}",
+        ) {
+            let mut redactor = Redactor::new();
+            for secret in &secrets {
+                redactor.learn(secret);
+            }
+            for password in &passwords {
+                redactor.learn_url_password(password);
+            }
+            let expected = masked_by_automaton(&mut redactor, &text);
+            proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected.clone());
+            // Remembered, the same again.
+            proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected);
+        }
+    }
+
+    #[test]
+    fn prefixes_shared_by_many_needles_find_the_longest() {
+        let mut redactor = Redactor::new();
+        for secret in [
+            "secret_abc",
+            "secret_abcdef",
+            "secret_abd",
+            "secret_b",
+            "secret_abcde9",
+        ] {
+            redactor.learn(secret);
+        }
+        for text in [
+            "x secret_abcdefg secret_abcde secret_abc9 secret_ab secret_b",
+            "secret_abcde9 secret_abd secret_abcdef",
+        ] {
+            let expected = masked_by_automaton(&mut redactor, text);
+            assert_eq!(redactor.mask_text(text), expected);
+        }
+    }
+
+    #[test]
+    fn what_is_taught_is_learned_in_order_when_first_needed() {
+        let mut redactor = Redactor::new();
+        redactor.learn_env("URL", "${API_TOKEN:-Zq8mW3xR7vT2nK9pL4sJ6hF1}");
+        redactor.learn_words(&["--token=Yp7nB2vC9xZ4mK8qL3wR".to_string()]);
+        assert!(redactor.needles.is_empty(), "nothing learned before a mask");
+        assert!(!redactor.is_empty());
+        let shown = redactor
+            .mask_text("Zq8mW3xR7vT2nK9pL4sJ6hF1 Yp7nB2vC9xZ4mK8qL3wR")
+            .into_owned();
+        assert_eq!(shown, "Zq8m…6hF1 Yp7n…L3wR");
+        assert!(redactor.pending.is_empty() && redactor.noted.is_empty());
+    }
+
+    #[test]
+    fn absorbed_redactors_mask_as_one_that_learned_it_all() {
+        let secrets = [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        ];
+        let mut one = Redactor::new();
+        let mut parts = [Redactor::new(), Redactor::new()];
+        for (index, secret) in secrets.iter().enumerate() {
+            one.learn(secret);
+            parts[index].learn(secret);
+            parts[index].learn_url_password("pw9");
+        }
+        one.learn_url_password("pw9");
+        let mut shield = Redactor::new();
+        for part in parts {
+            shield.absorb(part);
+        }
+        let text = format!("{} and {} at db://u:pw9@h", secrets[0], secrets[1]);
+        assert_eq!(shield.mask_text(&text), one.mask_text(&text));
+        assert_eq!(
+            shield.mask_text(&text),
+            "ghp_…2345 and sk_l…p7dc at db://u:****@h"
         );
     }
 

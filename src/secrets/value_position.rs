@@ -39,12 +39,23 @@ pub enum Syntax {
 pub struct ParsedText<'t> {
     text: &'t str,
     tree: Tree<'t>,
+    /// Where each line starts, found on the first position asked for: a
+    /// file with many findings is not counted from its start for each.
+    line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 enum Tree<'t> {
     Json(jsonc_parser::ast::Value<'t>),
+    /// Strict JSON, stepped through where asked: no tree is built.
+    StrictJson(strict::Index),
     Toml(toml_edit::Document<&'t str>),
 }
+
+/// Deepest strict JSON [`ParsedText::strict_json`] steps through itself:
+/// jsonc-parser (which the other texts go through) refuses values more
+/// than 512 of its levels deep, and counts an object member as a level of
+/// its own, so up to half that the two agree.
+const STRICT_DEPTH: usize = 256;
 
 impl<'t> ParsedText<'t> {
     /// Parses `text`; `None` when it does not parse.
@@ -63,7 +74,26 @@ impl<'t> ParsedText<'t> {
             }
             Syntax::Toml => Tree::Toml(toml_edit::Document::parse(text).ok()?),
         };
-        Some(Self { text, tree })
+        Some(Self {
+            text,
+            tree,
+            line_starts: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// [`Self::parse`] of `text` known to be strict JSON (serde_json read
+    /// it): the same positions, found by stepping over the text where a
+    /// finding is asked for instead of building jsonc-parser's tree.
+    pub fn strict_json(text: &'t str) -> Option<Self> {
+        if crate::mechanics::document::nesting_depth(text) > STRICT_DEPTH {
+            return Self::parse(text, Syntax::Json);
+        }
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        Some(Self {
+            text,
+            tree: Tree::StrictJson(strict::Index::default()),
+            line_starts: std::cell::OnceCell::new(),
+        })
     }
 
     /// Where bytes `span` of `field`'s string sit in the text, for the
@@ -79,6 +109,10 @@ impl<'t> ParsedText<'t> {
                 let (literal, value) = json_literal(root, server, field)?;
                 (literal, value, Syntax::Json)
             }
+            Tree::StrictJson(index) => {
+                let (literal, value) = index.literal(self.text, server, field)?;
+                (literal, value, Syntax::Json)
+            }
             Tree::Toml(document) => {
                 let (literal, value) = toml_literal(document, server, field)?;
                 (literal, value, Syntax::Toml)
@@ -92,14 +126,30 @@ impl<'t> ParsedText<'t> {
                 (inside, inside)
             }
         };
-        let (line, column) = line_column(self.text, start);
-        let (end_line, end_column) = line_column(self.text, end);
+        let (line, column) = self.line_column(start);
+        let (end_line, end_column) = self.line_column(end);
         Some(Position {
             line,
             column,
             end_line,
             end_column,
         })
+    }
+}
+
+impl ParsedText<'_> {
+    /// 1-based line and column (in code points) of byte `offset`.
+    fn line_column(&self, offset: usize) -> (usize, usize) {
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|newline| newline + 1))
+                .collect()
+        });
+        let offset = offset.min(self.text.len());
+        // Lines that start at or before `offset`; the first starts at 0.
+        let line = starts.partition_point(|&start| start <= offset);
+        let line_start = starts[line - 1];
+        (line, self.text[line_start..offset].chars().count() + 1)
     }
 }
 
@@ -180,6 +230,196 @@ fn json_member<'v, 'a>(value: &'v ast::Value<'a>, key: &str) -> Option<&'v ast::
         .map(|prop| &prop.value)
 }
 
+/// Stepping through strict JSON text (which holds no comments, no trailing
+/// commas and only valid escapes, so no step needs checking).
+mod strict {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::ops::Range;
+
+    use super::{Field, Step, field_paths};
+
+    /// The members and elements of the objects and arrays stepped into so
+    /// far, by where each starts: a file's servers are indexed once, not
+    /// walked again for each finding.
+    #[derive(Default)]
+    pub(super) struct Index {
+        nodes: RefCell<HashMap<usize, Node>>,
+    }
+
+    enum Node {
+        /// Where each member's value starts; the last of duplicate keys
+        /// (the one parsers keep).
+        Object(HashMap<String, usize>),
+        /// Where each element starts.
+        Array(Vec<usize>),
+        Other,
+    }
+
+    impl Index {
+        /// [`super::json_literal`] on the text.
+        pub(super) fn literal(
+            &self,
+            text: &str,
+            server: &[&str],
+            field: &Field,
+        ) -> Option<(Range<usize>, String)> {
+            let bytes = text.as_bytes();
+            let mut node = skip_ws(bytes, 0);
+            for key in server {
+                node = self.step(text, node, &Step::Key(key))?;
+            }
+            field_paths(field).into_iter().find_map(|path| {
+                let mut value = node;
+                for step in &path {
+                    value = self.step(text, value, step)?;
+                }
+                if bytes.get(value) != Some(&b'"') {
+                    return None;
+                }
+                let end = string_end(bytes, value)?;
+                Some((value..end, string_value(text, value..end)?))
+            })
+        }
+
+        /// Where the member or element `step` of the value at `at` starts.
+        fn step(&self, text: &str, at: usize, step: &Step<'_>) -> Option<usize> {
+            let mut nodes = self.nodes.borrow_mut();
+            let node = match nodes.get(&at) {
+                Some(node) => node,
+                None => nodes.entry(at).or_insert(index_node(text, at)?),
+            };
+            match (node, step) {
+                (Node::Object(members), Step::Key(key)) => members.get(*key).copied(),
+                (Node::Array(elements), Step::Index(index)) => elements.get(*index).copied(),
+                _ => None,
+            }
+        }
+    }
+
+    fn index_node(text: &str, at: usize) -> Option<Node> {
+        let bytes = text.as_bytes();
+        match bytes.get(at)? {
+            b'{' => {
+                let mut members = HashMap::new();
+                items(bytes, at, b'}', |start| {
+                    let key_end = string_end(bytes, start)?;
+                    let key = string_value(text, start..key_end)?;
+                    let colon = skip_ws(bytes, key_end);
+                    let value = skip_ws(bytes, colon + 1);
+                    members.insert(key, value);
+                    Some(value)
+                })?;
+                Some(Node::Object(members))
+            }
+            b'[' => {
+                let mut elements = Vec::new();
+                items(bytes, at, b']', |start| {
+                    elements.push(start);
+                    Some(start)
+                })?;
+                Some(Node::Array(elements))
+            }
+            _ => Some(Node::Other),
+        }
+    }
+
+    /// Steps through the members or elements of the object or array at
+    /// `at`, which `close` ends: `item` is told where each starts and
+    /// says where its value starts (after a member's key).
+    fn items(
+        bytes: &[u8],
+        at: usize,
+        close: u8,
+        mut item: impl FnMut(usize) -> Option<usize>,
+    ) -> Option<()> {
+        let mut next = skip_ws(bytes, at + 1);
+        if bytes.get(next) == Some(&close) {
+            return Some(());
+        }
+        loop {
+            let value = item(next)?;
+            next = skip_ws(bytes, value_end(bytes, value)?);
+            match bytes.get(next)? {
+                b',' => next = skip_ws(bytes, next + 1),
+                _ => return Some(()),
+            }
+        }
+    }
+
+    fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
+        while bytes
+            .get(at)
+            .is_some_and(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            at += 1;
+        }
+        at
+    }
+
+    /// The end of the string literal at `at` (after its closing quote).
+    fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let mut next = at + 1;
+        loop {
+            let found = next + memchr::memchr2(b'"', b'\\', bytes.get(next..)?)?;
+            if bytes[found] == b'"' {
+                return Some(found + 1);
+            }
+            next = found + 2;
+        }
+    }
+
+    /// The end of the value at `at`.
+    fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+        let (open, close) = match bytes.get(at)? {
+            b'"' => return string_end(bytes, at),
+            b'{' => (b'{', b'}'),
+            b'[' => (b'[', b']'),
+            _ => {
+                let length = bytes[at..]
+                    .iter()
+                    .position(|byte| {
+                        matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                    })
+                    .unwrap_or(bytes.len() - at);
+                return Some(at + length);
+            }
+        };
+        // Valid JSON balances each kind of bracket on its own, outside strings.
+        let mut depth = 0usize;
+        let mut next = at;
+        loop {
+            let found = next + memchr::memchr3(b'"', open, close, bytes.get(next..)?)?;
+            if bytes[found] == b'"' {
+                next = string_end(bytes, found)?;
+                continue;
+            }
+            if bytes[found] == open {
+                depth += 1;
+            } else {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(found + 1);
+                }
+            }
+            next = found + 1;
+        }
+    }
+
+    /// The value of the string literal `literal`.
+    fn string_value(text: &str, literal: Range<usize>) -> Option<String> {
+        let inside = text.get(literal.start + 1..literal.end.checked_sub(1)?)?;
+        if inside.contains('\\') {
+            serde_json::from_str(&text[literal]).ok()
+        } else {
+            Some(inside.to_string())
+        }
+    }
+}
+
 /// The byte range of the string at `server` + `field` in a TOML document,
 /// and its value.
 fn toml_literal(
@@ -226,8 +466,7 @@ fn opening_length(raw: &str) -> usize {
 /// of its decoded `value`; `None` when decoding `raw` does not give `value`
 /// (an escape this walk does not know), so no offset is guessed.
 fn map_span(raw: &str, syntax: Syntax, value: &str, span: Range<usize>) -> Option<(usize, usize)> {
-    let pieces = decode(raw, syntax)?;
-    let decoded: String = pieces.iter().map(|(_, piece)| piece.as_str()).collect();
+    let (decoded, pieces) = decode(raw, syntax)?;
     if decoded != value || span.end > decoded.len() || span.start > span.end {
         return None;
     }
@@ -236,14 +475,14 @@ fn map_span(raw: &str, syntax: Syntax, value: &str, span: Range<usize>) -> Optio
     let mut offset = 0;
     let mut start = None;
     let mut end = None;
-    for (raw_start, piece) in &pieces {
-        if offset == span.start && !piece.is_empty() && start.is_none() {
-            start = Some(*raw_start);
+    for &(raw_start, length) in &pieces {
+        if offset == span.start && length != 0 && start.is_none() {
+            start = Some(raw_start);
         }
         if offset == span.end && end.is_none() {
-            end = Some(*raw_start);
+            end = Some(raw_start);
         }
-        offset += piece.len();
+        offset += length;
     }
     let close = raw.len() - opening_length(raw);
     let start = start.unwrap_or(close);
@@ -251,14 +490,16 @@ fn map_span(raw: &str, syntax: Syntax, value: &str, span: Range<usize>) -> Optio
     Some((start, end))
 }
 
-/// The literal's content as (offset in `raw`, decoded text) pieces, one per
-/// source character or escape; `None` for an escape it cannot decode.
-fn decode(raw: &str, syntax: Syntax) -> Option<Vec<(usize, String)>> {
+/// The literal's content decoded, and its pieces as (offset in `raw`,
+/// decoded length), one per source character or escape; `None` for an
+/// escape it cannot decode.
+fn decode(raw: &str, syntax: Syntax) -> Option<(String, Vec<(usize, usize)>)> {
     let open = opening_length(raw);
     let multiline = open == 3;
     let literal = raw.starts_with('\'') && syntax == Syntax::Toml;
     let body = raw.get(open..raw.len().checked_sub(open)?)?;
-    let mut pieces = Vec::new();
+    let mut decoded = String::with_capacity(body.len());
+    let mut pieces = Vec::with_capacity(body.len());
     let mut chars = body.char_indices().peekable();
     // TOML drops a newline right after a multi-line string's opening quotes.
     if multiline {
@@ -272,11 +513,12 @@ fn decode(raw: &str, syntax: Syntax) -> Option<Vec<(usize, String)>> {
     while let Some((index, c)) = chars.next() {
         let at = open + index;
         if c != '\\' || literal {
-            pieces.push((at, c.to_string()));
+            pieces.push((at, c.len_utf8()));
+            decoded.push(c);
             continue;
         }
         let (_, escape) = chars.next()?;
-        let decoded = match escape {
+        let one = match escape {
             '"' => '"',
             '\\' => '\\',
             '/' if syntax == Syntax::Json => '/',
@@ -310,14 +552,15 @@ fn decode(raw: &str, syntax: Syntax) -> Option<Vec<(usize, String)>> {
             // newline and the white space after it.
             ' ' | '\t' | '\r' | '\n' if multiline && syntax == Syntax::Toml => {
                 while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {}
-                pieces.push((at, String::new()));
+                pieces.push((at, 0));
                 continue;
             }
             _ => return None,
         };
-        pieces.push((at, decoded.to_string()));
+        pieces.push((at, one.len_utf8()));
+        decoded.push(one);
     }
-    Some(pieces)
+    Some((decoded, pieces))
 }
 
 fn hex(chars: &mut impl Iterator<Item = (usize, char)>, digits: usize) -> Option<u32> {
@@ -326,14 +569,6 @@ fn hex(chars: &mut impl Iterator<Item = (usize, char)>, digits: usize) -> Option
         code = code * 16 + chars.next()?.1.to_digit(16)?;
     }
     Some(code)
-}
-
-/// 1-based line and column (in code points) of byte `offset` of `text`.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    (line, before[line_start..].chars().count() + 1)
 }
 
 #[cfg(test)]
@@ -368,10 +603,56 @@ mod tests {
         }
         .unwrap();
         let start = string.find(secret).unwrap();
-        ParsedText::parse(text, syntax)
+        let span = start..start + secret.len();
+        let position = ParsedText::parse(text, syntax)
             .unwrap()
-            .locate(server, &field, start..start + secret.len())
-            .unwrap()
+            .locate(server, &field, span.clone())
+            .unwrap();
+        // Strict JSON stepped through gives the same position.
+        if syntax == Syntax::Json && serde_json::from_str::<serde_json::Value>(text).is_ok() {
+            let strict = ParsedText::strict_json(text).unwrap();
+            assert_eq!(strict.locate(server, &field, span), Some(position));
+        }
+        position
+    }
+
+    #[test]
+    fn strict_json_is_located_as_the_tree_locates_it() {
+        let text = concat!(
+            "{\"mcpServers\": {\"a\": {\"env\": {\"T\": \"first\"}},\n",
+            "  \"a\": {\"command\": {\"path\": \"x\", \"args\": [1, {\"k\": [\"]\"]}, \"tok\\\"en9\"]},\n",
+            "    \"env\": {\"T\": 7, \"K\\u0041\": \"v\\u00e9\\ud83d\\ude00w\"}, \"url\": \"https://u:p@h\"},\n",
+            "  \"\\u0062\": {\"headers\": {\"X\": \"{[\\\\\"}}}, \"n\": [true, null, -1.5e3]}"
+        );
+        assert!(
+            serde_json::from_str::<serde_json::Value>(text).is_ok(),
+            "{text}"
+        );
+        let tree = ParsedText::parse(text, Syntax::Json).unwrap();
+        let strict = ParsedText::strict_json(text).unwrap();
+        let cases: Vec<(&[&str], Field, Range<usize>)> = vec![
+            (&["mcpServers", "a"], Field::Env("T".to_string()), 0..1),
+            (&["mcpServers", "a"], Field::Env("KA".to_string()), 1..3),
+            (&["mcpServers", "a"], Field::Env("KA".to_string()), 3..7),
+            (&["mcpServers", "a"], Field::Arg(2), 0..6),
+            (&["mcpServers", "a"], Field::Arg(1), 0..1),
+            (&["mcpServers", "a"], Field::Command, 0..1),
+            (&["mcpServers", "a"], Field::UrlPassword, 10..11),
+            (&["mcpServers", "b"], Field::Header("X".to_string()), 1..3),
+            (&["mcpServers", "c"], Field::Command, 0..1),
+            (&["n"], Field::Arg(0), 0..1),
+        ];
+        for (server, field, span) in cases {
+            assert_eq!(
+                strict.locate(server, &field, span.clone()),
+                tree.locate(server, &field, span.clone()),
+                "{server:?} {field:?} {span:?}"
+            );
+        }
+        // Deeper than jsonc-parser reads: no position either way.
+        let deep = format!("{{\"a\": {}1{}}}", "[".repeat(600), "]".repeat(600));
+        assert!(ParsedText::parse(&deep, Syntax::Json).is_none());
+        assert!(ParsedText::strict_json(&deep).is_none());
     }
 
     fn pos(line: usize, column: usize, end_line: usize, end_column: usize) -> Position {

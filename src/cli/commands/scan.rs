@@ -2,6 +2,7 @@
 //! entry's structure. Exits 1 when anything is found, for CI and hooks.
 //! Prints a table, mcpenv's JSON, or SARIF for code scanning.
 
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -212,12 +213,19 @@ pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<(ScanOutput, ScanFormat), CliEr
 
 /// The scan report with each file as shown and what to do.
 pub fn output(ctx: &Ctx, report: ScanReport) -> ScanOutput {
-    let shown_files = report
+    // A file holds many findings: each is named once.
+    let mut named: HashMap<&Path, String> = HashMap::new();
+    let shown_files: Vec<String> = report
         .findings
         .iter()
-        .map(|finding| shown_path(ctx, &finding.file))
+        .map(|finding| {
+            named
+                .entry(finding.file.as_path())
+                .or_insert_with(|| shown_path(ctx, &finding.file))
+                .clone()
+        })
         .collect();
-    let hints = hints(ctx, &report.findings, &report.unparsed);
+    let hints = hints(ctx, &report.findings, &shown_files, &report.unparsed);
     ScanOutput {
         report,
         hints,
@@ -247,7 +255,12 @@ pub fn emit(ctx: &Ctx, report: &ScanOutput, format: ScanFormat, quiet: bool) -> 
 
 /// One hint for the secrets `extract` moves (naming the exact scopes), and
 /// one per client for the files it does not edit, in that client's syntax.
-fn hints(ctx: &Ctx, findings: &[ScanFinding], unparsed: &[Unparsed]) -> Vec<String> {
+fn hints(
+    ctx: &Ctx,
+    findings: &[ScanFinding],
+    shown_files: &[String],
+    unparsed: &[Unparsed],
+) -> Vec<String> {
     let mut hints = Vec::new();
     for file in unparsed {
         hints.push(format!(
@@ -270,13 +283,16 @@ fn hints(ctx: &Ctx, findings: &[ScanFinding], unparsed: &[Unparsed]) -> Vec<Stri
         ));
     }
     let mut by_client: Vec<(Client, Vec<String>)> = Vec::new();
-    for finding in findings.iter().filter(|f| f.extract_scope.is_none()) {
-        let file = format!("`{}`", shown_path(ctx, &finding.file));
+    let mut listed: HashSet<(Client, &str)> = HashSet::new();
+    for (finding, shown) in findings.iter().zip(shown_files) {
+        if finding.extract_scope.is_some() || !listed.insert((finding.client, shown)) {
+            continue;
+        }
+        let file = format!("`{shown}`");
         match by_client
             .iter_mut()
             .find(|(client, _)| *client == finding.client)
         {
-            Some((_, files)) if files.contains(&file) => {}
             Some((_, files)) => files.push(file),
             None => by_client.push((finding.client, vec![file])),
         }

@@ -1,0 +1,402 @@
+//! Which token rules a string may match, in one pass: every match of a
+//! rule's head starts with one of a few literals (`ghp_`, `://`,
+//! `--api-key`), which regex-syntax's literal extraction reads off the head
+//! itself, so this list never drifts from the rules. One Aho-Corasick
+//! automaton of all of them finds which a string holds; only those rules'
+//! regexes run, and a string holding none runs no regex at all.
+//!
+//! The set is a superset of what the heads match (a literal is only the
+//! start of a head), so running the rules it names finds exactly what
+//! running every rule would.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+#[cfg(test)]
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+
+use super::formats::Spec;
+use super::rule_literals::RULE_LITERALS;
+
+/// How many rules a [`RuleSet`] holds at most.
+const MAX_RULES: usize = 256;
+
+/// A set of rule indices.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct RuleSet([u64; MAX_RULES / 64]);
+
+impl RuleSet {
+    fn insert(&mut self, index: usize) {
+        self.0[index / 64] |= 1 << (index % 64);
+    }
+
+    fn union(&mut self, other: &Self) {
+        for (word, more) in self.0.iter_mut().zip(other.0) {
+            *word |= more;
+        }
+    }
+
+    /// Whether it holds no rule.
+    pub(super) fn is_empty(&self) -> bool {
+        self.0.iter().all(|word| *word == 0)
+    }
+
+    /// Whether it holds rule `index`.
+    pub(super) fn contains(&self, index: usize) -> bool {
+        self.0[index / 64] & (1 << (index % 64)) != 0
+    }
+
+    /// The rule indices, ascending (the reference's order).
+    pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(at, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    at * 64 + bit
+                })
+            })
+        })
+    }
+}
+
+/// What the prefilter found in a text.
+#[derive(Debug)]
+pub(super) struct Candidates {
+    /// Every rule the text may match.
+    pub(super) rules: RuleSet,
+    /// Those that may match anywhere, not only where one of their literals
+    /// starts (no literal, or a `(?i)` rule in a text that is not ASCII).
+    pub(super) anywhere: RuleSet,
+    /// `(rule, where one of its literals starts)`.
+    starts: Vec<(usize, usize)>,
+}
+
+impl Candidates {
+    /// Where the literals of `rule` start in the text, in order: every
+    /// match of a rule without a lead starts at one of them (unless it
+    /// may match [anywhere](Self::anywhere)).
+    pub(super) fn starts_of(&self, rule: usize) -> Vec<usize> {
+        let mut starts: Vec<usize> = self
+            .starts
+            .iter()
+            .filter(|(of, _)| *of == rule)
+            .map(|(_, start)| *start)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        starts
+    }
+}
+
+/// One literal as the automaton knows it (ASCII case folded): the
+/// spellings rules start with, each with the rules it names.
+#[derive(Debug, Default)]
+struct Literal {
+    variants: Vec<Variant>,
+}
+
+#[derive(Debug)]
+struct Variant {
+    /// The exact bytes a case-sensitive rule needs; `None` for a `(?i)`
+    /// rule, which takes any case.
+    exact: Option<Vec<u8>>,
+    /// Whether the rule's pattern has a `\b` (ASCII) right before it.
+    boundary: bool,
+    rules: RuleSet,
+}
+
+/// The literals of every rule's head, in one automaton.
+#[derive(Debug)]
+pub(super) struct Prefilter {
+    /// `None` when no rule has a literal (then every rule is a candidate).
+    automaton: Option<AhoCorasick>,
+    /// By the automaton's pattern id.
+    literals: Vec<Literal>,
+    /// Rules with no literal to find: candidates for every string.
+    always: RuleSet,
+    /// The `(?i)` rules: Unicode case folding lets `K` (Kelvin) and `ſ`
+    /// stand for `k` and `s`, which an ASCII-case-insensitive literal does
+    /// not see, so in a string that is not ASCII they are all candidates.
+    any_case: RuleSet,
+}
+
+impl Prefilter {
+    /// The prefilter of `specs` (`(id, provider, lead, head, tail)`).
+    pub(super) fn new(specs: &[Spec]) -> Self {
+        assert!(specs.len() <= MAX_RULES, "a RuleSet holds every rule");
+        let mut folded: Vec<Vec<u8>> = Vec::new();
+        let mut by_folded: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut literals: Vec<Literal> = Vec::new();
+        let mut always = RuleSet::default();
+        let mut any_case = RuleSet::default();
+        assert_eq!(specs.len(), RULE_LITERALS.len(), "{STALE_TABLE}");
+        for (index, &(_, _, lead, head, _)) in specs.iter().enumerate() {
+            let insensitive = lead.starts_with("(?i)") || head.starts_with("(?i)");
+            if insensitive {
+                any_case.insert(index);
+            }
+            let Some((found, boundary)) = table_literals(index, specs[index].0) else {
+                always.insert(index);
+                continue;
+            };
+            for literal in found {
+                let literal = literal.to_vec();
+                let key = literal.to_ascii_lowercase();
+                let at = *by_folded.entry(key.clone()).or_insert_with(|| {
+                    folded.push(key);
+                    literals.push(Literal::default());
+                    folded.len() - 1
+                });
+                let exact = (!insensitive).then_some(literal);
+                let variants = &mut literals[at].variants;
+                match variants
+                    .iter_mut()
+                    .find(|variant| variant.exact == exact && variant.boundary == boundary)
+                {
+                    Some(variant) => variant.rules.insert(index),
+                    None => {
+                        let mut rules = RuleSet::default();
+                        rules.insert(index);
+                        variants.push(Variant {
+                            exact,
+                            boundary,
+                            rules,
+                        });
+                    }
+                }
+            }
+        }
+        // A few hundred short literals, searched overlapping as each one
+        // found names rules. The contiguous NFA builds in a fraction of
+        // the DFA's time, which every command whose output is masked
+        // pays (the shield scans the environment's values), and searches
+        // nearly as fast.
+        let automaton = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&folded)
+            .ok();
+        if automaton.is_none() {
+            // Invariant: plain literals always build; should they not,
+            // every rule runs, which finds the same.
+            for index in 0..specs.len() {
+                always.insert(index);
+            }
+        }
+        Self {
+            automaton,
+            literals,
+            always,
+            any_case,
+        }
+    }
+
+    /// The rules `text` may match, and where.
+    pub(super) fn candidates(&self, text: &str) -> Candidates {
+        let mut found = Candidates {
+            rules: self.always,
+            anywhere: self.always,
+            starts: Vec::new(),
+        };
+        if !text.is_ascii() {
+            found.rules.union(&self.any_case);
+            found.anywhere.union(&self.any_case);
+        }
+        let Some(automaton) = &self.automaton else {
+            return found;
+        };
+        let bytes = text.as_bytes();
+        for hit in automaton.find_overlapping_iter(bytes) {
+            let literal = &self.literals[hit.pattern().as_usize()];
+            // An ASCII `\b`: a word byte on one side only.
+            let at_boundary = || {
+                let before = hit.start().checked_sub(1).map(|at| bytes[at]);
+                before.is_some_and(is_word_byte) != is_word_byte(bytes[hit.start()])
+            };
+            for variant in &literal.variants {
+                if variant
+                    .exact
+                    .as_ref()
+                    .is_none_or(|exact| bytes[hit.range()] == exact[..])
+                    && (!variant.boundary || at_boundary())
+                {
+                    found.rules.union(&variant.rules);
+                    found
+                        .starts
+                        .extend(variant.rules.iter().map(|rule| (rule, hit.start())));
+                }
+            }
+        }
+        found
+    }
+
+    /// The rules no literal stands for (tested to be none).
+    #[cfg(test)]
+    fn always(&self) -> RuleSet {
+        self.always
+    }
+}
+
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// What `src/secrets/rule_literals.rs` holds for rule `index`: its
+/// literals and whether a `\b` comes before them, `None` for none.
+/// Reading them off the patterns (`rule_literals`) parses every rule, a
+/// few milliseconds that every masked output would pay at start-up, so a
+/// unit test does it and keeps the table equal to it.
+fn table_literals(index: usize, id: &str) -> Option<(&'static [&'static [u8]], bool)> {
+    let (table_id, literals, boundary) = RULE_LITERALS[index];
+    assert_eq!(table_id, id, "{STALE_TABLE}");
+    (!literals.is_empty()).then_some((literals, boundary))
+}
+
+const STALE_TABLE: &str = "src/secrets/rule_literals.rs is out of date: \
+     run `MCPENV_UPDATE_LITERALS=1 cargo test --lib rule_literals`";
+
+/// The literals every match of a rule starts with, and whether a `\b`
+/// comes right before them: those of `lead` and `head` together when that
+/// gives longer ones (`1/` of Asana's `\b[12]/[0-9]{13,19}` rather than the
+/// `:` of its head, which every URL holds), else those of `head`, which
+/// every match holds too (a match of the whole is one of the head, after
+/// the lead). `None` when neither has any.
+#[cfg(test)]
+fn rule_literals(lead: &str, head: &str) -> Option<(Vec<Vec<u8>>, bool)> {
+    let of_head = pattern_literals(head);
+    let lead = lead.strip_prefix("(?i)").unwrap_or(lead);
+    let of_whole = if lead.is_empty() {
+        None
+    } else {
+        let head = head.strip_prefix("(?i)").unwrap_or(head);
+        pattern_literals(&format!("{lead}{head}"))
+    };
+    let shortest = |literals: &Option<(Vec<Vec<u8>>, bool)>| {
+        literals
+            .as_ref()
+            .and_then(|(literals, _)| literals.iter().map(Vec::len).min())
+            .unwrap_or(0)
+    };
+    if shortest(&of_whole) > shortest(&of_head) {
+        of_whole
+    } else {
+        of_head
+    }
+}
+
+/// The literals every match of `pattern` starts with (a leading `(?i)`
+/// dropped: the caller folds case), and whether it starts with `\b`;
+/// `None` when there is no such finite set, or when it holds the empty
+/// string.
+#[cfg(test)]
+fn pattern_literals(pattern: &str) -> Option<(Vec<Vec<u8>>, bool)> {
+    let sensitive = pattern.strip_prefix("(?i)").unwrap_or(pattern);
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(sensitive)
+        .ok()?;
+    let sequence = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    let literals: Vec<Vec<u8>> = sequence
+        .literals()?
+        .iter()
+        .map(|literal| literal.as_bytes().to_vec())
+        .collect();
+    (!literals.is_empty() && literals.iter().all(|literal| !literal.is_empty()))
+        .then_some((literals, sensitive.starts_with(r"\b")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::formats::RULE_SPECS;
+    use super::*;
+
+    #[test]
+    fn every_head_has_literals() {
+        let prefilter = Prefilter::new(RULE_SPECS);
+        let always: Vec<&str> = prefilter
+            .always()
+            .iter()
+            .map(|index| RULE_SPECS[index].0)
+            .collect();
+        assert!(always.is_empty(), "rules without a literal: {always:?}");
+        for (id, _, lead, head, _) in RULE_SPECS {
+            let (literals, _) = rule_literals(lead, head).unwrap();
+            assert!(literals.len() <= 256, "{id}: {} literals", literals.len());
+        }
+    }
+
+    /// The table the prefilter reads, as the rules' patterns give it.
+    fn rule_literals_table() -> String {
+        let mut text = String::from(
+            "//! Generated from `formats.rs` by the unit test\n\
+             //! `secrets::prefilter::tests::rule_literals_table_is_current`\n\
+             //! (`MCPENV_UPDATE_LITERALS=1 cargo test --lib rule_literals`):\n\
+             //! each rule's id, the literals every match of it starts with\n\
+             //! (none: it may match anywhere), and whether a `\\b` comes before\n\
+             //! them.\n\n\
+             pub(super) const RULE_LITERALS: &[(&str, &[&[u8]], bool)] = &[\n",
+        );
+        for (id, _, lead, head, _) in RULE_SPECS {
+            let (literals, boundary) = rule_literals(lead, head).unwrap_or_default();
+            let literals: Vec<String> = literals
+                .iter()
+                .map(|literal| {
+                    let escaped: String = literal
+                        .iter()
+                        .flat_map(|byte| std::ascii::escape_default(*byte))
+                        .map(char::from)
+                        .collect();
+                    format!("b\"{escaped}\"")
+                })
+                .collect();
+            text.push_str(&format!(
+                "    ({id:?}, &[{}], {boundary}),\n",
+                literals.join(", ")
+            ));
+        }
+        text.push_str("];\n");
+        text
+    }
+
+    #[test]
+    fn rule_literals_table_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/secrets/rule_literals.rs");
+        let wanted = rule_literals_table();
+        if std::env::var_os("MCPENV_UPDATE_LITERALS").is_some() {
+            std::fs::write(path, &wanted).unwrap();
+        }
+        let table = std::fs::read_to_string(path).unwrap();
+        assert!(table == wanted, "{STALE_TABLE}");
+    }
+
+    #[test]
+    fn rules_are_named_by_their_literals() {
+        let prefilter = Prefilter::new(RULE_SPECS);
+        let named = |text: &str| -> Vec<&str> {
+            prefilter
+                .candidates(text)
+                .rules
+                .iter()
+                .map(|index| RULE_SPECS[index].0)
+                .collect()
+        };
+        assert!(named("nothing to see in this plain string").is_empty());
+        assert!(named("token ghp_abc").contains(&"github-pat"));
+        // `\bghp_`: not inside a word.
+        assert!(!named("tokenghp_abc").contains(&"github-pat"));
+        assert!(named("x 1/1234567890123:abc").contains(&"asana-token"));
+        assert!(!named("https://example.com:8080").contains(&"asana-token"));
+        // Case matters for a case-sensitive literal, not for a `(?i)` one.
+        assert!(!named("token GHP_abc").contains(&"github-pat"));
+        assert!(named("--API-KEY=x").contains(&super::super::CLI_FLAG_SECRET));
+        // Kelvin sign: `(?i)` rules run on any string that is not ASCII.
+        assert!(named("--API-\u{212a}EY=x").contains(&super::super::CLI_FLAG_SECRET));
+        let mut set = RuleSet::default();
+        for index in [0, 63, 64, 130, 255] {
+            set.insert(index);
+        }
+        assert_eq!(set.iter().collect::<Vec<_>>(), [0, 63, 64, 130, 255]);
+    }
+}
