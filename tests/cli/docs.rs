@@ -267,6 +267,66 @@ fn mentions(text: &str, command: &str) -> bool {
     })
 }
 
+/// The options every command takes (`mcpenv --help` and the Commands page
+/// name them once).
+const GLOBAL_OPTIONS: [&str; 5] = ["--project-dir", "--color", "--quiet", "--help", "--version"];
+
+/// The options a `--help` lists, each as its long name and its short one
+/// (`--scope`, `-s`), but the global ones.
+fn options(help: &str) -> Vec<(String, Option<String>)> {
+    help.lines()
+        .filter_map(|line| {
+            let option = line.trim_start();
+            // Options are indented by 2 or 6; descriptions by 10.
+            if line.len() - option.len() > 6 {
+                return None;
+            }
+            let (short, rest) = match option.split_once(", --") {
+                Some((short, rest))
+                    if short.len() == 2 && short.starts_with('-') && short != "--" =>
+                {
+                    (Some(short.to_string()), rest)
+                }
+                _ => (None, option.strip_prefix("--")?),
+            };
+            let long: String = rest
+                .chars()
+                .take_while(|character| character.is_ascii_alphanumeric() || *character == '-')
+                .collect();
+            let long = format!("--{long}");
+            (long.len() > 2 && !GLOBAL_OPTIONS.contains(&long.as_str())).then_some((long, short))
+        })
+        .collect()
+}
+
+/// Whether `text` names the option `name` on its own (`-s`, not the `-s`
+/// of `--scope` or of `ls-s`).
+fn names_option(text: &str, name: &str) -> bool {
+    let part_of_a_word = |character: char| character.is_alphanumeric() || character == '-';
+    text.match_indices(name).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(part_of_a_word)
+            && !text[at + name.len()..]
+                .chars()
+                .next()
+                .is_some_and(part_of_a_word)
+    })
+}
+
+/// The options of `help` that `page` (its text `text`) names neither by
+/// their long nor by their short name.
+fn undocumented_options(page: &str, text: &str, command: &str, help: &str) -> Vec<String> {
+    options(help)
+        .into_iter()
+        .filter(|(long, short)| {
+            !names_option(text, long)
+                && !short
+                    .as_ref()
+                    .is_some_and(|short| names_option(text, short))
+        })
+        .map(|(long, _)| format!("docs/src/{page} never names `{long}` of `mcpenv {command}`"))
+        .collect()
+}
+
 #[test]
 fn every_subcommand_has_its_page_in_the_book() {
     let env = TestEnv::new();
@@ -291,13 +351,18 @@ fn every_subcommand_has_its_page_in_the_book() {
         if !mentions(&text, &format!("mcpenv {name}")) {
             missing.push(format!("docs/src/{page} never says `mcpenv {name}`"));
         }
-        // Nested subcommands (`mcpenv secrets move`) are documented on
-        // their parent's page.
-        let nested = env.run(&[name, "--help"]).expect_code(0);
-        for sub in subcommands(&nested.stdout) {
+        // Every option of its `--help`, by its long or its short name.
+        let help = env.run(&[name, "--help"]).expect_code(0).stdout;
+        missing.extend(undocumented_options(&page, &text, name, &help));
+        // Nested subcommands (`mcpenv secrets move`) and their options are
+        // documented on their parent's page.
+        for sub in subcommands(&help) {
             if !mentions(&text, &format!("mcpenv {name} {sub}")) {
                 missing.push(format!("docs/src/{page} never says `mcpenv {name} {sub}`"));
             }
+            let help = env.run(&[name, &sub, "--help"]).expect_code(0).stdout;
+            let command = format!("{name} {sub}");
+            missing.extend(undocumented_options(&page, &text, &command, &help));
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
@@ -312,6 +377,19 @@ fn the_subcommand_reader_takes_only_the_commands_section() {
         "mcpenv add"
     ));
     assert!(!mentions("run `mcpenv add-json`", "mcpenv add"));
+    let help = "Options:\n  -s, --scope <SCOPE>\n          Which scope; see --tidy-example\n      --dry-run\n          Show\n  -C, --project-dir <DIR>\n  -h, --help\n";
+    assert_eq!(
+        options(help),
+        [
+            ("--scope".to_string(), Some("-s".to_string())),
+            ("--dry-run".to_string(), None)
+        ]
+    );
+    assert_eq!(
+        undocumented_options("commands/x.md", "`-s local`, `--dry-runs`", "x", help),
+        ["docs/src/commands/x.md never names `--dry-run` of `mcpenv x`"]
+    );
+    assert!(!names_option("--scope", "-s") && !names_option("ls-s x", "-s"));
 }
 
 #[test]
