@@ -1,7 +1,8 @@
 //! Paired timing for the benches: a command and the physical limit it is
 //! judged against (an fsync'd copy, a plain read, `/bin/true`, `cat`) run
 //! alternately in the same process, so both see the same machine, cache and
-//! load, and the ratio of their medians is what the README reports.
+//! load, and the ratio of their medians is what the book's Speed page
+//! (docs/src/speed.md) reports.
 //!
 //! Wall time is measured around each process; peak memory (max RSS) comes
 //! from GNU time (`/usr/bin/time`, Debian package `time`) when present.

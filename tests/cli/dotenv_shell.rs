@@ -17,7 +17,8 @@ const HOSTILE_SECRET: &str = "Zq8r'`>PWNED`'T2vL9xWc4nBvKp3m";
 const HOSTILE_DEFAULT: &str = r"a'`>PWNED`$(>PWNED)$HOME\\!x'b";
 
 /// The values of `names` after `shell` sources `file` in `dir` the way the
-/// README says (`set -a; . ./file`), in an environment of `PATH` alone.
+/// README and the book say (`set -a; . ./file`; docs/src/commands/extract.md),
+/// in an environment of `PATH` alone.
 pub fn sourced(shell: &str, dir: &Path, file: &str, names: &[&str]) -> Vec<String> {
     let printed: String = names.iter().map(|name| format!(" \"${name}\"")).collect();
     let output = Command::new(shell)

@@ -3,17 +3,24 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
+/// Every file under `dir` whose name ends in `.EXTENSION`, sorted (the
+/// book's pages for docs.rs too).
+pub fn files_with_extension(dir: &Path, extension: &str) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            files.extend(files_with_extension(&path, extension));
+        } else if path.extension().is_some_and(|found| found == extension) {
             files.push(path);
         }
     }
+    files.sort();
     files
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "rs")
 }
 
 #[test]
@@ -292,12 +299,17 @@ fn the_declared_licences_ship_their_texts() {
     assert!(apache.contains("Apache License") && apache.contains("Version 2.0, January 2004"));
 }
 
-/// Every install line builds with the lock file the tests ran against.
+/// Every install line, in the README, CONTRIBUTING.md and the book, builds
+/// with the lock file the tests ran against.
 #[test]
 fn every_install_line_is_locked() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for doc in ["README.md", "CONTRIBUTING.md"] {
-        let text = fs::read_to_string(root.join(doc)).unwrap();
+    let mut docs = vec![root.join("README.md"), root.join("CONTRIBUTING.md")];
+    docs.extend(files_with_extension(&root.join("docs/src"), "md"));
+    assert!(docs.len() > 10, "the book under docs/src is gone");
+    for path in docs {
+        let doc = path.strip_prefix(root).unwrap().display();
+        let text = fs::read_to_string(&path).unwrap();
         for line in text
             .lines()
             .filter(|line| line.contains("cargo install --"))

@@ -12,6 +12,7 @@ mod claude_race;
 mod clients;
 mod completions;
 mod conformance;
+mod docs;
 mod doctor;
 mod dotenv_shell;
 mod dotenvx;
