@@ -266,6 +266,10 @@ pub struct AddReport {
     /// Where the OAuth client secret went (`--client-secret`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<StoredSecret>,
+    /// For a project server: the command that approves it for this user
+    /// (with `--trust` while the folder is not trusted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approve_command: Option<String>,
     /// The entry as written.
     #[serde(skip)]
     pub stored: Value,
@@ -625,6 +629,7 @@ impl AddReport {
             still_missing: Vec::new(),
             notes: Vec::new(),
             client_secret: None,
+            approve_command: (scope == Scope::Project).then(|| ctx.approve_command(&[name])),
             stored: Value::Null,
         }
     }

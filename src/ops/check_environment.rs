@@ -22,6 +22,9 @@ pub struct EnvironmentCheck {
     /// The command that approves the pending project servers in Claude
     /// Code, when there are any.
     pub approve_command: Option<String>,
+    /// Whether this folder is trusted in Claude Code (approvals count).
+    #[serde(skip)]
+    pub folder_trusted: bool,
 }
 
 /// Why a check could not be made.
@@ -76,12 +79,14 @@ pub fn check_environment(
         .filter(|server| server.status == Status::Pending)
         .map(|server| server.name.as_str())
         .collect();
+    let folder_trusted = pending.is_empty() || context.folder_trusted();
     let approve_command =
-        (!pending.is_empty()).then(|| context.command_with_names(&["approve"], &pending));
+        (!pending.is_empty()).then(|| context.approve_command_in(folder_trusted, &pending));
     let check = EnvironmentCheck {
         ok: report.ok(strict),
         report,
         approve_command,
+        folder_trusted,
     };
     let read = Loaded {
         inventory,

@@ -231,6 +231,8 @@ impl ListedServer {
 /// [`ServerList::errors`], never an error: the other files are listed.
 pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Loaded) {
     let inventory = Inventory::load_all(&context.locations);
+    // Read once, and only when a server is pending.
+    let trusted = std::cell::OnceCell::new();
     let servers = inventory
         .entries
         .iter()
@@ -238,8 +240,8 @@ pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Loa
         .map(|entry| {
             let mut server = ListedServer::new(&inventory, entry);
             if server.status == Status::Pending {
-                server.approve_command =
-                    Some(context.command_with_names(&["approve"], &[&server.name]));
+                let trusted = *trusted.get_or_init(|| context.folder_trusted());
+                server.approve_command = Some(context.approve_command_in(trusted, &[&server.name]));
             }
             server
         })

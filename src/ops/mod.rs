@@ -112,6 +112,33 @@ impl Context {
         self.command(&rest)
     }
 
+    /// The command that gets project servers `names` started by Claude
+    /// Code: `approve NAMES`, or `approve --trust NAMES` while this folder
+    /// is not trusted, since Claude Code 2.1.332 ignores approvals until
+    /// it is and a plain `approve` would change nothing the person sees.
+    pub fn approve_command<S: AsRef<str>>(&self, names: &[S]) -> String {
+        self.approve_command_in(self.folder_trusted(), names)
+    }
+
+    /// [`Context::approve_command`] for a folder known to be `trusted` or not.
+    pub fn approve_command_in<S: AsRef<str>>(&self, trusted: bool, names: &[S]) -> String {
+        if trusted {
+            self.command_with_names(&["approve"], names)
+        } else {
+            self.command_with_names(&["approve", "--trust"], names)
+        }
+    }
+
+    /// Why an approve hint carries `--trust`: said next to it in an
+    /// untrusted folder, so no one trusts a folder without knowing.
+    pub const TRUST_NOTE: &'static str = "`--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals";
+
+    /// Whether Claude Code trusts this project's folder (its trust dialog
+    /// was accepted), without which it ignores the folder's approvals.
+    pub fn folder_trusted(&self) -> bool {
+        crate::config::approval::project_trusted(&self.locations)
+    }
+
     /// Every scope's servers; the shield learns their secrets.
     pub fn inventory(&self) -> Result<Inventory, ConfigError> {
         let inventory = Inventory::load_from(&self.locations, &self.edit)?;

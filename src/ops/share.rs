@@ -231,7 +231,7 @@ pub fn apply(ctx: &Context, mut plan: SharePlan) -> Result<ShareReport, Error> {
     let written = progress.into_written();
     let moves = plan.extraction.moves;
     Ok(ShareReport {
-        approve_command: ctx.command_with_names(&["approve"], &[&plan.name]),
+        approve_command: ctx.approve_command(&[&plan.name]),
         run_command: ctx.command(&["run", "--", "claude"]),
         from_shown,
         env_files_shown: crate::ops::shown_paths::shown_env_files(ctx, &moves),

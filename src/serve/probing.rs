@@ -64,7 +64,7 @@ pub fn not_started(ctx: &Context, skipped: Skipped) -> Value {
     // An agent has no `--trust-project`: the person approves instead.
     let approve = format!(
         "the person approves it first: `{}`",
-        ctx.command_with_names(&["approve"], &[&skipped.name])
+        ctx.approve_command(&[&skipped.name])
     );
     let reason = if skipped.unapproved.is_some() {
         format!("{}; {approve}", skipped.reason)

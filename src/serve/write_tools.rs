@@ -137,7 +137,7 @@ pub fn decide_add(ctx: &Context, arguments: &JsonObject) -> Result<Decided, Erro
                 "warnings": report.warnings,
                 "still_missing": report.still_missing,
                 "approve_command": (report.scope == Scope::Project)
-                    .then(|| ctx.command_with_names(&["approve"], &[&report.name])),
+                    .then(|| ctx.approve_command(&[&report.name])),
             });
             fence(
                 &mut report,

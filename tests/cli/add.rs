@@ -77,7 +77,7 @@ fn add_project_writes_mcp_json_at_the_repository_root() {
     ----- stderr -----
     Added http MCP server `api` in project scope
     Created `[ROOT]/project/.mcp.json`
-    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve api`
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve --trust api`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.mcp.json"), @r#"
@@ -189,7 +189,7 @@ fn add_with_project_dir_acts_there() {
     ----- stderr -----
     Added stdio MCP server `x` in project scope
     Created `[ROOT]/project/.mcp.json`
-    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve x`
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv -C project approve --trust x`
     [exit status: 0]
     ");
     assert!(env.project.join(".mcp.json").is_file());
@@ -264,7 +264,7 @@ fn add_json_normalises_the_entry_like_claude() {
     warning: kept keys that Claude Code does not use: `extra`
     Added stdio MCP server `node-server` in project scope
     Created `[ROOT]/project/.mcp.json`
-    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve node-server`
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve --trust node-server`
     [exit status: 0]
     ");
     env.run(&[

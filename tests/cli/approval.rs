@@ -311,31 +311,74 @@ fn outside_a_repository_approvals_count_once_the_folder_is_trusted() {
 #[test]
 fn list_and_check_say_how_to_approve() {
     let Some(env) = repository() else { return };
+    // The folder is not trusted: Claude Code ignores approvals until it
+    // is, so the hint that works carries `--trust` and says what it does.
     let out = env.run(&["list"]);
     assert!(
         out.stderr.contains(
-            "hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve github docs`"
+            "hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust github docs`\nhint: `--trust` also records that you trust this folder"
         ),
         "{out}"
     );
     let listed = env.run(&["list", "--json"]).json();
     assert_eq!(
         listed["servers"][0]["approve_command"],
-        "mcpenv approve github"
+        "mcpenv approve --trust github"
     );
     let checked = env.run(&["check", "--json"]).json();
-    assert_eq!(checked["approve_command"], "mcpenv approve github docs");
+    assert_eq!(
+        checked["approve_command"],
+        "mcpenv approve --trust github docs"
+    );
+    let out = env.run(&["check"]);
+    assert!(
+        out.stdout.contains(
+            "Approve the pending project servers with `mcpenv approve --trust github docs`; `--trust` also records"
+        ),
+        "{out}"
+    );
+    // Without a terminal nothing records trust, so they stay pending, and
+    // the hint stays the one that works (it no longer loops on `approve`).
+    env.run(&["approve", "--all"]).expect_code(0);
+    let checked = env.run(&["check", "--json"]).json();
+    assert_eq!(
+        checked["approve_command"],
+        "mcpenv approve --trust github docs"
+    );
+    let out = env.run(&["list"]);
+    assert!(
+        out.stderr
+            .contains("approve it with `mcpenv approve --trust github docs`"),
+        "{out}"
+    );
+    // Following it settles both: nothing left to approve.
+    env.run(&["approve", "--trust", "github", "docs"])
+        .expect_code(0);
+    let checked = env.run(&["check", "--json"]).json();
+    assert_eq!(checked["approve_command"], serde_json::Value::Null);
+    let out = env.run(&["list"]);
+    assert!(!out.stderr.contains("approve"), "{out}");
+}
+
+#[test]
+fn in_a_trusted_folder_the_approve_hint_needs_no_trust() {
+    let Some(env) = repository() else { return };
+    env.run(&["approve", "--trust", "github"]).expect_code(0);
+    let out = env.run(&["list"]);
+    assert!(
+        out.stderr.contains(
+            "hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve docs`"
+        ),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("--trust"), "{out}");
     let out = env.run(&["check"]);
     assert!(
         out.stdout
-            .contains("Approve the pending project servers with `mcpenv approve github docs`"),
+            .contains("Approve the pending project servers with `mcpenv approve docs`\n"),
         "{out}"
     );
-    // Without a terminal nothing records trust, so they stay pending.
-    env.run(&["approve", "--all"]).expect_code(0);
-    let checked = env.run(&["check", "--json"]).json();
-    assert_eq!(checked["approve_command"], "mcpenv approve github docs");
-    env.run(&["approve", "--all", "--trust"]).expect_code(0);
+    env.run(&["approve", "docs"]).expect_code(0);
     let checked = env.run(&["check", "--json"]).json();
     assert_eq!(checked["approve_command"], serde_json::Value::Null);
 }

@@ -73,7 +73,7 @@ fn check_reports_every_state_per_server() {
 
     3 of 4 servers in effect lack something; 2 variables missing (3 errors, 3 warnings)
     Fix it with `mcpenv onboard`
-    Approve the pending project servers with `mcpenv approve github db api tool`
+    Approve the pending project servers with `mcpenv approve --trust github db api tool`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 1]
     ");
@@ -165,7 +165,7 @@ fn everything_set_exits_zero_and_strict_counts_warnings() {
       hint: start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)
 
     The one server in effect has what it needs (0 errors, 1 warning)
-    Approve the pending project servers with `mcpenv approve a`
+    Approve the pending project servers with `mcpenv approve --trust a`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 0]
     ");
@@ -199,7 +199,7 @@ fn dotenv_problems_are_reported_with_line_numbers() {
       hint: `mcpenv extract` writes one; commit it
 
     The one server in effect has what it needs (0 errors, 5 warnings)
-    Approve the pending project servers with `mcpenv approve a`
+    Approve the pending project servers with `mcpenv approve --trust a`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 0]
     ");
@@ -236,7 +236,7 @@ fn skipped_entries_in_effect_fail_the_check() {
       hint: fix the entry in `.mcp.json`; until then Claude Code never starts it
 
     2 of 3 servers in effect lack something (2 errors, 0 warnings)
-    Approve the pending project servers with `mcpenv approve ok`
+    Approve the pending project servers with `mcpenv approve --trust ok`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 1]
     "#);
@@ -317,7 +317,7 @@ fn a_command_with_placeholders_is_resolved_before_it_is_looked_up() {
 
     3 of 4 servers in effect lack something; 2 variables missing (3 errors, 1 warning)
     Fix it with `mcpenv onboard`
-    Approve the pending project servers with `mcpenv approve venv nope dep proj`
+    Approve the pending project servers with `mcpenv approve --trust venv nope dep proj`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 1]
     ");
@@ -350,7 +350,8 @@ fn shell_variables_in_interpreter_scripts_are_not_reported() {
     let out = env.run(&["list"]).expect_code(0);
     assert_snapshot!(out.stderr, @"
     warning: `[ROOT]/project/.mcp.json`: `node` args[2]: Claude Code never expands `$TOKEN`; use `${TOKEN}`
-    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve ps sh bash py node`
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust ps sh bash py node`
+    hint: `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ");
     let json = env.run(&["check", "--json"]).json();
     let variables: Vec<&str> = json["variables"]
@@ -413,7 +414,7 @@ fn credential_names_claude_code_sends_empty_are_errors() {
       hint: give the server a variable of its own, e.g. `${PKG_MCP_CLIENT_SECRET}`
 
     2 of 2 servers in effect lack something (3 errors, 0 warnings)
-    Approve the pending project servers with `mcpenv approve registry pkg`
+    Approve the pending project servers with `mcpenv approve --trust registry pkg`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 1]
     ");
@@ -461,7 +462,7 @@ fn scrub_mode_says_what_claude_code_blanks_and_github_actions_alone_does_not_scr
       hint: scrub mode keeps only `GITHUB_TOKEN`, `GH_TOKEN`, `GH_ENTERPRISE_TOKEN`, `GITHUB_ENTERPRISE_TOKEN` among secret-looking names; turn it off (`CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0`) where this server needs the value
 
     2 of 2 servers in effect lack something (3 errors, 2 warnings)
-    Approve the pending project servers with `mcpenv approve registry pkg`
+    Approve the pending project servers with `mcpenv approve --trust registry pkg`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     [exit status: 1]
     ");

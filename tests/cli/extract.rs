@@ -405,7 +405,7 @@ fn share_moves_a_private_server_to_the_project() {
     Wrote `[ROOT]/project/.mcp.json`
     Wrote `[ROOT]/home/.claude.json`
     Teammates set the variables listed in `.env.example` in their own `.env`
-    To keep using it: approve it with `mcpenv approve gh` (Claude Code asks before starting a project server)
+    To keep using it: approve it with `mcpenv approve --trust gh` (Claude Code asks before starting a project server)
     and start Claude Code with `mcpenv run -- claude`, which supplies the values in `.env`
     [exit status: 0]
     ");
@@ -474,7 +474,7 @@ fn add_to_project_moves_literal_secrets_unless_allowed() {
     Wrote `[ROOT]/project/.env.example`
     Added stdio MCP server `gh` in project scope
     Created `[ROOT]/project/.mcp.json`
-    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve gh`
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve --trust gh`
     [exit status: 0]
     ");
     assert!(

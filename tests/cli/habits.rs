@@ -72,7 +72,7 @@ fn a_url_without_transport_is_http() {
     note: `https://mcp.sentry.dev/mcp` is a URL: added as `-t http` (pass `-t sse` for an SSE server, `-t stdio` for a command)
     Added http MCP server `sentry` in project scope
     Created `[ROOT]/project/.mcp.json`
-    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve sentry`
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve --trust sentry`
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.mcp.json"), @r#"

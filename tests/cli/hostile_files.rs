@@ -358,11 +358,12 @@ fn deeply_nested_entries_are_read_and_scanned() {
         );
         assert!(!out.stderr.contains("not a JSON object"), "{depth}:\n{out}");
         let out = run(&env, &["list"]).expect_code(0);
-        // Only the hint on approving the pending server: no warning.
+        // Only the hints on approving the pending server: no warning.
         assert!(
-            out.stderr
-                .lines()
-                .all(|line| line.starts_with("hint: Claude Code asks before starting")),
+            out.stderr.lines().all(|line| {
+                line.starts_with("hint: Claude Code asks before starting")
+                    || line.starts_with("hint: `--trust` also records")
+            }),
             "{depth}:\n{out}"
         );
         let got = run(&env, &["get", "deep", "--json"]).expect_code(0);

@@ -98,7 +98,7 @@ fn an_interrupted_share_names_what_it_wrote_and_a_second_run_finishes_it() {
     Removed it from local scope: `[ROOT]/home/.claude.json` (project `[ROOT]/project`)
     Wrote `[ROOT]/home/.claude.json`
     Teammates set the variables listed in `.env.example` in their own `.env`
-    To keep using it: approve it with `mcpenv approve gh` (Claude Code asks before starting a project server)
+    To keep using it: approve it with `mcpenv approve --trust gh` (Claude Code asks before starting a project server)
     and start Claude Code with `mcpenv run -- claude`, which supplies the values in `.env`
     [exit status: 0]
     ");

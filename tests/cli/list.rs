@@ -67,7 +67,8 @@ fn a_pending_project_server_does_not_shadow_a_user_one() {
     only-project  project  stdio      pending approval  node
     db            user     stdio                        uvx mcp-server-sqlite
     ----- stderr -----
-    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve only-project`
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust only-project`
+    hint: `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     [exit status: 0]
     ");
     let got = env.run(&["get", "db", "--json"]).expect_code(0).json();
@@ -137,7 +138,8 @@ fn every_ancestor_mcp_json_is_read_and_nearer_wins() {
     a     project  stdio      shadowed by project  /far/a
     far   project  stdio      pending approval     /far/only
     ----- stderr -----
-    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve a far`
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust a far`
+    hint: `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     [exit status: 0]
     ");
 }
@@ -214,14 +216,15 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "header_names": [
             "X-Api-Key"
           ],
-          "approve_command": "mcpenv approve api"
+          "approve_command": "mcpenv approve --trust api"
         }
       ],
       "warnings": [],
       "errors": []
     }
     ----- stderr -----
-    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve api`
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust api`
+    hint: `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     [exit status: 0]
     "#);
 }
@@ -351,7 +354,8 @@ fn skipped_entries_are_marked_and_never_shadow() {
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `urlnotype`: MCP server "urlnotype" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `sdk`: MCP server "sdk" declares type "sdk", which only an SDK host application can register
-    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve ok`
+    hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust ok`
+    hint: `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     [exit status: 0]
     "#);
     let listed = env.run(&["list", "--json"]).expect_code(0).json();

@@ -91,7 +91,7 @@ fn a_package_reads_the_root_env_of_the_root_servers() {
 
     1 of 2 servers in effect lacks something; 1 variable missing (1 error, 5 warnings)
     Fix it with `mcpenv onboard`
-    Approve the pending project servers with `mcpenv approve web-api root-api`
+    Approve the pending project servers with `mcpenv approve --trust web-api root-api`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ");
 }
 

@@ -244,7 +244,7 @@ fn from_env_copies_values_without_a_terminal() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
-    Approve the pending project servers with `mcpenv approve github db docs`
+    Approve the pending project servers with `mcpenv approve --trust github db docs`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment
@@ -306,7 +306,7 @@ fn from_env_edits_only_the_env_members_of_existing_settings() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
-    Approve the pending project servers with `mcpenv approve github db docs`
+    Approve the pending project servers with `mcpenv approve --trust github db docs`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from the environment
     Copying `DOCS_TITLE` from the environment
@@ -365,7 +365,7 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
       hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
 
     All 3 servers in effect have what they need (0 errors, 2 warnings)
-    Approve the pending project servers with `mcpenv approve github db docs`
+    Approve the pending project servers with `mcpenv approve --trust github db docs`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     Copying `GITHUB_PERSONAL_ACCESS_TOKEN` from `.env`
     Copying `DOCS_TITLE` from `.env`
@@ -493,7 +493,7 @@ fn nothing_missing_says_so_and_prints_the_check() {
       command `sh`                  found
 
     All 3 servers in effect have what they need (0 errors, 0 warnings)
-    Approve the pending project servers with `mcpenv approve github db docs`
+    Approve the pending project servers with `mcpenv approve --trust github db docs`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
     ----- stderr -----
     Nothing is missing: every variable the servers use has a value or a default
     [exit status: 0]

@@ -223,7 +223,7 @@ async fn list_servers_returns_every_scope_without_secrets() {
     );
     assert_eq!(
         shared["untrusted"]["approve_command"],
-        "mcpenv approve shared"
+        "mcpenv approve --trust shared"
     );
     let mine = row("mine");
     assert_eq!(mine["scope"], "local");

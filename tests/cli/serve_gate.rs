@@ -320,7 +320,7 @@ async fn add_server_takes_variables_by_name_and_refuses_a_literal_secret() {
     );
     assert_eq!(
         structured(&done)["report"]["untrusted"]["approve_command"],
-        "mcpenv approve gh"
+        "mcpenv approve --trust gh"
     );
 
     // A private scope is asked about too (Claude Code starts it unasked).
@@ -403,7 +403,7 @@ async fn explain_server_says_what_is_missing_and_probe_servers_keeps_the_consent
     );
     assert_eq!(
         answer["untrusted"]["approve_command"],
-        "mcpenv approve team"
+        "mcpenv approve --trust team"
     );
     // Only this server's business, and no flag an agent cannot pass.
     assert!(!steps.contains("OTHER_ONLY"), "{steps}");

@@ -63,7 +63,7 @@ fn add_from_a_template_in_project_scope_documents_every_variable() {
     Added stdio MCP server `ledger` in project scope
     Created `[ROOT]/project/.mcp.json`
     From template `ledger`
-    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve ledger`
+    Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve --trust ledger`
     Still missing: `LEDGER_TOKEN`
     hint: set them with `mcpenv onboard`; `mcpenv check` shows what each server needs
     [exit status: 0]

@@ -214,16 +214,18 @@ fn a_server_named_like_an_option_never_turns_a_suggested_command_into_one() {
     let list = env.run(&["list"]);
     assert!(
         list.stderr
-            .contains("approve it with `mcpenv approve -- --trust`"),
+            .contains("approve it with `mcpenv approve --trust -- --trust`"),
         "{list}"
     );
+    // The folder is not trusted, so the suggestion trusts it with its own
+    // flag, before the `--` that keeps the name an operand.
     let check = env.run(&["check", "--json"]);
     assert_eq!(
         check.json()["approve_command"],
-        json!("mcpenv approve -- --trust"),
+        json!("mcpenv approve --trust -- --trust"),
         "{check}"
     );
-    // Following the suggestion approves the server and grants no trust.
+    // The name alone after `--` approves the server and grants no trust.
     let approve = env.run(&["approve", "--", "--trust"]).expect_code(0);
     let claude = fs::read_to_string(env.home.join(".claude.json")).unwrap_or_default();
     assert!(

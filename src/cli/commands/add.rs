@@ -57,11 +57,11 @@ impl Report for AddReport {
                 shown(&stored.key)
             )?;
         }
-        if self.scope == Scope::Project {
+        if let Some(approve) = &self.approve_command {
             writeln!(
                 err,
-                "Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `mcpenv approve {}`",
-                shown(&self.name)
+                "Claude Code asks each teammate to approve project servers before it starts them; approve it for yourself with `{}`",
+                shown(approve)
             )?;
         }
         if !self.still_missing.is_empty() {

@@ -206,7 +206,10 @@ impl Report for CheckOutput {
             writeln!(out, "Fix it with `{}`", self.fix)?;
         }
         if let Some(approve) = &self.check.approve_command {
-            let text = format!("Approve the pending project servers with `{approve}`");
+            let mut text = format!("Approve the pending project servers with `{approve}`");
+            if !self.check.folder_trusted {
+                text.push_str(&format!("; {}", crate::ops::Context::TRUST_NOTE));
+            }
             write_hanging(out, "", 0, &text, Style::new(), 0)?;
         }
         Ok(())

@@ -25,6 +25,9 @@ pub struct ListReport {
     /// The command that approves every pending server (`-C DIR` kept).
     #[serde(skip)]
     approve_hint: Option<String>,
+    /// Whether this folder is trusted in Claude Code (approvals count).
+    #[serde(skip)]
+    folder_trusted: bool,
 }
 
 /// Writes a file error as `error: …` and its `hint:` lines.
@@ -88,6 +91,9 @@ impl Report for ListReport {
                 err,
                 "hint: Claude Code asks before starting a pending project server; approve it with `{approve}`"
             )?;
+            if !self.folder_trusted {
+                writeln!(err, "hint: {}", crate::ops::Context::TRUST_NOTE)?;
+            }
         }
         if self.list.servers.is_empty() && self.list.errors.is_empty() {
             writeln!(err, "No MCP servers configured")?;
@@ -118,11 +124,13 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ListReport, CliError> {
         .filter(|server| server.approve_command.is_some())
         .map(|server| server.name.as_str())
         .collect();
+    let folder_trusted = pending.is_empty() || ctx.folder_trusted();
     let approve_hint =
-        (!pending.is_empty()).then(|| ctx.command_with_names(&["approve"], &pending));
+        (!pending.is_empty()).then(|| ctx.approve_command_in(folder_trusted, &pending));
     Ok(ListReport {
         add_hint: ctx.command(&["add", "NAME", "--", "COMMAND", "ARGS..."]),
         approve_hint,
+        folder_trusted,
         list,
     })
 }
