@@ -70,6 +70,7 @@ fn quiet_prints_only_the_problems() {
     out.assert_no_secret(&[PAT]);
     insta::assert_snapshot!(out, @"
     error: `FOO` is not set (needed by gh)
+      hint: set it with `mcpenv onboard`, or export it in your shell
     FILE       SCOPE    SERVER  FIELD             RULE        VALUE
     .mcp.json  project  gh      env.GITHUB_TOKEN  github-pat  ghp_…3s12
     ----- stderr -----

@@ -193,7 +193,7 @@ impl Report for CheckOutput {
             writeln!(out)?;
         }
         for (finding, file) in shown_findings {
-            write_finding(out, finding, file.as_deref(), !self.quiet)?;
+            write_finding(out, finding, file.as_deref())?;
         }
         if self.quiet {
             return Ok(());
@@ -279,12 +279,9 @@ impl CheckOutput {
 
 /// Writes `error: `file`: message` (or `warning: …`), then its hint when
 /// `with_hint`.
-pub fn write_finding(
-    out: &mut dyn Write,
-    finding: &Finding,
-    file: Option<&str>,
-    with_hint: bool,
-) -> io::Result<()> {
+/// Writes a finding and its hint: under `-q` too, since an error prints
+/// whole (only findings that do not fail the check are left out there).
+pub fn write_finding(out: &mut dyn Write, finding: &Finding, file: Option<&str>) -> io::Result<()> {
     let (style, label) = match finding.severity {
         Severity::Error => (RED.bold(), "error"),
         Severity::Warning => (YELLOW.bold(), "warning"),
@@ -293,7 +290,7 @@ pub fn write_finding(
     let message = format!("{}{}", shown(&file), shown(&finding.message));
     let lead = format!("{style}{label}:{style:#} ");
     write_hanging(out, &lead, label.len() + 2, &message, Style::new(), 4)?;
-    if let Some(hint) = finding.hint.as_ref().filter(|_| with_hint) {
+    if let Some(hint) = &finding.hint {
         write_hanging(out, "  hint: ", 8, &shown(hint), Style::new(), 4)?;
     }
     Ok(())

@@ -131,7 +131,7 @@ impl DoctorOutput<'_> {
         match &self.check {
             Part::Ran(output) => {
                 for (finding, file) in output.failing_findings() {
-                    write_finding(out, finding, file, !self.quiet)?;
+                    write_finding(out, finding, file)?;
                 }
                 Ok(())
             }
