@@ -54,7 +54,8 @@ impl Clone for JsonDocument {
     }
 }
 
-/// Why a text is not valid JSON, with the 1-based position serde_json gives.
+/// Why a text is not valid JSON, with the 1-based position Claude Code
+/// 2.1.332 reports for it (see [`claude_position`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} at line {line} column {column}")]
 pub struct SyntaxError {
@@ -713,11 +714,74 @@ fn syntax_error(text: &str, error: serde_json::Error) -> SyntaxError {
         Some(cut) => message[..cut].to_string(),
         None => message,
     };
+    let (line, column) = claude_position(text, &error);
     SyntaxError {
-        line: error.line(),
-        column: error.column(),
+        line,
+        column,
         message,
     }
+}
+
+/// Where Claude Code 2.1.332 says `text` stops being JSON, for the error
+/// serde_json gave: at the start of the token the error is in (a string
+/// from its opening quote, a word such as `tru` or `1.` from its first
+/// character, a number's digits after a leading `0` as a token of their
+/// own), at the end for an early end outside any token, with columns in
+/// UTF-16 units, 1-based. serde_json instead counts bytes and points at
+/// the byte where it gave up (`0` for the end after a newline). Checked
+/// against the real binary by `tests/cli/claude.rs`.
+fn claude_position(text: &str, error: &serde_json::Error) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let detected = if error.classify() == serde_json::error::Category::Eof {
+        bytes.len()
+    } else {
+        let line_start: usize = text
+            .split_inclusive('\n')
+            .take(error.line().saturating_sub(1))
+            .map(str::len)
+            .sum();
+        (line_start + error.column().saturating_sub(1)).min(bytes.len())
+    };
+    let is_word =
+        |byte: u8| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'+' | b'-' | b'.');
+    // `01`: JSON's `0` is a whole number, so a digit after it (or after
+    // `-0`) starts a token of its own.
+    let after_zero = |start: usize, at: usize| {
+        let zero = start + usize::from(bytes[start] == b'-');
+        at == zero + 1 && bytes[zero] == b'0' && bytes.get(at).is_some_and(u8::is_ascii_digit)
+    };
+    let mut string_start = None;
+    let mut word_start = None;
+    let mut at = 0;
+    while at < detected {
+        let byte = bytes[at];
+        if string_start.is_some() {
+            match byte {
+                b'\\' => at += 1,
+                b'"' => string_start = None,
+                _ => {}
+            }
+        } else if byte == b'"' {
+            string_start = Some(at);
+            word_start = None;
+        } else if is_word(byte) {
+            let start = *word_start.get_or_insert(at);
+            if after_zero(start, at) {
+                word_start = Some(at);
+            }
+        } else {
+            word_start = None;
+        }
+        at += 1;
+    }
+    if word_start.is_some_and(|start| after_zero(start, detected)) {
+        word_start = Some(detected);
+    }
+    let start = text.floor_char_boundary(string_start.or(word_start).unwrap_or(detected));
+    let line_start = text[..start].rfind('\n').map_or(0, |newline| newline + 1);
+    let line = text[..start].matches('\n').count() + 1;
+    let column = text[line_start..start].encode_utf16().count() + 1;
+    (line, column)
 }
 
 /// `value` as 2-space (or `unit`) pretty JSON, every line after the first
@@ -1090,6 +1154,41 @@ mod spans {
 
 #[cfg(test)]
 mod tests {
+    /// Positions the real Claude Code 2.1.332 reports for these files
+    /// (`claude mcp list`: "MCP config is not a valid JSON (line L, column
+    /// C)"), cross-checked live by `tests/cli/claude.rs`.
+    #[test]
+    fn syntax_errors_are_placed_where_claude_code_places_them() {
+        let cases: [(&str, (usize, usize)); 18] = [
+            (
+                "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n",
+                (4, 1),
+            ),
+            (r#"{"mcpServers": {"#, (1, 17)),
+            ("{\"mcpServers\": {}\n\n", (3, 1)),
+            (r#"{"mcpServers": {}}x"#, (1, 19)),
+            (r#"{"mcpServers": {"a" 1}}"#, (1, 21)),
+            ("{\n\"mcpServers\": {\"a\": tru}}", (2, 21)),
+            (r#"{"mcpServers": {"é": [1,]}}"#, (1, 25)),
+            (r#"{"mcpServers": {"😀": [1,]}}"#, (1, 26)),
+            (r#"{"mcpServers": {"a": nul}}"#, (1, 22)),
+            (r#"{"mcpServers": {"a": -}}"#, (1, 22)),
+            (r#"{"mcpServers": {"a": "x\q"}}"#, (1, 22)),
+            (r#"{"mcpServers": {"a": 01}}"#, (1, 23)),
+            (r#"{"mcpServers": {"a": "x"#, (1, 22)),
+            (r#"{"mcpServers": {"a": tru"#, (1, 22)),
+            (r#"{"mcpServers": {"a": 1.}}"#, (1, 22)),
+            (r#"{"mcpServers": {"a": truex}}"#, (1, 22)),
+            ("{\"mcpServers\": {\"a\":\n \"a\tb\"}}", (2, 2)),
+            (r#"{"mcpServers": {a: 1}}"#, (1, 17)),
+        ];
+        for (text, (line, column)) in cases {
+            let error = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+            let found = super::syntax_error(text, error);
+            assert_eq!((found.line, found.column), (line, column), "{text:?}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -396,3 +396,40 @@ fn claude_code_locks_the_configured_path_of_a_symlinked_claude_json() {
     assert!(child.wait().unwrap().success());
     assert!(env.read("dotfiles/claude.json").contains("\"held\""));
 }
+
+#[test]
+fn a_file_that_is_not_json_is_placed_where_claude_code_places_it() {
+    let env = TestEnv::new();
+    if claude().is_none() {
+        run_claude(&env, &env.project, &[]);
+        return;
+    }
+    // An early end after a newline, inside a string and inside a word; a
+    // bad word, escape, number and control character; a UTF-16 column.
+    let texts = [
+        "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n",
+        r#"{"mcpServers": {"a": "x"#,
+        r#"{"mcpServers": {"a": tru"#,
+        r#"{"mcpServers": {"a": truex}}"#,
+        r#"{"mcpServers": {"a": "x\q"}}"#,
+        r#"{"mcpServers": {"a": 01}}"#,
+        "{\"mcpServers\": {\"a\":\n \"a\tb\"}}",
+        r#"{"mcpServers": {"😀": [1,]}}"#,
+    ];
+    let position = |text: &str| {
+        let start = text.find("not a valid JSON (line ")?;
+        let end = start + text[start..].find(')')?;
+        Some(text[start..=end].to_string())
+    };
+    for text in texts {
+        env.write("project/.mcp.json", text);
+        let (_, claude_says) = run_claude(&env, &env.project, &["mcp", "list"]).unwrap();
+        let out = env.run(&["list"]);
+        assert_eq!(
+            position(&out.stderr),
+            position(&claude_says),
+            "{text:?}\nClaude Code:\n{claude_says}\nmcpenv:\n{out}"
+        );
+        assert!(position(&claude_says).is_some(), "{claude_says}");
+    }
+}

@@ -35,9 +35,9 @@ fn the_hook_fails_on_a_truncated_config_and_reports_its_secret() {
     FILE            SCOPE    SERVER  FIELD  RULE        VALUE
     .mcp.json:5:32  project  -       -      github-pat  ghp_…3s12
     ----- stderr -----
-    error: failed to parse `[ROOT]/project/.mcp.json:6:0`: EOF while parsing an object; scanned its text for secrets instead
+    error: failed to parse `[ROOT]/project/.mcp.json:6:1`: EOF while parsing an object; scanned its text for secrets instead
     Found 1 literal secret in 1 of 1 file: 1 in project scope
-    hint: fix `.mcp.json:6:0` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
+    hint: fix `.mcp.json:6:1` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
     hint: in `.mcp.json` (Claude Code): write `${NAME}` in place of each value and keep the value in `.env`
     [exit status: 1]
     ");
@@ -45,9 +45,9 @@ fn the_hook_fails_on_a_truncated_config_and_reports_its_secret() {
     env.write("project/.mcp.json", r#"{"mcpServers": {"#);
     assert_snapshot!(env.run(&["scan", "--only-paths", ".mcp.json"]), @"
     ----- stderr -----
-    error: failed to parse `[ROOT]/project/.mcp.json:1:16`: EOF while parsing an object; scanned its text for secrets instead
+    error: failed to parse `[ROOT]/project/.mcp.json:1:17`: EOF while parsing an object; scanned its text for secrets instead
     No literal secrets found in 1 file
-    hint: fix `.mcp.json:1:16` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
+    hint: fix `.mcp.json:1:17` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
     [exit status: 1]
     ");
 }
@@ -86,16 +86,16 @@ fn every_way_of_scanning_agrees_on_a_truncated_config() {
         {
           "file": "[ROOT]/project/.mcp.json",
           "line": 6,
-          "column": 0,
+          "column": 1,
           "message": "EOF while parsing an object"
         }
       ],
       "warnings": []
     }
     ----- stderr -----
-    error: failed to parse `[ROOT]/project/.mcp.json:6:0`: EOF while parsing an object; scanned its text for secrets instead
+    error: failed to parse `[ROOT]/project/.mcp.json:6:1`: EOF while parsing an object; scanned its text for secrets instead
     Found 1 literal secret in 1 of 1 file: 1 in project scope
-    hint: fix `.mcp.json:6:0` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
+    hint: fix `.mcp.json:6:1` by hand (mcpenv never rewrites a file it cannot parse); the scan fails until it parses
     hint: in `.mcp.json` (Claude Code): write `${NAME}` in place of each value and keep the value in `.env`
     [exit status: 1]
     "#);
@@ -140,11 +140,11 @@ fn every_way_of_scanning_agrees_on_a_truncated_config() {
     assert_no_secret(&out);
     assert_snapshot!(out, @r#"
     Environment: 1 problem
-    error: `.mcp.json`: failed to parse `[ROOT]/project/.mcp.json:6:0`: EOF while parsing an object
-      hint: Claude Code loads none of its servers (it reports "MCP config is not a valid JSON (line 6, column 0)"); fix the file by hand
+    error: `.mcp.json`: failed to parse `[ROOT]/project/.mcp.json:6:1`: EOF while parsing an object
+      hint: Claude Code loads none of its servers (it reports "MCP config is not a valid JSON (line 6, column 1)"); fix the file by hand
 
     Secrets: 2 problems
-    error: failed to parse `[ROOT]/project/.mcp.json:6:0`: EOF while parsing an object; scanned its text for secrets instead
+    error: failed to parse `[ROOT]/project/.mcp.json:6:1`: EOF while parsing an object; scanned its text for secrets instead
     FILE            SCOPE    SERVER  FIELD  RULE        VALUE
     .mcp.json:5:32  project  -       -      github-pat  ghp_…3s12
 
