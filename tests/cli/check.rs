@@ -55,7 +55,7 @@ fn check_reports_every_state_per_server() {
       API_TOKEN                        set in .env (seen through `mcpenv run`)
       EMPTY_ONE                        set but empty (.env): the server gets no value
     tool  project  pending approval
-      command `/nonexistent/mcp-tool`  not found on PATH
+      command `/nonexistent/mcp-tool`  not found
     off  project  rejected in Claude Code's settings: not checked
 
     error: `.mcp.json`: `tool` runs `/nonexistent/mcp-tool`, which does not exist or is not executable

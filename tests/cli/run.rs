@@ -60,10 +60,43 @@ fn a_missing_command_is_a_failure_and_no_command_a_usage_error() {
     error: cannot run `/nonexistent/command`
       caused by: No such file or directory (os error 2)
 
-    hint: `/nonexistent/command` is not on PATH; check the spelling or install it
+    hint: `/nonexistent/command` does not exist; check the path
     [exit status: 1]
     ");
     env.run(&["run"]).expect_code(2);
+    // A bare name is looked up on PATH, and the hint says so; a relative
+    // path is run as it is.
+    let out = env
+        .run(&["run", "--", "mcpenv-no-such-program"])
+        .expect_code(1);
+    assert!(
+        out.stderr.contains(
+            "hint: `mcpenv-no-such-program` is not on PATH; check the spelling or install it"
+        ),
+        "{out}"
+    );
+    let out = env.run(&["run", "--", "./bin/missing"]).expect_code(1);
+    assert!(
+        out.stderr
+            .contains("hint: `./bin/missing` does not exist; check the path"),
+        "{out}"
+    );
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"bare": {"command": "mcpenv-no-such-program"}, "relative": {"command": "./bin/missing"}}}"#,
+    );
+    let out = env.run(&["check"]);
+    assert!(
+        out.stdout
+            .contains("command `mcpenv-no-such-program`  not found on PATH"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.lines().any(|line| {
+            line.starts_with("  command `./bin/missing`") && line.ends_with(" not found")
+        }),
+        "{out}"
+    );
 }
 
 #[test]

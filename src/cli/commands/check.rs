@@ -157,6 +157,8 @@ impl Report for CheckOutput {
                     Some(false) if command.resolved.is_some() => {
                         (RED, format!("not found{resolved}"))
                     }
+                    // A path (`./bin/x`, `/opt/x`) is not looked up on PATH.
+                    Some(false) if command.command.contains('/') => (RED, "not found".to_string()),
                     Some(false) => (RED, "not found on PATH".to_string()),
                     None => {
                         let names: Vec<String> = command

@@ -44,7 +44,10 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     // Only returns on failure.
     let error = command.exec();
     let program = &args.command[0];
-    let hint = if error.kind() == std::io::ErrorKind::NotFound {
+    let hint = if error.kind() == std::io::ErrorKind::NotFound && program.contains('/') {
+        // A path is run as it is, never looked up on PATH.
+        format!("`{program}` does not exist; check the path")
+    } else if error.kind() == std::io::ErrorKind::NotFound {
         format!("`{program}` is not on PATH; check the spelling or install it")
     } else if error.kind() == std::io::ErrorKind::ArgumentListTooLong {
         format!(
