@@ -157,12 +157,6 @@ pub fn plan_export(ctx: &Context, request: &ExportRequest) -> Result<ExportPlan,
     let (project_file, user_file) = client_files(ctx, client);
     let user_export = || ctx.command(&["export", "--to", client.as_str(), "--scope", "user"]);
     let file = match request.scope {
-        ExportScope::Project if expands_nothing => {
-            return Err(Error::usage(format!(
-                "{client} expands no placeholders, so its file would hold the secrets themselves; mcpenv never writes those into the repository"
-            ))
-            .with_hint(format!("export to its user file instead: `{}`", user_export())));
-        }
         ExportScope::Project => project_file.ok_or_else(|| {
             Error::usage(format!("{client} has no project-level config file"))
                 .with_hint(format!("export to its user file: `{}`", user_export()))
@@ -173,11 +167,25 @@ pub fn plan_export(ctx: &Context, request: &ExportRequest) -> Result<ExportPlan,
             ))
         })?,
     };
-    if expands_nothing && file.starts_with(repository(ctx)) {
-        return Err(Error::failure(format!("`{}` is inside the repository; mcpenv does not write resolved secrets there", file.display()))
-            .with_hint("move the project out of your home folder's config, or use a client that expands placeholders"));
-    }
     let servers = servers_of(ctx, request.scope)?;
+    if expands_nothing && file.starts_with(repository(ctx)) {
+        // The client would get each placeholder's value written out: a
+        // server without placeholders holds nothing the repository does
+        // not already hold, so only those with them stop the export.
+        let with_variables: Vec<&String> = servers
+            .iter()
+            .filter(|(_, entry)| uses_variables(entry))
+            .map(|(name, _)| name)
+            .collect();
+        if !with_variables.is_empty() {
+            return Err(Error::failure(format!(
+                "{client} expands no placeholders, so `{}` (inside the repository) would hold the values of {} variables; mcpenv never writes secrets into the repository",
+                file.display(),
+                backticked_owners(&with_variables),
+            ))
+            .with_hint(format!("export to its user file instead: `{}`", user_export())));
+        }
+    }
     let known = known_values(ctx)?;
     let existing = fsx::read_if_exists(&file)
         .map_err(|error| Error::failure_from(format!("cannot read `{}`", file.display()), error))?;
@@ -319,6 +327,24 @@ pub fn plan_export(ctx: &Context, request: &ExportRequest) -> Result<ExportPlan,
     })
 }
 
+/// Whether `entry` has a `${VAR}` anywhere Claude Code expands one.
+fn uses_variables(entry: &ServerEntry) -> bool {
+    entry
+        .expandable_fields()
+        .iter()
+        .any(|(_, value)| !expansion::references(value).is_empty())
+}
+
+/// `names` as "`a`'s" or "`a`'s and `b`'s".
+fn backticked_owners(names: &[&String]) -> String {
+    let owners: Vec<String> = names.iter().map(|name| format!("`{name}`'s")).collect();
+    match owners.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// `names` as "`a`, `b` are" (or "`a` is").
 fn backticked<'a>(names: impl ExactSizeIterator<Item = &'a String>) -> String {
     let count = names.len();
@@ -440,12 +466,7 @@ pub fn apply_export(ctx: &Context, plan: ExportPlan) -> Result<ExportReport, Err
         && servers
             .iter()
             .filter(|(name, _)| report.servers.contains(name))
-            .any(|(_, entry)| {
-                entry
-                    .expandable_fields()
-                    .iter()
-                    .any(|(_, value)| !expansion::references(value).is_empty())
-            });
+            .any(|(_, entry)| uses_variables(entry));
     let holds_secrets = resolved || !literal.is_empty();
     if holds_secrets {
         make_private(&ctx.edit, &file)?;

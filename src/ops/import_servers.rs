@@ -138,10 +138,22 @@ pub struct ImportReport {
     pub moves: Vec<Move>,
     /// What could not be carried over, per server.
     pub notes: Vec<String>,
+    /// The client's file keeps the secrets moved (import never edits it).
+    pub left_in_source: Option<LeftInSource>,
     /// Whether nothing was written.
     pub dry_run: bool,
     /// Files written, in order.
     pub written: Vec<PathBuf>,
+}
+
+/// The secrets import moved into `.env` that the client's own file still
+/// holds in plain text: import reads that file and never edits it.
+#[derive(Debug, Serialize)]
+pub struct LeftInSource {
+    /// How many secrets.
+    pub secrets: usize,
+    /// Why they stay, or what replaces them there, as a sentence.
+    pub advice: String,
 }
 
 /// A server imported under a name of mcpenv's choosing.
@@ -514,6 +526,7 @@ pub fn plan_import(
     // `${HOME}` (from an editor's `${userHome}`) is nothing to set.
     example.retain(|line| !import::is_process_variable(&line.name));
     gate_repository_servers(ctx, request, &file, &servers, confirm)?;
+    let left_in_source = left_in_source(ctx, client, &file, scope, &plan.moves);
     let report = ImportReport {
         client,
         file,
@@ -525,6 +538,7 @@ pub fn plan_import(
         skipped,
         moves: plan.moves.clone(),
         notes,
+        left_in_source,
         dry_run: false,
         written: Vec::new(),
     };
@@ -580,6 +594,67 @@ pub fn apply_import(ctx: &Context, plan: ImportPlan) -> Result<ImportReport, Err
     progress.record(&written.path, written.changed);
     report.written = progress.into_written();
     Ok(report)
+}
+
+/// What to say of the secrets `moves` took out of the imported servers
+/// that `file`, the client's, still holds; `None` when none were moved.
+fn left_in_source(
+    ctx: &Context,
+    client: Client,
+    file: &std::path::Path,
+    scope: Scope,
+    moves: &[Move],
+) -> Option<LeftInSource> {
+    if moves.is_empty() {
+        return None;
+    }
+    let (project_file, user_file) = client_files(ctx, client);
+    // `export` writes the scope's servers into the client's file of the
+    // same level, so it replaces these literals only when the import went
+    // project file → project scope or user file → user scope.
+    let export_scope = match scope {
+        Scope::Project if project_file.as_deref() == Some(file) => Some("project"),
+        Scope::User if user_file.as_deref() == Some(file) => Some("user"),
+        _ => None,
+    };
+    let them = if moves.len() == 1 { "it" } else { "them" };
+    let placeholders = if moves.len() == 1 {
+        format!("a {} placeholder", client.title())
+    } else {
+        format!("{} placeholders", client.title())
+    };
+    let advice = if matches!(client, Client::Zed | Client::ClaudeDesktop) {
+        format!(
+            "{} expands no placeholders, so it keeps its own copy there",
+            client.title()
+        )
+    } else if let Some(export_scope) = export_scope {
+        let mut export = vec!["export", "--to", client.as_str()];
+        if export_scope == "user" {
+            export.extend(["--scope", "user"]);
+        }
+        // The value now lives in a dotenv file: a client that reads one
+        // itself gets it from there.
+        let reads_env_file = crate::clients::export::supports_env_file(client);
+        if reads_env_file {
+            export.push("--env-file");
+        }
+        let instead = if reads_env_file {
+            format!("an `envFile` that {} reads {them} from", client.title())
+        } else {
+            placeholders
+        };
+        format!(
+            "`{}` replaces {them} there with {instead}",
+            ctx.command(&export)
+        )
+    } else {
+        format!("replace {them} there with {placeholders}, or delete {them}")
+    };
+    Some(LeftInSource {
+        secrets: moves.len(),
+        advice,
+    })
 }
 
 /// A hint when a file has its servers under another client's key (a VS

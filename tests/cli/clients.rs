@@ -39,6 +39,8 @@ fn import_from_cursor_translates_placeholders_and_extracts_literal_secrets() {
     ----- stderr -----
     Moved github env.GITHUB_TOKEN into `.env` as `GITHUB_TOKEN` (ghp_…E2uO)
     Imported 2 servers from cursor (`[ROOT]/project/.cursor/mcp.json`) into project scope: `github`, `linear`
+    warning: `[ROOT]/project/.cursor/mcp.json` still holds the moved secret in plain text: import reads that file and leaves it as it was
+    hint: `mcpenv export --to cursor --env-file` replaces it there with an `envFile` that Cursor reads it from
     Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`
@@ -74,6 +76,22 @@ fn import_from_cursor_translates_placeholders_and_extracts_literal_secrets() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(values, [("GITHUB_TOKEN".to_string(), PAT.to_string())]);
+    // Import never edits Cursor's file; the hint's command takes the
+    // literal out of it, and Cursor then reads the value from `.env`.
+    assert!(env.read("project/.cursor/mcp.json").contains(PAT));
+    let hint = out
+        .stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("hint: `mcpenv "))
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(command, _)| command.split(' ').collect::<Vec<_>>())
+        .expect("a hint with a command");
+    env.run(&hint).expect_code(0);
+    let cursor = env.read("project/.cursor/mcp.json");
+    assert!(
+        !cursor.contains(PAT) && cursor.contains(r#""envFile": "${workspaceFolder}/.env""#),
+        "{cursor}"
+    );
 }
 
 #[test]
@@ -229,16 +247,51 @@ fn export_to_codex_keeps_toml_formatting() {
 }
 
 #[test]
+fn a_project_without_variables_exports_to_zed_like_to_any_client() {
+    let env = TestEnv::new();
+    env.write("project/.mcp.json", r#"{"mcpServers": {}}"#);
+    assert_snapshot!(env.run(&["export", "--to", "zed"]), @"
+    ----- stderr -----
+    Nothing to export to zed: the project scope has no servers; `[ROOT]/project/.zed/settings.json` left as it was
+    [exit status: 0]
+    ");
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"docs": {"type": "stdio", "command": "npx", "args": ["-y", "docs-server"]}}}"#,
+    );
+    assert_snapshot!(env.run(&["export", "--to", "zed"]), @"
+    ----- stderr -----
+    Exported 1 server to zed
+    Wrote `[ROOT]/project/.zed/settings.json`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("project/.zed/settings.json"), @r#"
+    {
+      "context_servers": {
+        "docs": {
+          "command": "npx",
+          "args": [
+            "-y",
+            "docs-server"
+          ]
+        }
+      }
+    }
+    "#);
+}
+
+#[test]
 fn clients_that_expand_nothing_get_values_only_outside_the_repository() {
     let mut env = TestEnv::new();
     project(&env);
     assert_snapshot!(env.run(&["export", "--to", "zed"]), @"
     ----- stderr -----
-    error: zed expands no placeholders, so its file would hold the secrets themselves; mcpenv never writes those into the repository
+    error: zed expands no placeholders, so `[ROOT]/project/.zed/settings.json` (inside the repository) would hold the values of `github`'s and `linear`'s variables; mcpenv never writes secrets into the repository
 
     hint: export to its user file instead: `mcpenv export --to zed --scope user`
-    [exit status: 2]
+    [exit status: 1]
     ");
+    assert!(!env.project.join(".zed/settings.json").exists());
     env.run(&[
         "add",
         "-s",
@@ -582,6 +635,8 @@ fn codex_project_file_is_read_written_and_scanned() {
     warning: Codex ignores `[ROOT]/project/.codex/config.toml` until it trusts `[ROOT]/project`: accept when Codex asks, or add `[projects."[ROOT]/project"]` with `trust_level = "trusted"` to `[ROOT]/home/.codex/config.toml`
     Moved tracker env.TRACKER_TOKEN into `.env` as `TRACKER_TOKEN` (trk_…6pD3)
     Imported 1 server from codex (`[ROOT]/project/.codex/config.toml`) into project scope: `tracker`
+    warning: `[ROOT]/project/.codex/config.toml` still holds the moved secret in plain text: import reads that file and leaves it as it was
+    hint: `mcpenv export --to codex` replaces it there with a Codex placeholder
     Wrote `[ROOT]/project/.gitignore`
     Wrote `[ROOT]/project/.env`
     Wrote `[ROOT]/project/.env.example`

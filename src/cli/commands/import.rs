@@ -100,6 +100,21 @@ impl Report for ImportOutput {
                 names.join(", ")
             )?;
         }
+        if let Some(left) = &self.report.left_in_source {
+            warning(
+                err,
+                &format!(
+                    "`{}` still holds {} in plain text: import reads that file and leaves it as it was",
+                    self.report.file.display(),
+                    if left.secrets == 1 {
+                        "the moved secret".to_string()
+                    } else {
+                        format!("the {} moved secrets", left.secrets)
+                    }
+                ),
+            )?;
+            writeln!(err, "hint: {}", left.advice)?;
+        }
         // A dry run wrote nothing: its diffs above say what would change.
         if !self.report.dry_run {
             for file in &self.report.written {
