@@ -50,6 +50,10 @@ pub struct Variable {
     /// project's Claude Code settings, which `claude -p` and `claude mcp
     /// list` do not expand.
     pub interactive_only: bool,
+    /// For a variable only interactive sessions see: the dotenv file that
+    /// holds it too, which `mcpenv run` hands on to every launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also_in_dotenv: Option<String>,
     /// The servers that reference it.
     pub servers: Vec<String>,
     /// What it is for, from the comment above it in `.env.example`.
@@ -82,6 +86,11 @@ pub struct Variable {
     /// the template is called.
     #[serde(skip)]
     pub expected: Option<ExpectedFormat>,
+    /// Whether Claude Code passes it empty to every server that uses it
+    /// (their findings say so): no value of it would reach them, so none
+    /// is asked for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blanked: bool,
 }
 
 /// A variable whose dotenv file names where its value is kept.
@@ -120,6 +129,9 @@ impl Variable {
     /// the empty string where a reference has no default (the habit `cp
     /// .env.example .env` leaves every token so).
     pub fn needs_value(&self) -> bool {
+        if self.blanked {
+            return false;
+        }
         match self.state {
             State::Missing => true,
             State::Empty => self.required,
@@ -427,6 +439,17 @@ pub fn check(
             }
         }
     }
+    for variable in &mut variables {
+        variable.blanked = variable.servers.iter().all(|name| {
+            servers.iter().any(|server| {
+                &server.name == name
+                    && server
+                        .blanked
+                        .iter()
+                        .any(|one| one.variable == variable.name && one.is_error())
+            })
+        });
+    }
     variable_findings(
         &locations.project_root(),
         &variables,
@@ -541,6 +564,10 @@ fn record(
         });
     let interactive_only =
         matches!(&found, Some((_, true))) && !sources.every_launch_sees(&reference.name);
+    let also_in_dotenv = interactive_only
+        .then(|| sources.in_files(&reference.name))
+        .flatten()
+        .map(|(_, file)| file);
     let (state, source, seen_by_claude) = match &found {
         Some(((value, source), seen)) => (value_state(value), Some(source.clone()), *seen),
         None if reference.default.is_some() => (State::Defaulted, None, true),
@@ -614,6 +641,7 @@ fn record(
         source,
         seen_by_claude,
         interactive_only,
+        also_in_dotenv,
         servers: vec![server.to_string()],
         description,
         secret: from_template.is_some_and(|(_, variable)| variable.secret)
@@ -625,6 +653,7 @@ fn record(
         default: reference.default.clone(),
         placements: vec![placement],
         expected,
+        blanked: false,
     });
 }
 
@@ -669,6 +698,11 @@ fn variable_findings(
     findings: &mut Vec<Finding>,
 ) {
     for variable in variables {
+        // Its servers' findings say Claude Code sends it empty: setting it
+        // would change nothing.
+        if variable.blanked {
+            continue;
+        }
         let servers = variable.servers.join(", ");
         if variable.ciphertext {
             findings.push(Finding {
@@ -762,6 +796,18 @@ fn variable_findings(
                     dotenv_file_name(root, variable.source.as_deref())
                 ),
                 "start Claude Code with `mcpenv run -- claude`, or `mcpenv onboard --to claude-settings` (interactive `claude` only)".to_string(),
+            ),
+            (State::Set, true) if variable.interactive_only && let Some(dotenv) = &variable.also_in_dotenv => (
+                "settings-interactive-only",
+                Severity::Warning,
+                format!(
+                    "`{}` is set in `{}`, which Claude Code 2.1.332 applies to `${{VAR}}` in interactive sessions only (`claude -p` and `claude mcp list` leave `${{{}}}` unexpanded); `{}` holds it too, which Claude Code does not read",
+                    variable.name,
+                    settings_file_name(variable.source.as_deref()),
+                    variable.name,
+                    dotenv_file_name(root, Some(dotenv)),
+                ),
+                "for every launch, start Claude Code with `mcpenv run -- claude`, which hands it on from that file".to_string(),
             ),
             (State::Set, true) if variable.interactive_only => (
                 "settings-interactive-only",
@@ -1012,7 +1058,19 @@ fn file_findings(
             .iter()
             .filter_map(|line| variables.iter().find(|variable| variable.name == line.name))
             .collect();
-        example_findings(&project.example, &documented, variables, findings);
+        // `extract` writes the `.env.example` of the folder it runs in.
+        let extract = match locations.project_root().strip_prefix(&project.dir) {
+            Ok(below) if below.as_os_str().is_empty() => "`mcpenv extract`".to_string(),
+            Ok(below) => format!(
+                "`mcpenv extract -C {}`",
+                vec![".."; below.components().count()].join("/")
+            ),
+            Err(_) => format!(
+                "`mcpenv extract -C {}`",
+                crate::mechanics::display::shell_words(&[project.dir.display().to_string()])
+            ),
+        };
+        example_findings(&project.example, &documented, variables, &extract, findings);
     }
 }
 
@@ -1022,6 +1080,7 @@ fn example_findings(
     example: &DotEnv,
     documented: &[&Variable],
     variables: &[Variable],
+    extract: &str,
     findings: &mut Vec<Finding>,
 ) {
     if example.text.is_none() {
@@ -1034,7 +1093,7 @@ fn example_findings(
                 file: Some(example.path.clone()),
                 message: "does not exist, so teammates cannot see which variables the servers need"
                     .to_string(),
-                hint: Some("`mcpenv extract` writes one; commit it".to_string()),
+                hint: Some(format!("{extract} writes one; commit it")),
             });
         }
         return;

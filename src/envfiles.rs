@@ -301,16 +301,31 @@ pub fn save_with(
     if !values.is_empty() {
         add_values(edit, state_dir, &files.env, values, progress)?;
     }
-    if !example.is_empty() {
-        let changed = edit_text(
-            edit,
-            state_dir,
-            &files.example,
-            NewMode::Umasked(0o644),
-            example_change(example),
-        )?;
-        progress.record(&files.example, changed);
+    document_example(edit, files, state_dir, example, progress)
+}
+
+/// Adds to `.env.example` the lines of `example` it lacks (the file is
+/// created when there is any), and touches no other file: what the
+/// variables are for, for teammates, without any value.
+pub fn document_example(
+    edit: &Edit,
+    files: &EnvFiles,
+    state_dir: &Path,
+    example: &[dotenv::ExampleLine],
+    progress: &mut Progress,
+) -> Result<(), EnvFilesError> {
+    if example.is_empty() {
+        return Ok(());
     }
+    check_confined(&files.example)?;
+    let changed = edit_text(
+        edit,
+        state_dir,
+        &files.example,
+        NewMode::Umasked(0o644),
+        example_change(example),
+    )?;
+    progress.record(&files.example, changed);
     Ok(())
 }
 

@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use crate::config::model::ServerEntry;
 use crate::config::scope::Scope;
-use crate::config::store::{self, Target};
+use crate::config::store::{self, Progress, Target};
+use crate::envfiles::dotenv::ExampleLine;
 use crate::envfiles::{self, EnvFiles};
 use crate::ops::extraction_inputs::{env_error, known_values, plan_error, target_of};
 use crate::ops::secret_stores::{SecretStore, store_plan};
@@ -116,25 +117,50 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
             )));
         }
     }
-    let candidates: Vec<Candidate> = inventory
+    let project_root = ctx.locations.project_root();
+    // A `.mcp.json` of a folder above (a monorepo's root) keeps its
+    // secrets in the `.env` next to it, which is read from there too: it
+    // is extracted from its own folder, and said so.
+    let mut candidates = Vec::new();
+    let mut above = Vec::new();
+    for entry in inventory
         .entries
         .iter()
         .filter(|entry| scopes.contains(&entry.scope))
         // Project files outside this repository are not ours to edit.
         .filter(|entry| entry.scope != Scope::Project || entry.file.starts_with(&repository))
         .filter(|entry| request.servers.is_empty() || request.servers.contains(&entry.name))
-        .map(|entry| Candidate {
+    {
+        let candidate = Candidate {
             target: target_of(ctx, entry.scope, &entry.file),
             server: entry.name.clone(),
             entry: entry.entry.clone(),
             env_file: ctx.env_file_for(entry.scope),
-        })
-        .collect();
-    let extraction = extraction_plan::plan(&candidates, &known_values(ctx)?).map_err(plan_error)?;
+        };
+        if entry.scope == Scope::Project && entry.file.parent() != Some(project_root.as_path()) {
+            above.push(candidate);
+        } else {
+            candidates.push(candidate);
+        }
+    }
+    let known = known_values(ctx)?;
+    let extraction = extraction_plan::plan(&candidates, &known).map_err(plan_error)?;
+    let mut elsewhere: Vec<PathBuf> = Vec::new();
+    for candidate in &above {
+        let has_secrets = extraction_plan::plan(std::slice::from_ref(candidate), &known)
+            .is_ok_and(|plan| !plan.moves.is_empty());
+        if has_secrets && !elsewhere.contains(&candidate.target.path) {
+            elsewhere.push(candidate.target.path.clone());
+        }
+    }
+    // `.env.example` documents the `.mcp.json` next to it (as `check`
+    // expects): a monorepo root's servers belong to the root's.
     let documented = inventory
         .entries
         .iter()
-        .filter(|entry| entry.scope == Scope::Project)
+        .filter(|entry| {
+            entry.scope == Scope::Project && entry.file.parent() == Some(project_root.as_path())
+        })
         .map(|entry| {
             let changes: Vec<_> = extraction
                 .changes
@@ -148,7 +174,19 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
             )
         })
         .collect();
-    let warnings = check_references(ctx, &extraction, &request.references)?;
+    let mut warnings = check_references(ctx, &extraction, &request.references)?;
+    for file in elsewhere {
+        let folder = file.parent().unwrap_or(&file);
+        let relative = project_root
+            .strip_prefix(folder)
+            .map(|below| vec![".."; below.components().count()].join("/"))
+            .unwrap_or_else(|_| folder.display().to_string());
+        warnings.push(format!(
+            "`{}` holds literal secrets too; they belong in the `.env` next to it: extract them there with `{}`",
+            file.display(),
+            ctx.command(&["extract", "-C", &relative])
+        ));
+    }
     Ok(ExtractPlan {
         scopes,
         extraction,
@@ -161,7 +199,8 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
 }
 
 /// Writes `plan`: the dotenv files, then each config once. With nothing to
-/// move, only clears what an interrupted earlier run may have left.
+/// move, clears what an interrupted earlier run may have left and adds
+/// the lines `.env.example` lacks.
 pub fn apply_extract(ctx: &Context, plan: ExtractPlan) -> Result<ExtractReport, Error> {
     if plan.extraction.is_empty() {
         let files = EnvFiles::at(&ctx.locations.project_root());
@@ -170,9 +209,9 @@ pub fn apply_extract(ctx: &Context, plan: ExtractPlan) -> Result<ExtractReport, 
             .iter()
             .map(|scope| Target::for_scope(&ctx.locations, *scope).path);
         let paths: Vec<PathBuf> = [
-            files.gitignore,
-            files.env,
-            files.example,
+            files.gitignore.clone(),
+            files.env.clone(),
+            files.example.clone(),
             ctx.user_env_file(),
         ]
         .into_iter()
@@ -180,7 +219,26 @@ pub fn apply_extract(ctx: &Context, plan: ExtractPlan) -> Result<ExtractReport, 
         .collect();
         tidy(ctx, &paths);
         check_env_files(&plan)?;
-        return Ok(plan.into_report());
+        // No secret to move, but variables teammates need to know of: they
+        // are documented all the same (which `check` asks for).
+        let example = if plan.scopes.contains(&Scope::Project) {
+            example_lines(ctx, &plan)
+        } else {
+            Vec::new()
+        };
+        let mut progress = Progress::default();
+        progress.plan(&files.example);
+        envfiles::document_example(
+            &ctx.edit,
+            &files,
+            &ctx.locations.state_dir,
+            &example,
+            &mut progress,
+        )
+        .map_err(env_error)?;
+        let mut report = plan.into_report();
+        report.written = progress.into_written();
+        return Ok(report);
     }
     let written = write_extraction(ctx, &plan)?;
     let committed = committed(ctx, &plan.extraction);
@@ -212,13 +270,9 @@ fn check_env_files(plan: &ExtractPlan) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes `.gitignore`, `.env` and `.env.example`, then each config file
-/// once (local and user scope share `~/.claude.json`).
-fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, Error> {
-    // Kept in the keychain first, so no file names an entry not made.
-    let mut extraction = plan.extraction.clone();
-    store_plan(ctx, &mut extraction, plan.store, true)?;
-    let extraction = &extraction;
+/// The `.env.example` lines for the project's servers as they will be,
+/// with the references the team gave.
+fn example_lines(ctx: &Context, plan: &ExtractPlan) -> Vec<ExampleLine> {
     let mut example = extraction_plan::example_variables(
         plan.documented
             .iter()
@@ -230,6 +284,17 @@ fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, E
             line.value = reference.clone();
         }
     }
+    example
+}
+
+/// Writes `.gitignore`, `.env` and `.env.example`, then each config file
+/// once (local and user scope share `~/.claude.json`).
+fn write_extraction(ctx: &Context, plan: &ExtractPlan) -> Result<Vec<PathBuf>, Error> {
+    // Kept in the keychain first, so no file names an entry not made.
+    let mut extraction = plan.extraction.clone();
+    store_plan(ctx, &mut extraction, plan.store, true)?;
+    let extraction = &extraction;
+    let example = example_lines(ctx, plan);
     let mut by_file: Vec<Vec<(Target, Vec<store::FieldChange>)>> = Vec::new();
     for (target, changes) in &extraction.changes {
         match by_file

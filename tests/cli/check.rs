@@ -429,6 +429,46 @@ fn credential_names_claude_code_sends_empty_are_errors() {
 }
 
 #[test]
+fn a_variable_claude_code_sends_empty_everywhere_is_not_asked_for() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{
+  "mcpServers": {
+    "registry": {"type": "http", "url": "https://registry.example.com/mcp?vault=${VAULT_TOKEN}", "headers": {"Authorization": "Bearer ${NPM_TOKEN}"}},
+    "pkg": {"command": "sh", "env": {"NPM_TOKEN": "${NPM_TOKEN}"}}
+  }
+}"#,
+    );
+    // Unset, `VAULT_TOKEN` is blanked all the same (toward a remote
+    // server, by name): setting it would change nothing, so only the
+    // rename is asked for. `NPM_TOKEN` still reaches `pkg`.
+    let out = env.run(&["check"]).expect_code(1);
+    assert!(
+        out.stdout.contains("sends `${VAULT_TOKEN}` empty")
+            && !out.stdout.contains("`VAULT_TOKEN` is not set")
+            && out
+                .stdout
+                .contains("`NPM_TOKEN` is not set (needed by registry, pkg)")
+            && out.stdout.contains("1 variable missing"),
+        "{out}"
+    );
+    let json = env.run(&["check", "--json"]).json();
+    let vault = json["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|variable| variable["name"] == "VAULT_TOKEN")
+        .unwrap();
+    assert_eq!(vault["blanked"], true, "{json}");
+    let onboard = env.run(&["onboard"]).expect_code(1);
+    assert!(
+        onboard.stderr.contains("NPM_TOKEN") && !onboard.stderr.contains("VAULT_TOKEN"),
+        "{onboard}"
+    );
+}
+
+#[test]
 fn scrub_mode_says_what_claude_code_blanks_and_github_actions_alone_does_not_scrub() {
     let mut env = TestEnv::new();
     blanking_project(&mut env);

@@ -139,6 +139,42 @@ fn extract_twice_changes_nothing_the_second_time() {
 }
 
 #[test]
+fn with_nothing_to_move_extract_still_documents_the_variables() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"github": {"command": "npx", "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}}}"#,
+    );
+    let check = env.run(&["check"]);
+    assert!(
+        check
+            .stdout
+            .contains("`.env.example`: does not exist, so teammates cannot see which variables the servers need\n  hint: `mcpenv extract` writes one"),
+        "{check}"
+    );
+    assert_snapshot!(env.run(&["extract"]), @"
+    ----- stderr -----
+    Nothing to extract: no literal secrets in project scope
+    Documented the servers' variables for teammates
+    Wrote `[ROOT]/project/.env.example`
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.read("project/.env.example"), @"
+    # used by: github
+    GITHUB_TOKEN=
+    ");
+    // Only the documentation: no `.env`, no `.gitignore` line, and the
+    // warning is gone.
+    assert!(!env.project.join(".env").exists() && !env.project.join(".gitignore").exists());
+    assert!(!env.run(&["check"]).stdout.contains(".env.example"));
+    assert_snapshot!(env.run(&["extract"]), @"
+    ----- stderr -----
+    Nothing to extract: no literal secrets in project scope
+    [exit status: 0]
+    ");
+}
+
+#[test]
 fn dry_run_writes_nothing() {
     let env = TestEnv::new();
     project_with_secrets(&env);

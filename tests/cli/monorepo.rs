@@ -87,7 +87,7 @@ fn a_package_reads_the_root_env_of_the_root_servers() {
     warning: `.env.example`: does not exist, so teammates cannot see which variables the servers need
       hint: `mcpenv extract` writes one; commit it
     warning: `../../.env.example`: does not exist, so teammates cannot see which variables the servers need
-      hint: `mcpenv extract` writes one; commit it
+      hint: `mcpenv extract -C ../..` writes one; commit it
 
     1 of 2 servers in effect lacks something; 1 variable missing (1 error, 5 warnings)
     Fix it with `mcpenv onboard`
@@ -122,4 +122,30 @@ fn onboard_saves_each_value_next_to_the_mcp_json_that_needs_it() {
         env.read("project/packages/web/.env"),
         "WEB_TOKEN=web-value\nSHARED=from-web\nROOT_MISSING='m'\n"
     );
+}
+
+#[test]
+fn extract_in_a_package_leaves_the_roots_secrets_to_the_roots_env_and_says_how() {
+    let env = TestEnv::new();
+    let web = monorepo(&env);
+    let token = "ghp_Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY2345";
+    env.write(
+        "project/.mcp.json",
+        &format!(
+            r#"{{"mcpServers": {{"root-api": {{"command": "sh", "env": {{"T": "{token}"}}}}}}}}"#
+        ),
+    );
+    let root_before = env.bytes("project/.mcp.json");
+    let web_env = env.bytes("project/packages/web/.env");
+    let out = env.run_in(&web, &["extract"]).expect_code(0);
+    out.assert_no_secret(&[token]);
+    // The package's `.env` is not where a teammate at the root looks.
+    assert_eq!(env.bytes("project/.mcp.json"), root_before, "{out}");
+    assert_eq!(env.bytes("project/packages/web/.env"), web_env, "{out}");
+    let hint = "`[ROOT]/project/.mcp.json` holds literal secrets too; they belong in the `.env` next to it: extract them there with `mcpenv extract -C ../..`";
+    assert!(out.stderr.contains(hint), "{out}");
+    env.run_in(&web, &["extract", "-C", "../.."]).expect_code(0);
+    assert!(!env.read("project/.mcp.json").contains(token));
+    assert!(env.read("project/.env").contains(token));
+    assert_eq!(env.bytes("project/packages/web/.env"), web_env);
 }

@@ -26,6 +26,9 @@ pub struct CheckOutput {
     files: Vec<Option<String>>,
     #[serde(skip)]
     sources: Vec<Option<String>>,
+    /// Per variable, as shown: the dotenv file that holds it too.
+    #[serde(skip)]
+    also_in_dotenv: Vec<Option<String>>,
     #[serde(skip)]
     fix: String,
     /// `-q`: the servers, variables and failing findings only.
@@ -114,6 +117,18 @@ impl Report for CheckOutput {
                             }
                             _ => (YELLOW, format!("{place} ({named})")),
                         }
+                    }
+                    (State::Set, true)
+                        if variable.interactive_only
+                            && let Some(dotenv) = &self.also_in_dotenv[index] =>
+                    {
+                        (
+                            YELLOW,
+                            format!(
+                                "set in {} (interactive sessions only) and in {dotenv} (through `mcpenv run`)",
+                                source(shown),
+                            ),
+                        )
                     }
                     (State::Set, true) if variable.interactive_only => (
                         YELLOW,
@@ -336,10 +351,22 @@ pub fn output(ctx: &Ctx, check: EnvironmentCheck, read: &Loaded, strict: bool) -
                 })
         })
         .collect();
+    let also_in_dotenv = check
+        .report
+        .variables
+        .iter()
+        .map(|variable| {
+            variable
+                .also_in_dotenv
+                .as_ref()
+                .map(|path| shown_path(ctx, std::path::Path::new(path)))
+        })
+        .collect();
     CheckOutput {
         check,
         files,
         sources,
+        also_in_dotenv,
         fix: ctx.command(&["onboard"]),
         quiet: ctx.quiet,
         strict,

@@ -67,11 +67,25 @@ impl Report for ExtractOutput {
 
     fn write_status(&self, err: &mut dyn Write) -> io::Result<()> {
         if self.report.moves.is_empty() {
-            return writeln!(
+            writeln!(
                 err,
                 "Nothing to extract: no literal secrets in {}",
                 scope_names(&self.report.scopes)
-            );
+            )?;
+            // `.env.example` documented all the same; a dry run's diff
+            // shows it.
+            if !self.report.dry_run {
+                if !self.report.written.is_empty() {
+                    writeln!(err, "Documented the servers' variables for teammates")?;
+                }
+                for file in &self.report.written {
+                    writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
+                }
+            }
+            for message in &self.report.warnings {
+                warning(err, message)?;
+            }
+            return Ok(());
         }
         let verb = if self.report.dry_run {
             "Would move"
