@@ -248,16 +248,43 @@ pub struct MadePrivate {
     pub mode: u32,
 }
 
-/// Makes each dotenv file of `plan` private (mode 600) before anything is
-/// asked, not after the last answer: a `.env` copied from `.env.example`
-/// is as readable as the umask made it. Refuses one others can still read,
-/// unless forced.
-pub fn secure_destinations(ctx: &Context, plan: &OnboardPlan) -> Result<Vec<MadePrivate>, Error> {
+/// Refuses, before anything is asked, a dotenv file of `plan` that cannot
+/// hold secrets where it really is (a link out of the repository, or to a
+/// file git would commit): the person types nothing in vain.
+pub fn check_destinations(plan: &OnboardPlan) -> Result<(), Error> {
+    if plan.to.dotenv_files() {
+        for file in plan.files() {
+            envfiles::check_secret_file(file).map_err(env_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes each dotenv file that gets a value private (mode 600) after the
+/// last answer and before the first write (a `.env` copied from
+/// `.env.example` is as readable as the umask made it); nothing is changed
+/// when Ctrl-C ends the questions, or when every answer was skipped.
+/// Refuses one others can still read, unless forced.
+pub fn secure_destinations(
+    ctx: &Context,
+    plan: &OnboardPlan,
+    answers: &BTreeMap<String, String>,
+) -> Result<Vec<MadePrivate>, Error> {
     let mut made = Vec::new();
     if !plan.to.dotenv_files() {
         return Ok(made);
     }
-    for file in plan.files() {
+    let mut receiving: Vec<&Path> = plan
+        .steps
+        .iter()
+        .filter(|step| match step.value {
+            StepValue::Copy { .. } | StepValue::Reference { .. } => true,
+            StepValue::Ask | StepValue::Confirm { .. } => answers.contains_key(&step.variable.name),
+        })
+        .map(|step| step.file.as_path())
+        .collect();
+    receiving.dedup();
+    for file in receiving {
         if let Some(mode) =
             envfiles::make_private(&ctx.edit, file, plan.force).map_err(env_error)?
         {

@@ -178,6 +178,41 @@ fn ctrl_c_mid_way_changes_nothing() {
 }
 
 #[test]
+fn a_readable_env_keeps_its_mode_until_an_answer_is_saved() {
+    let env = TestEnv::new();
+    project(&env);
+    env.write("project/.env", "OTHER=1\n");
+    let readable = std::os::unix::fs::PermissionsExt::from_mode(0o644);
+    fs::set_permissions(env.project.join(".env"), readable).unwrap();
+    // Ctrl-C at the first question: not even the mode changed.
+    let mut terminal = Terminal::start(&env, &["onboard"]);
+    terminal.expect("GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ");
+    terminal.wait_for_mode("-echo");
+    terminal.session.send_control('c').unwrap();
+    let (shown, _) = terminal.finish();
+    assert!(!shown.contains("Made `.env` private"), "{shown}");
+    assert_eq!(env.mode("project/.env"), 0o644, "{shown}");
+    // Every question skipped: nothing saved, nothing changed.
+    let mut terminal = Terminal::start(&env, &["onboard"]);
+    terminal.type_hidden("GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ", "");
+    terminal.type_plain("DOCS_TITLE: ", "");
+    let (shown, _) = terminal.finish();
+    assert!(shown.contains("every file was left as it was"), "{shown}");
+    assert_eq!(env.mode("project/.env"), 0o644, "{shown}");
+    // An answer: private before the value is written.
+    let mut terminal = Terminal::start(&env, &["onboard"]);
+    terminal.type_hidden("GITHUB_PERSONAL_ACCESS_TOKEN (hidden): ", "");
+    terminal.type_plain("DOCS_TITLE: ", "Docs");
+    let (shown, _) = terminal.finish();
+    assert!(
+        shown.contains("Made `.env` private (mode 600; it was 644)"),
+        "{shown}"
+    );
+    assert_eq!(env.mode("project/.env"), 0o600, "{shown}");
+    assert!(env.read("project/.env").contains("DOCS_TITLE"), "{shown}");
+}
+
+#[test]
 fn to_claude_settings_writes_the_env_map_and_ignores_the_file() {
     let env = TestEnv::new();
     project(&env);
@@ -350,19 +385,19 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
     out.assert_no_secret(&["ghp_fromdotenv"]);
     assert_snapshot!(out, @"
     github  project  pending approval
-      GITHUB_PERSONAL_ACCESS_TOKEN  set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
+      GITHUB_PERSONAL_ACCESS_TOKEN  set in .claude/settings.local.json (interactive sessions only) and in .env (through `mcpenv run`)
       command `sh`                  found
     db  project  pending approval
       DATABASE_URL                  not set; its default applies
       command `sh`                  found
     docs  project  pending approval
-      DOCS_TITLE                    set in .claude/settings.local.json (interactive sessions only; not `claude -p` or `claude mcp list`)
+      DOCS_TITLE                    set in .claude/settings.local.json (interactive sessions only) and in .env (through `mcpenv run`)
       command `sh`                  found
 
-    warning: `GITHUB_PERSONAL_ACCESS_TOKEN` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${GITHUB_PERSONAL_ACCESS_TOKEN}` unexpanded
-      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
-    warning: `DOCS_TITLE` is set only in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only: `claude -p` and `claude mcp list` leave `${DOCS_TITLE}` unexpanded
-      hint: for every launch, set it in `~/.claude/settings.json` or your environment, or start Claude Code with `mcpenv run -- claude -p …` after `mcpenv onboard --to dotenv`
+    warning: `GITHUB_PERSONAL_ACCESS_TOKEN` is set in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only (`claude -p` and `claude mcp list` leave `${GITHUB_PERSONAL_ACCESS_TOKEN}` unexpanded); `.env` holds it too, which Claude Code does not read
+      hint: for every launch, start Claude Code with `mcpenv run -- claude`, which hands it on from that file
+    warning: `DOCS_TITLE` is set in `.claude/settings.local.json`, which Claude Code 2.1.332 applies to `${VAR}` in interactive sessions only (`claude -p` and `claude mcp list` leave `${DOCS_TITLE}` unexpanded); `.env` holds it too, which Claude Code does not read
+      hint: for every launch, start Claude Code with `mcpenv run -- claude`, which hands it on from that file
 
     All 3 servers in effect have what they need (0 errors, 2 warnings)
     Approve the pending project servers with `mcpenv approve --trust github db docs`; `--trust` also records that you trust this folder, as Claude Code's trust dialog does, which lets Claude Code apply the project's settings and hooks too; until then it ignores approvals
@@ -373,7 +408,7 @@ fn claude_settings_get_the_values_only_dotenv_holds() {
     Wrote `.git/info/exclude`
     Wrote `.claude/settings.local.json`
     Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them
-    `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; for them save the values to `.env` too (`mcpenv onboard --to dotenv`) and start them with `mcpenv run -- claude -p …`
+    `claude -p` and `claude mcp list` do not: they leave those `${VAR}` placeholders unexpanded; start them with `mcpenv run -- claude -p …`, which hands on the values `.env` holds
     [exit status: 0]
     ");
     assert_snapshot!(env.read("project/.claude/settings.local.json"), @r#"

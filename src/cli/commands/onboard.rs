@@ -26,8 +26,8 @@ use crate::cli::render::{BOLD, shown};
 use crate::cli::resolve::Ctx;
 use crate::ops::onboard::{
     CopiedFrom, NotUsed, OnboardPlan, OnboardReport, OnboardRequest, OnboardStep, ReferenceFrom,
-    SaveTo, StepValue, apply_onboard, next_fit_question, plan_onboard, resolve_accepted,
-    secure_destinations, storable,
+    SaveTo, StepValue, apply_onboard, check_destinations, next_fit_question, plan_onboard,
+    resolve_accepted, secure_destinations, storable,
 };
 
 impl From<OnboardTarget> for SaveTo {
@@ -92,7 +92,10 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
         );
         return report(ctx, false);
     }
-    for made in secure_destinations(ctx, &plan)? {
+    check_destinations(&plan)?;
+    let answers = ask_all(ctx, args, &plan)?;
+    // Every answer is in: only now is anything changed.
+    for made in secure_destinations(ctx, &plan, &answers)? {
         say(
             ctx,
             &format!(
@@ -102,10 +105,18 @@ pub fn run(ctx: &Ctx, args: &OnboardArgs) -> Result<CheckOutput, CliError> {
             ),
         );
     }
-    let answers = ask_all(ctx, args, &plan)?;
-    // Every answer is in: only now is anything written.
     let saved = apply_onboard(ctx, &plan, &answers)?;
-    say_saved(ctx, &saved);
+    // Copied from `.env`, every value is there for `mcpenv run` already.
+    let all_in_dotenv = plan.steps.iter().all(|step| {
+        matches!(
+            step.value,
+            StepValue::Copy {
+                from: CopiedFrom::DotEnv,
+                ..
+            }
+        )
+    });
+    say_saved(ctx, &saved, all_in_dotenv);
     report(ctx, false)
 }
 
@@ -166,7 +177,7 @@ fn ask_all(
 }
 
 /// The status lines for what was saved.
-fn say_saved(ctx: &Ctx, saved: &OnboardReport) {
+fn say_saved(ctx: &Ctx, saved: &OnboardReport, all_in_dotenv: bool) {
     if !saved.skipped.is_empty() {
         say(
             ctx,
@@ -226,13 +237,19 @@ fn say_saved(ctx: &Ctx, saved: &OnboardReport) {
             ctx,
             "Claude Code 2.1.332 applies them in interactive sessions: plain `claude` sees them",
         );
+        let run = ctx.command(&["run", "--", "claude"]);
         say(
             ctx,
-            &format!(
-                "`claude -p` and `claude mcp list` do not: they leave those `${{VAR}}` placeholders unexpanded; for them save the values to `.env` too (`{}`) and start them with `{} -p …`",
-                ctx.command(&["onboard", "--to", "dotenv"]),
-                ctx.command(&["run", "--", "claude"])
-            ),
+            &if all_in_dotenv {
+                format!(
+                    "`claude -p` and `claude mcp list` do not: they leave those `${{VAR}}` placeholders unexpanded; start them with `{run} -p …`, which hands on the values `.env` holds"
+                )
+            } else {
+                format!(
+                    "`claude -p` and `claude mcp list` do not: they leave those `${{VAR}}` placeholders unexpanded; for them save the values to `.env` too (`{}`) and start them with `{run} -p …`",
+                    ctx.command(&["onboard", "--to", "dotenv"]),
+                )
+            },
         );
     }
 }
