@@ -166,7 +166,10 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
 /// Claude Code 2.1.332 ignores the approvals of `report`; only on the
 /// user's own word (`--trust`, or yes at a question).
 pub fn trust_folder(ctx: &Context, mut report: ChoiceReport) -> Result<ChoiceReport, Error> {
-    store::trust_project(&ctx.locations, &ctx.edit)?;
+    let written = store::trust_project(&ctx.locations, &ctx.edit)?;
+    if written.changed {
+        report.written.push(written.path);
+    }
     report.trusted = true;
     report.trusted_now = true;
     report.trust_command = None;

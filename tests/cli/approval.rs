@@ -293,7 +293,7 @@ fn outside_a_repository_approvals_count_once_the_folder_is_trusted() {
     let out = env.run(&["approve", "--all", "--trust"]).expect_code(0);
     assert!(
         out.stderr
-            .contains("Recorded that you trust this folder in Claude Code"),
+            .contains("Recorded that you trust this folder in Claude Code\nWrote `[ROOT]/project/.claude/settings.local.json`\nWrote `[ROOT]/home/.claude.json`"),
         "{out}"
     );
     assert_eq!(

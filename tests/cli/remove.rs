@@ -174,7 +174,7 @@ fn remove_names_the_example_lines_no_server_uses_and_keeps_them_without_a_termin
     Removed MCP server `github` from project scope
     Wrote `[ROOT]/project/.mcp.json`
     warning: no server uses `GITHUB_TOKEN` any more, but `.env.example` still documents it
-    hint: delete its line from the file by hand, or pass `--tidy-example` to `mcpenv remove` next time
+    hint: delete its line from `.env.example` by hand if no teammate needs it (`remove --tidy-example` drops such lines as it removes)
     [exit status: 0]
     ");
     assert_eq!(env.bytes("project/.env.example"), example);
@@ -191,6 +191,7 @@ fn tidy_example_drops_only_unused_lines_and_never_a_dotenv_value() {
     Removed MCP server `github` from project scope
     Wrote `[ROOT]/project/.mcp.json`
     Dropped `GITHUB_TOKEN` from `.env.example`
+    Wrote `[ROOT]/project/.env.example`
     [exit status: 0]
     ");
     assert_eq!(

@@ -41,6 +41,9 @@ impl Report for ChoiceReport {
                 self.file.display()
             )?;
         }
+        if self.trusted_now {
+            writeln!(err, "Recorded that you trust this folder in Claude Code")?;
+        }
         for file in &self.written {
             writeln!(err, "Wrote {}", crate::ops::shown_paths::written(file))?;
         }
@@ -63,9 +66,7 @@ impl Report for ChoiceReport {
                 ),
             )?;
         }
-        if self.trusted_now {
-            writeln!(err, "Recorded that you trust this folder in Claude Code")?;
-        } else if let Some(command) = self.trust_command.as_ref().filter(|_| !self.trusted) {
+        if let Some(command) = self.trust_command.as_ref().filter(|_| !self.trusted) {
             writeln!(
                 err,
                 "Claude Code 2.1.332 reads these approvals once you trust this folder: start `claude` here and accept its trust dialog, or run `{command}`"

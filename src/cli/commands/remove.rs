@@ -23,6 +23,10 @@ pub struct RemoveOutput {
     file_shown: String,
     /// Whether the unused `.env.example` lines were dropped.
     pub dropped_example: bool,
+    /// Whether the person chose to keep them (`--keep-example`, or no to
+    /// the question): nothing to warn about then.
+    #[serde(skip)]
+    kept_by_choice: bool,
     #[serde(skip)]
     example_shown: String,
 }
@@ -45,7 +49,14 @@ impl Report for RemoveOutput {
         }
         let names = crate::cli::render::quoted_names(unused);
         if self.dropped_example {
-            writeln!(err, "Dropped {names} from `{}`", self.example_shown)
+            writeln!(err, "Dropped {names} from `{}`", self.example_shown)?;
+            writeln!(
+                err,
+                "Wrote {}",
+                crate::ops::shown_paths::written(&self.report.example)
+            )
+        } else if self.kept_by_choice {
+            Ok(())
         } else {
             crate::cli::render::warning(
                 err,
@@ -57,12 +68,14 @@ impl Report for RemoveOutput {
             )?;
             writeln!(
                 err,
-                "hint: delete {} from the file by hand, or pass `--tidy-example` to `mcpenv remove` next time",
+                "hint: delete {} from `{}` by hand if no teammate needs {} (`remove --tidy-example` drops such lines as it removes)",
                 if unused.len() == 1 {
                     "its line"
                 } else {
                     "their lines"
-                }
+                },
+                self.example_shown,
+                if unused.len() == 1 { "it" } else { "them" }
             )
         }
     }
@@ -79,9 +92,15 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveOutput, CliError> {
     }
     let report = remove_server(ctx, &request)?;
     let example_shown = shown_path(ctx, &report.example);
-    let drop = !report.unused_example.is_empty()
-        && !args.keep_example
-        && (args.tidy_example || ask_to_drop(args, &report.unused_example, &example_shown));
+    let unused = !report.unused_example.is_empty();
+    let choice = if !unused || args.keep_example {
+        Some(false)
+    } else if args.tidy_example {
+        Some(true)
+    } else {
+        ask_to_drop(args, &report.unused_example, &example_shown)
+    };
+    let drop = unused && choice == Some(true);
     if drop {
         drop_example_lines(ctx, &report.unused_example)?;
     }
@@ -89,15 +108,16 @@ pub fn run(ctx: &Ctx, args: &RemoveArgs) -> Result<RemoveOutput, CliError> {
         file_shown: scope_file(ctx, report.scope, &report.file),
         report,
         dropped_example: drop,
+        kept_by_choice: choice == Some(false),
         example_shown,
     })
 }
 
 /// Asks on a terminal whether to drop the lines; never without one, nor
-/// when the answer would be lost in JSON.
-fn ask_to_drop(args: &RemoveArgs, names: &[String], example: &str) -> bool {
+/// when the answer would be lost in JSON (`None`: not asked).
+fn ask_to_drop(args: &RemoveArgs, names: &[String], example: &str) -> Option<bool> {
     if args.json || !io::stdin().is_terminal() || !io::stderr().is_terminal() {
-        return false;
+        return None;
     }
     dialoguer::Confirm::new()
         .with_prompt(format!(
@@ -112,5 +132,5 @@ fn ask_to_drop(args: &RemoveArgs, names: &[String], example: &str) -> bool {
         ))
         .default(true)
         .interact()
-        .unwrap_or(false)
+        .ok()
 }
