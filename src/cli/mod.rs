@@ -169,14 +169,17 @@ fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
     ctx.ops.edit = match cli.command.edit() {
         Some((_, true)) => Edit::preview(),
         // `MCPENV_UNDO=off`: keep no copies (nothing for `undo` to restore).
-        Some(_) if std::env::var_os("MCPENV_UNDO").is_some_and(|value| value == "off") => {
-            Edit::plain()
-        }
+        Some(_) if resolve::undo_off() => Edit::plain(),
         Some((name, false)) => {
             Edit::recording(&ctx.locations.state_dir, name, ctx.locations.edit_place())
         }
         None => Edit::plain(),
     };
+    // What a killed run left on `~/.claude.json` goes now, whether or not
+    // this command writes (a dry run leaves everything as it is).
+    if !matches!(cli.command.edit(), Some((_, true))) {
+        crate::config::store::tidy_after_kill(&Edit::plain(), &ctx.locations);
+    }
     let outcome = dispatch(cli, &ctx);
     let finished = ctx.edit.finish();
     if let Finished::Recorded(kept) = &finished

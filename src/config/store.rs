@@ -647,6 +647,17 @@ pub fn tidy(edit: &Edit, state_dir: &Path, path: &Path) {
     });
 }
 
+/// [`tidy`] for `~/.claude.json`, when a killed mcpenv may have left its
+/// lock behind (its note is there): one `stat` when nothing was left, so
+/// every command can afford it, and one that ends up writing nothing still
+/// leaves no lock for Claude Code to wait on.
+pub fn tidy_after_kill(edit: &Edit, locations: &Locations) {
+    let configured = &locations.claude_json;
+    if fs::symlink_metadata(claude_lock_note(&locations.state_dir, configured)).is_ok() {
+        tidy(edit, &locations.state_dir, configured);
+    }
+}
+
 /// Removes the temporary files `fsx::write_atomic` names `.<name>.XXXXXX.tmp`
 /// next to `resolved`. Only with the file's [`EditLock`] held: then none
 /// of them belongs to a write still under way.
@@ -697,8 +708,15 @@ impl HeldClaudeLock {
         let note = claude_lock_note(state_dir, configured);
         // Without the note a killed mcpenv's lock goes stale after 10 s, as
         // Claude Code's own do.
+        // Written whole or not at all (a rename): a note cut short by a
+        // kill would match no lock, and its lock would wait out the 10 s.
         if let Ok(stamp) = stamp(&claude_lock_dir(configured)) {
-            let _ = fs::write(&note, stamp);
+            let mut partial = note.clone().into_os_string();
+            partial.push(format!(".{}.tmp", std::process::id()));
+            let partial = PathBuf::from(partial);
+            if fs::write(&partial, stamp).is_ok() && fs::rename(&partial, &note).is_err() {
+                let _ = fs::remove_file(&partial);
+            }
         }
         Ok(Self {
             lock: Some(lock),
