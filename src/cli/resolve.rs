@@ -41,10 +41,25 @@ pub mod vars {
     /// `add --client-secret` reads the OAuth client secret from it, as
     /// `claude mcp add` does, before asking at a terminal.
     pub const MCP_CLIENT_SECRET: &str = "MCP_CLIENT_SECRET";
+    /// `off`: edits keep no undo copies (nothing for `mcpenv undo`).
+    pub const MCPENV_UNDO: &str = "MCPENV_UNDO";
+    /// Set by the shell's completion script: the process answers with
+    /// completions (read first, by `cli/completion.rs`, before any
+    /// argument is parsed).
+    pub const MCPENV_COMPLETE: &str = crate::cli::completion::VAR;
+    /// Claude Code's scrub mode, which blanks secret-looking names for the
+    /// servers it starts (`check` and `probe` model it); read from the
+    /// process environment handed to the use cases.
+    pub const CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: &str = "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB";
     /// Every variable is also read as a possible value of a `${VAR}`
     /// placeholder: `extract` never gives a secret a name that already
     /// holds a different value in the environment.
     pub const ALL_FOR_PLACEHOLDERS: &str = "(all)";
+}
+
+/// Whether `MCPENV_UNDO=off` asks edits to keep no undo copies.
+pub fn undo_off() -> bool {
+    std::env::var_os(vars::MCPENV_UNDO).is_some_and(|value| value == "off")
 }
 
 /// Where Claude Code keeps managed files on Linux.
