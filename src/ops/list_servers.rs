@@ -161,6 +161,9 @@ impl ListedServer {
         let status = inventory.status(entry);
         let shadowed_by = inventory.shadowed_by(entry).map(|winner| winner.scope);
         let remote = transport.is_remote();
+        // A `url` without a `type` (which Claude Code skips) is shown with
+        // its URL, not as a command line with nothing in it.
+        let url_only = entry.entry.command().is_none() && entry.entry.url().is_some();
         Self {
             name: entry.name.clone(),
             scope: entry.scope,
@@ -168,7 +171,7 @@ impl ListedServer {
                 .then(|| entry.entry.command().map(str::to_string))
                 .flatten(),
             args: (!remote).then(|| entry.entry.args().into_iter().map(str::to_string).collect()),
-            url: remote
+            url: (remote || url_only)
                 .then(|| entry.entry.url().map(str::to_string))
                 .flatten(),
             transport,
@@ -204,6 +207,16 @@ impl ListedServer {
             }
             (None, Some(url)) => url.clone(),
             (None, None) => String::new(),
+        }
+    }
+
+    /// The TRANSPORT column: the `type`, or `no type` for a URL Claude
+    /// Code would start as a command (and skips).
+    pub fn transport_text(&self) -> &str {
+        if self.transport == Transport::Stdio && self.command.is_none() && self.url.is_some() {
+            "no type"
+        } else {
+            self.transport.as_str()
         }
     }
 

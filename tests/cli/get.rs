@@ -187,7 +187,7 @@ fn get_marks_an_entry_claude_code_skips() {
       Scope:  project (shared via .mcp.json)
       File:   `[ROOT]/project/.mcp.json`
       Status: skipped by Claude Code: MCP server "remote" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry
-      Type:   stdio
+      Type:   none (so Claude Code reads it as stdio, which needs a `command`)
       URL:    https://example.com/mcp
     ----- stderr -----
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `remote`: MCP server "remote" has a "url" but no "type"; add "type": "http" (or "sse" / "ws") to this entry

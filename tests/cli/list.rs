@@ -239,7 +239,7 @@ fn entries_claude_code_would_skip_are_listed_with_a_warning() {
     assert_snapshot!(env.run(&["list"]), @r#"
     NAME       SCOPE    TRANSPORT  STATUS         COMMAND / URL
     nocmd      project  stdio      skipped
-    weird      project  bogus      skipped
+    weird      project  bogus      skipped        x
     workspace  project  stdio      reserved name  x
     ----- stderr -----
     warning: `[ROOT]/project/.mcp.json`: Claude Code skips `nocmd`: invalid MCP server config for "nocmd": command: expected string, received undefined
@@ -343,8 +343,8 @@ fn skipped_entries_are_marked_and_never_shadow() {
     );
     assert_snapshot!(env.run(&["list"]), @r#"
     NAME       SCOPE    TRANSPORT  STATUS            COMMAND / URL
-    a          local    stdio      skipped
-    urlnotype  project  stdio      skipped
+    a          local    no type    skipped           https://example.com/mcp
+    urlnotype  project  no type    skipped           https://example.com/mcp
     nocmd      project  stdio      skipped
     sdk        project  sdk        skipped
     ok         project  stdio      pending approval  node server.js

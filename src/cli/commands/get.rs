@@ -72,7 +72,18 @@ impl Report for GetOutput {
         {
             rows.push(("Approval".into(), approval_text(approval).into()));
         }
-        rows.push(("Type".into(), self.report.transport.to_string()));
+        let entry = self.report.entry.as_object();
+        let untyped_url = entry.is_some_and(|entry| {
+            !entry.contains_key("type") && !entry.contains_key("command") && entry.contains_key("url")
+        });
+        rows.push((
+            "Type".into(),
+            if untyped_url {
+                "none (so Claude Code reads it as stdio, which needs a `command`)".into()
+            } else {
+                self.report.transport.to_string()
+            },
+        ));
         for (key, value) in self.report.entry.as_object().into_iter().flatten() {
             match (key.as_str(), value) {
                 ("type", _) => {}

@@ -66,7 +66,7 @@ impl Report for ListReport {
                 vec![
                     Cell::styled(&server.name, style),
                     Cell::styled(server.scope.as_str(), style),
-                    Cell::styled(server.transport.as_str(), style),
+                    Cell::styled(server.transport_text(), style),
                     Cell::styled(status, status_style),
                     Cell::last(target, style),
                 ]
