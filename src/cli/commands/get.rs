@@ -74,7 +74,9 @@ impl Report for GetOutput {
         }
         let entry = self.report.entry.as_object();
         let untyped_url = entry.is_some_and(|entry| {
-            !entry.contains_key("type") && !entry.contains_key("command") && entry.contains_key("url")
+            !entry.contains_key("type")
+                && !entry.contains_key("command")
+                && entry.contains_key("url")
         });
         rows.push((
             "Type".into(),
