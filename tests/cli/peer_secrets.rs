@@ -1,7 +1,11 @@
 //! Secret detection measured on test data other secret scanners wrote for
-//! themselves (`../shared/corpus/peer-secrets/examples.json`: gitleaks'
-//! rule examples, detect-secrets' and ripsecrets' tests; outside the
-//! repository and never copied into it; skipped, saying so, when absent).
+//! themselves, from two sources: the team's shared corpus
+//! (`../shared/corpus/peer-secrets/examples.json`: gitleaks' rule
+//! examples, detect-secrets' and ripsecrets' tests; outside the repository
+//! and never copied into it; skipped, saying so, when absent), which the
+//! rules were tuned on, and Nosey Parker's rule examples
+//! (`tests/data/peer-secrets/noseyparker`, Apache-2.0, made by
+//! `scripts/peer-data/noseyparker.py`), which they were not.
 //!
 //! Every usable example is planted in a `.mcp.json` in the places MCP
 //! configs hold secrets, and the real `mcpenv scan --json` judges them:
@@ -220,6 +224,12 @@ impl Tally {
     }
 }
 
+/// What one data set's plantings found.
+struct Measurement {
+    secrets: Tally,
+    decoys: Tally,
+}
+
 #[test]
 fn recall_and_false_positives_on_other_scanners_test_data() {
     let Some(path) = examples_file() else {
@@ -229,7 +239,64 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
     let examples: Vec<Value> = serde_json::from_str(&text).expect("the examples file is JSON");
     let plantings = plantings(&examples);
     assert!(plantings.len() > 2000, "only {} plantings", plantings.len());
+    let Measurement { secrets, decoys } = measure(
+        "other scanners' test data (the shared corpus)",
+        examples.len(),
+        &plantings,
+    );
+    assert!(
+        secrets.share() >= MIN_RECALL,
+        "recall {:.2}% is below {:.0}%",
+        100.0 * secrets.share(),
+        100.0 * MIN_RECALL
+    );
+    assert!(
+        decoys.share() <= MAX_DECOYS_FLAGGED,
+        "{:.2}% of decoys flagged, above {:.1}%",
+        100.0 * decoys.share(),
+        100.0 * MAX_DECOYS_FLAGGED
+    );
+}
 
+/// Nosey Parker's rule examples (`tests/data/peer-secrets/noseyparker`,
+/// Apache-2.0, vendored so CI measures them too): a scanner whose data
+/// mcpenv's rules were not written from. The floors are what the rules
+/// reach on it today (the README's second-source table): a change that
+/// loses ground on unseen data fails here.
+#[test]
+fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
+    const FLOOR_RECALL: f64 = 0.81;
+    const CEILING_DECOYS: f64 = 0.13;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/peer-secrets/noseyparker/examples.json");
+    let text = std::fs::read_to_string(&path).expect("the vendored examples read");
+    let examples: Vec<Value> = serde_json::from_str(&text).expect("the examples file is JSON");
+    let plantings = plantings(&examples);
+    assert!(plantings.len() > 1000, "only {} plantings", plantings.len());
+    let Measurement { secrets, decoys } = measure(
+        "Nosey Parker's rule examples (unseen)",
+        examples.len(),
+        &plantings,
+    );
+    assert!(
+        secrets.share() >= FLOOR_RECALL,
+        "recall {:.2}% fell below {:.1}%",
+        100.0 * secrets.share(),
+        100.0 * FLOOR_RECALL
+    );
+    assert!(
+        decoys.share() <= CEILING_DECOYS,
+        "{:.2}% of decoys flagged, above {:.1}%",
+        100.0 * decoys.share(),
+        100.0 * CEILING_DECOYS
+    );
+}
+
+/// Plants `plantings` in one `.mcp.json`, runs the real `mcpenv scan
+/// --json` on it, prints the tables (per family, per placement) and every
+/// miss and false alarm, masked, and checks nothing planted is printed
+/// whole.
+fn measure(source: &str, examples: usize, plantings: &[Planting]) -> Measurement {
     let env = TestEnv::new();
     let servers: Map<String, Value> = plantings
         .iter()
@@ -252,7 +319,7 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
     let mut by_family = BTreeMap::<&str, (Tally, Tally)>::new();
     let mut by_place = BTreeMap::<&str, (Tally, Tally)>::new();
     let (mut misses, mut false_alarms) = (Vec::new(), Vec::new());
-    for planting in &plantings {
+    for planting in plantings {
         let rules = flagged_servers.get(&planting.server);
         let flagged = rules.is_some();
         let pick = |pair: &'_ mut (Tally, Tally)| {
@@ -293,8 +360,7 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "\nsecret detection on other scanners' test data ({} examples planted {} times)\n",
-        examples.len(),
+        "\nsecret detection on {source} ({examples} examples planted {} times)\n",
         plantings.len()
     );
     let _ = writeln!(
@@ -335,18 +401,6 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
         eprintln!("{line}");
     }
 
-    assert!(
-        secrets.share() >= MIN_RECALL,
-        "recall {:.2}% is below {:.0}%",
-        100.0 * secrets.share(),
-        100.0 * MIN_RECALL
-    );
-    assert!(
-        decoys.share() <= MAX_DECOYS_FLAGGED,
-        "{:.2}% of decoys flagged, above {:.1}%",
-        100.0 * decoys.share(),
-        100.0 * MAX_DECOYS_FLAGGED
-    );
     // Nothing planted reaches the output whole.
     let output = format!("{report}");
     for planting in plantings
@@ -359,4 +413,5 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
             planting.id
         );
     }
+    Measurement { secrets, decoys }
 }
