@@ -285,7 +285,15 @@ impl Source<'_> {
                 .replace_all(text, |captures: &Captures<'_>| {
                     let whole = &captures[0];
                     if let Some(name) = captures.get(2) {
-                        return placeholder(name.as_str());
+                        let braced = placeholder(name.as_str());
+                        // `$TMP` is a variable to Gemini CLI and plain text
+                        // to Claude Code: the change is worth a word.
+                        if whole != braced {
+                            notes.push(format!(
+                                "Gemini CLI's `{whole}` became `{braced}`, the form Claude Code expands"
+                            ));
+                        }
+                        return braced;
                     }
                     if !is_placeholder_only(whole) {
                         notes.push(format!(

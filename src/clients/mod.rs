@@ -168,6 +168,13 @@ pub fn client_of_path(path: &Path) -> Option<Client> {
     {
         return Some(Client::ClaudeCode);
     }
+    // Claude Desktop's file keeps its name wherever it is committed.
+    if path
+        .file_name()
+        .is_some_and(|name| name == "claude_desktop_config.json")
+    {
+        return Some(Client::ClaudeDesktop);
+    }
     FILES
         .iter()
         .find(|(_, _, relative)| path.ends_with(relative))
@@ -473,6 +480,10 @@ model = "o3"
         );
         assert_eq!(
             client("/h/.config/Claude/claude_desktop_config.json"),
+            Some(Client::ClaudeDesktop)
+        );
+        assert_eq!(
+            client("/repo/config/claude_desktop_config.json"),
             Some(Client::ClaudeDesktop)
         );
         assert_eq!(client("sub/.mcp.json"), Some(Client::ClaudeCode));

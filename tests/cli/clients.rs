@@ -753,3 +753,24 @@ fn export_counts_only_what_it_writes() {
     ");
     assert!(!empty.project.join(".cursor").exists());
 }
+
+#[test]
+fn import_from_gemini_says_when_a_bare_variable_gets_braces() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.gemini/settings.json",
+        r#"{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs-server", "$TMP/work", "${HOME}/x"]}}}"#,
+    );
+    let out = env
+        .run(&["import", "--from", "gemini", "-s", "project"])
+        .expect_code(0);
+    // `$TMP` is Gemini CLI's variable and only text to Claude Code: said;
+    // `${HOME}` reads the same in both: not.
+    assert!(
+        out.stderr.contains(
+            "warning: `fs`: Gemini CLI's `$TMP` became `${TMP}`, the form Claude Code expands"
+        ) && !out.stderr.contains("`${HOME}` became"),
+        "{out}"
+    );
+    assert!(env.read("project/.mcp.json").contains(r#""${TMP}/work""#));
+}

@@ -332,3 +332,25 @@ fn a_hook_never_follows_a_committed_link_to_a_private_file() {
     [exit status: 0]
     ");
 }
+
+#[test]
+fn a_committed_claude_desktop_file_is_claude_desktops_with_its_advice() {
+    let env = TestEnv::new();
+    env.write(
+        "project/config/claude_desktop_config.json",
+        &format!(r#"{{"mcpServers": {{"gh": {{"command": "npx", "env": {{"GITHUB_TOKEN": "{PAT}"}}}}}}}}"#),
+    );
+    let out = env
+        .run(&["scan", "config/claude_desktop_config.json"])
+        .expect_code(1);
+    assert_no_secret(&out);
+    // Claude Desktop passes `${NAME}` on as written: not Claude Code's advice.
+    assert!(
+        out.stdout.contains("claude-desktop")
+            && out
+                .stderr
+                .contains("(Claude Desktop): Claude Desktop expands no variables")
+            && !out.stderr.contains("write `${NAME}`"),
+        "{out}"
+    );
+}
