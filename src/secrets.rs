@@ -260,9 +260,13 @@ impl Scanner {
     fn args(&mut self, args: &[Value]) {
         // Strength of the secret flag the previous element was, if any.
         let mut pending: Option<Strength> = None;
+        // Whether that flag takes a password, which is one whatever its
+        // shape (`--password hunter2`), as under a password name.
+        let mut pending_password = false;
         for (index, item) in args.iter().enumerate() {
             let Some(arg) = item.as_str() else {
                 pending = None;
+                pending_password = false;
                 continue;
             };
             let text = capped(arg);
@@ -273,9 +277,14 @@ impl Scanner {
                 && !is_number(text)
                 // `--api-key -T9wY…`: a random value may start with `-`.
                 && !(pending.is_some() && is_dash_led_value(text));
+            let password = std::mem::take(&mut pending_password);
             if let Some(strength) = pending.take()
                 && !is_flag
-                && let Some(span) = accept_value(text, strength)
+                && let Some(span) = if password {
+                    password_value(text)
+                } else {
+                    accept_value(text, strength)
+                }
             {
                 self.push(Tier::Context, CLI_FLAG_SECRET, span);
             }
@@ -283,7 +292,11 @@ impl Scanner {
                 match text.split_once('=') {
                     Some((flag, value)) => {
                         if let Some(strength) = flag_strength(flag)
-                            && let Some(span) = accept_value(value, strength)
+                            && let Some(span) = if is_password_flag(flag) {
+                                password_value(value)
+                            } else {
+                                accept_value(value, strength)
+                            }
                         {
                             let offset = flag.len() + 1;
                             self.push(
@@ -293,7 +306,10 @@ impl Scanner {
                             );
                         }
                     }
-                    None => pending = flag_strength(text),
+                    None => {
+                        pending = flag_strength(text);
+                        pending_password = pending.is_some() && is_password_flag(text);
+                    }
                 }
             } else if let Some(span) = connection_string_password(text) {
                 self.push(Tier::Context, GENERIC_SECRET, span);
@@ -846,7 +862,8 @@ fn schemed_credential(text: &str) -> Option<Range<usize>> {
 /// secret-named part of Azure's (`AccountKey=V`, `SharedAccessKey=V`,
 /// `Secret=V`).
 fn connection_string_password(text: &str) -> Option<Range<usize>> {
-    if !text.contains(';') {
+    // `pwd = getpass();` is a line of C, not an ODBC `PWD=`.
+    if !text.contains(';') || is_code(text) {
         return None;
     }
     let mut start = 0;
@@ -1069,6 +1086,10 @@ pub fn is_secret_name(name: &str) -> bool {
 }
 
 fn name_strength(name: &str) -> Option<Strength> {
+    // The shell's working directory, not a MySQL password.
+    if name == "PWD" || name == "OLDPWD" {
+        return None;
+    }
     if PUBLIC_PREFIXES.iter().any(|prefix| {
         name.get(..prefix.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
@@ -1191,6 +1212,16 @@ fn flag_strength(flag: &str) -> Option<Strength> {
     }
 }
 
+/// Whether a long flag takes a password (`--password`, `--db-password`,
+/// not `--password-file` nor `--no-password`).
+fn is_password_flag(flag: &str) -> bool {
+    let Some(name) = flag.strip_prefix("--") else {
+        return false;
+    };
+    let name = name.replace('-', "_");
+    !name.to_ascii_lowercase().starts_with("no_") && is_password_name(&name)
+}
+
 /// `[A-Za-z_][A-Za-z0-9_]*`: the left side of a docker `-e NAME=value`.
 fn is_env_name(name: &str) -> bool {
     let mut bytes = name.bytes();
@@ -1306,6 +1337,7 @@ fn password_value(value: &str) -> Option<Range<usize>> {
     });
     if trimmed.is_empty()
         || stands_in
+        || is_code(trimmed)
         || is_path(trimmed)
         || has_reference(trimmed)
         || is_bracketed(trimmed)
@@ -1432,6 +1464,42 @@ pub fn is_decoy(value: &str) -> bool {
         || is_email(value)
         || is_public_key(value)
         || is_word_like(value)
+        || is_code(value)
+        || settings_without_secret(value)
+}
+
+/// A line of code rather than a value (`pwd = getpass();`, `f(x);`).
+fn is_code(value: &str) -> bool {
+    value.contains('(')
+        && value.contains(')')
+        && (value.ends_with(';') || value.contains(" = ") || value.ends_with(')'))
+}
+
+/// A `Key=value;…` settings string (a connection string) none of whose
+/// values is a secret: `InstrumentationKey=00000000-…;IngestionEndpoint=…`
+/// (Azure's example key, all zeros) says nothing secret; one with a real
+/// `AccountKey=` or `Password=` is judged by that pair.
+fn settings_without_secret(value: &str) -> bool {
+    let pairs: Vec<(&str, &str)> = value
+        .split(';')
+        .filter(|part| !part.trim().is_empty())
+        .filter_map(|part| part.split_once('='))
+        .collect();
+    let parts = value
+        .split(';')
+        .filter(|part| !part.trim().is_empty())
+        .count();
+    if pairs.is_empty() || pairs.len() != parts || !value.contains(';') {
+        return false;
+    }
+    !pairs.iter().any(|(key, value)| {
+        let key = key.trim();
+        if is_password_name(key) {
+            password_value(value).is_some() && !is_code(value)
+        } else {
+            name_strength(key).is_some_and(|strength| accept_value(value, strength).is_some())
+        }
+    })
 }
 
 /// `${X}`, `${X:-d}`, `${env:X}`, `${input:x}`, `${{ secrets.X }}`, `{env:X}`,
@@ -1733,9 +1801,11 @@ fn is_email(value: &str) -> bool {
 }
 
 /// Keys meant to be public: Supabase `anon` JWTs and `sb_publishable_`,
-/// Stripe `pk_`.
+/// Stripe `pk_`, Mapbox `pk.`.
 fn is_public_key(value: &str) -> bool {
-    value.starts_with("sb_publishable_")
+    // Mapbox's public tokens (`pk.eyJ…`), made to ship in web pages.
+    value.starts_with("pk.eyJ")
+        || value.starts_with("sb_publishable_")
         || value.starts_with("pk_live_")
         || value.starts_with("pk_test_")
         || is_anon_jwt(value)
@@ -2710,6 +2780,41 @@ mod tests {
                 found("args[6]", CLI_FLAG_SECRET, "Zq8rT2vL9xWc4nBvKp"),
                 found("args[10]", CLI_FLAG_SECRET, "Mv7qT2zK9xLp3WrQ"),
                 found("env.SESSION", GENERIC_SECRET, "Hd8sK2pLq9WzXc4nB"),
+            ]
+        );
+    }
+
+    #[test]
+    fn public_tokens_zero_keys_and_code_are_not_secrets() {
+        let found_ = scan(json!({"command": "npx", "env": {
+            "APPLICATIONINSIGHTS_CONNECTION_STRING": "InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://example.com:111/",
+            "MAPBOX_TOKEN": "pk.eyJ1IjoibWFwYm94IiwiYSI6ImNpejY4M29iazA2Z2gycXA4N2pmbDZmangifQ.-g_vE53SD2WrJ6tFX7QHmA",
+            "PWD": "pwd = strdup(buf);",
+            "DB_PWD": "pwd = getpass();",
+            "STORAGE": "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zq8rT2vL9xWc4nBvKpHd8sK2pLq9WzXc4nBmQ1rT7uY=;EndpointSuffix=core.windows.net",
+        }}));
+        assert_eq!(
+            found_,
+            [found(
+                "env.STORAGE",
+                GENERIC_SECRET,
+                "Zq8rT2vL9xWc4nBvKpHd8sK2pLq9WzXc4nBmQ1rT7uY="
+            )]
+        );
+    }
+
+    #[test]
+    fn a_password_flag_takes_a_password_of_any_shape() {
+        let found_ = scan(json!({"command": "pg-mcp", "args": [
+            "--password", "hunter2", "--db-password=letmein", "--password-file", "/run/db",
+            "--no-password", "localhost", "--password", "${PGPASSWORD}", "--password", "changeme",
+            "--password", "true",
+        ]}));
+        assert_eq!(
+            found_,
+            [
+                found("args[1]", CLI_FLAG_SECRET, "hunter2"),
+                found("args[2]", CLI_FLAG_SECRET, "letmein"),
             ]
         );
     }

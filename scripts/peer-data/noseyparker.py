@@ -83,6 +83,18 @@ def kind_of(value):
 def main():
     rules_dir, commit = Path(sys.argv[1]), sys.argv[2]
     out = []
+    # A rule's negative examples are negatives for that rule only: a Slack
+    # bot token is one for the user-token rule. One that another rule
+    # finds is that rule's secret, not a decoy.
+    every_pattern = []
+    for path in sorted(rules_dir.glob("*.yml")):
+        for rule in yaml.safe_load(path.read_text())["rules"]:
+            categories = rule.get("categories") or []
+            if "secret" in categories and "identifier" not in categories:
+                try:
+                    every_pattern.append(re.compile(rule["pattern"]))
+                except re.error:
+                    pass
     for path in sorted(rules_dir.glob("*.yml")):
         for rule in yaml.safe_load(path.read_text())["rules"]:
             try:
@@ -128,6 +140,10 @@ def main():
                     if not re.search(r"PASSWORD|SECRET|TOKEN|KEY", name):
                         name += "_PASSWORD"
                 kind = kind_of(value)
+                # A password goes where passwords go (its own name,
+                # `--password`), not after `--api-key` or `Bearer`.
+                if kind == "token" and re.search(r"PASSWORD|CREDENTIALS", name):
+                    kind = "password"
                 entry.update(
                     value=value,
                     kind=kind,
@@ -147,6 +163,8 @@ def main():
                     entry["excluded"] = "a text around a value, or too short to be one"
                 elif re.fullmatch(r"(.)\1+", value):
                     entry["excluded"] = "one character repeated: no format to mimic"
+                elif any(other.search(value) for other in every_pattern):
+                    entry["excluded"] = "another of its rules finds a secret in it"
                 else:
                     entry.update(decoy_category="format-lookalike", excluded=None)
                 out.append(entry)

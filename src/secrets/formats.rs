@@ -429,7 +429,7 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "HashiCorp Vault",
         "",
         r"\bhv[sbr]\.",
-        r"[A-Za-z0-9_-]{90,300}",
+        r"[A-Za-z0-9_-]{24,300}\b",
     ),
     (
         "vault-legacy-token",
@@ -443,7 +443,8 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Doppler",
         "",
         r"\bdp\.(?:pt|st|ct|sa|scim|audit)\.",
-        r"[A-Za-z0-9]{40,44}\b",
+        // A service token names its environment: `dp.st.dev.…`.
+        r"(?:[a-z0-9_-]{1,35}\.)?[A-Za-z0-9]{40,44}\b",
     ),
     (
         "onepassword-secret-key",
@@ -552,10 +553,10 @@ pub(super) const RULE_SPECS: &[Spec] = &[
     ),
     (
         "new-relic-key",
-        "New Relic user/insert/browser key",
+        "New Relic user/admin/insert/query/browser/REST key",
         "",
-        r"\bNR(?:AK|II|JS)-",
-        r"[A-Za-z0-9]{19,32}\b",
+        r"\bNR(?:AK|AA|II|IQ|JS|RA)-",
+        r"[A-Za-z0-9_-]{19,42}\b",
     ),
     (
         "new-relic-license-key",
@@ -597,7 +598,7 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Adobe client secret",
         "",
         r"\bp8e-",
-        r"[A-Za-z0-9]{32}\b",
+        r"[A-Za-z0-9_-]{32}\b",
     ),
     (
         "frameio-token",
@@ -662,6 +663,13 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"(?:https?://)?[A-Za-z0-9-]+",
         r"\.webhook\.office\.com/webhook",
         r"b2/[A-Za-z0-9-]{36}@[A-Za-z0-9-]{36}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}(?:/[A-Za-z0-9_-]+)?",
+    ),
+    (
+        "teams-webhook-legacy",
+        "Microsoft Teams webhook URL (outlook.office.com)",
+        r"(?:https?://)?",
+        r"outlook\.office(?:365)?\.com/webhook/",
+        r"[A-Za-z0-9-]{36}@[A-Za-z0-9-]{36}/IncomingWebhook/[A-Za-z0-9]{32}/[A-Za-z0-9-]{36}",
     ),
     (
         "zapier-webhook",
@@ -900,7 +908,14 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Mapbox secret token",
         "",
         r"\bsk\.eyJ",
-        r"[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}",
+        r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}",
+    ),
+    (
+        "mapbox-temporary-token",
+        "Mapbox temporary token",
+        "",
+        r"\btk\.eyJ",
+        r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}",
     ),
     (
         "asana-token",
@@ -908,6 +923,92 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"\b[12]/[0-9]{13,19}(?:/[0-9]{13,19})?",
         r":[a-f0-9]{8}",
         r"[a-f0-9]{24}\b",
+    ),
+    // --- Issuers' documented prefixes, measured against a second source
+    // (Nosey Parker's examples, tests/data/peer-secrets/noseyparker)
+    (
+        "adafruit-io-key",
+        "Adafruit IO key",
+        "",
+        r"\baio_",
+        r"[A-Za-z0-9]{28}\b",
+    ),
+    (
+        "aws-appsync-key",
+        "AWS AppSync API key",
+        "",
+        r"\bda2-",
+        r"[a-z0-9]{26}\b",
+    ),
+    (
+        "crates-io-token",
+        "crates.io API token",
+        "",
+        r"\bcio",
+        r"[A-Za-z0-9]{32}\b",
+    ),
+    (
+        "dependency-track-key",
+        "Dependency-Track API key",
+        "",
+        r"\bodt_",
+        r"[A-Za-z0-9]{32,39}\b",
+    ),
+    (
+        "dropbox-short-lived-token",
+        "Dropbox short-lived access token",
+        "",
+        r"\bsl\.",
+        r"[A-Za-z0-9_-]{130,152}",
+    ),
+    (
+        "github-refresh-token",
+        "GitHub refresh token",
+        "",
+        r"\bghr_",
+        r"[0-9A-Za-z]{76}\b",
+    ),
+    (
+        "jina-key",
+        "Jina AI API key",
+        "",
+        r"\bjina_",
+        r"[A-Za-z0-9]{60}\b",
+    ),
+    (
+        "new-relic-pixie-key",
+        "New Relic Pixie API/deploy key",
+        "",
+        r"\bpx-(?:api|dep)-",
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+    ),
+    (
+        "nuget-key",
+        "NuGet API key",
+        "",
+        r"\boy2",
+        r"[a-z0-9]{43}\b",
+    ),
+    (
+        "stackhawk-key",
+        "StackHawk API key",
+        "",
+        r"\bhawk\.",
+        r"[0-9A-Za-z_-]{20}\.[0-9A-Za-z_-]{20}\b",
+    ),
+    (
+        "twitch-stream-key",
+        "Twitch stream key",
+        "",
+        r"\blive_",
+        r"[0-9]{5,12}_[A-Za-z0-9]{30}\b",
+    ),
+    (
+        "password-hash",
+        "Password hash (md5crypt, Cisco type 8/9, Kerberos AS-REP)",
+        "",
+        r"\$(?:1|8|9|krb5asrep\$23)\$",
+        r"[./0-9A-Za-z@:]{0,80}\$[./0-9A-Za-z$]{22,}",
     ),
     // --- Structure: JWTs and keys
     (
@@ -923,6 +1024,15 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "",
         r"\bZXlK",
         r"[A-Za-z0-9+/]{60,}={0,2}",
+    ),
+    (
+        "private-key-base64",
+        "PEM private key, base64-encoded",
+        "",
+        // `-----BEGIN ` then `RSA `, `EC `, `DSA `, `OPENSSH `,
+        // `ENCRYPTED ` or nothing, then `PRIVATE KEY-----`, in base64.
+        r"\bLS0tLS1CRUdJTiB",
+        r"(?:SU0EgUFJJVkFURSBLRVkt|QUklWQVRFIEtFWS0t|FQyBQUklWQVRFIEtFWS0t|EU0EgUFJJVkFURSBLRVkt|PUEVOU1NIIFBSSVZBVEUgS0VZLS0t|FTkNSWVBURUQgUFJJVkFURSBLRVktLS0t)[A-Za-z0-9+/]{64,}={0,2}",
     ),
     (
         "private-key-block",

@@ -14,7 +14,8 @@
 //!   `CONFIG_VALUE` when its format alone identifies it; a URL under its
 //!   name, as a bare argument and (self-identifying) under `CONFIG_VALUE`;
 //!   a PEM key under its name (and `CONFIG_VALUE`); `user:pass` under its
-//!   name and as `Authorization: Basic base64(user:pass)`.
+//!   name and as `Authorization: Basic base64(user:pass)`; a password
+//!   (`kind: password`) under its name and after `--password`.
 //! - a decoy (`fp`) goes where it would fool a scanner: a look-alike of a
 //!   format (wrong length, prefix or alphabet) only where the format alone
 //!   decides, under `CONFIG_VALUE` (and a URL look-alike as an argument
@@ -113,6 +114,7 @@ fn placements(example: &Map<String, Value>) -> Vec<(&'static str, Value)> {
                     http_with_authorization(&format!("Bearer {value}")),
                 ));
             }
+            "password" => places.push(("--password V", stdio(None, &["--password", value]))),
             "url" => places.push(("bare argument", stdio(None, &[value]))),
             "userpass" => places.push((
                 "Authorization: Basic",
@@ -265,8 +267,8 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
 /// loses ground on unseen data fails here.
 #[test]
 fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
-    const FLOOR_RECALL: f64 = 0.81;
-    const CEILING_DECOYS: f64 = 0.13;
+    const FLOOR_RECALL: f64 = 0.90;
+    const CEILING_DECOYS: f64 = 0.09;
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/peer-secrets/noseyparker/examples.json");
     let text = std::fs::read_to_string(&path).expect("the vendored examples read");

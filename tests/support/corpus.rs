@@ -222,8 +222,35 @@ pub fn corpus(seed: u64) -> Corpus {
             planted: Vec::new(),
         });
     }
+    // Added after the rest, so every case above stays the one it was.
+    for rule in LATER_TOKEN_RULES {
+        for &place in token_places(rule) {
+            let secret = token(&mut rng, rule);
+            cases.push(plant(&mut rng, place, rule, secret));
+        }
+    }
     Corpus { cases }
 }
+
+/// Token rules added once the corpus above was settled (the formats
+/// measured against Nosey Parker's examples), planted last.
+const LATER_TOKEN_RULES: &[&str] = &[
+    "mapbox-temporary-token",
+    "teams-webhook-legacy",
+    "adafruit-io-key",
+    "aws-appsync-key",
+    "crates-io-token",
+    "dependency-track-key",
+    "dropbox-short-lived-token",
+    "github-refresh-token",
+    "jina-key",
+    "new-relic-pixie-key",
+    "nuget-key",
+    "stackhawk-key",
+    "twitch-stream-key",
+    "password-hash",
+    "private-key-base64",
+];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
 /// about a third with a planted secret, a quarter with decoys, the rest
@@ -577,6 +604,50 @@ fn token(rng: &mut Rng, rule: &str) -> String {
             rng.chars(HEX, 32),
             rng.uuid()
         ),
+        "teams-webhook-legacy" => format!(
+            "https://outlook.office.com/webhook/{}@{}/IncomingWebhook/{}/{}",
+            rng.uuid(),
+            rng.uuid(),
+            rng.chars(HEX, 32),
+            rng.uuid()
+        ),
+        "mapbox-temporary-token" => format!(
+            "tk.eyJ{}.{}",
+            rng.chars(URLSAFE, 60),
+            rng.chars(URLSAFE, 22)
+        ),
+        "adafruit-io-key" => format!("aio_{}", rng.chars(ALNUM, 28)),
+        "aws-appsync-key" => format!("da2-{}", rng.chars(LOWER_DIGITS, 26)),
+        "crates-io-token" => format!("cio{}", rng.chars(ALNUM, 32)),
+        "dependency-track-key" => format!("odt_{}", rng.chars(ALNUM, 32)),
+        "dropbox-short-lived-token" => format!("sl.{}", rng.chars(URLSAFE, 138)),
+        "github-refresh-token" => format!("ghr_{}", rng.chars(ALNUM, 76)),
+        "jina-key" => format!("jina_{}{}", rng.chars(HEX, 32), rng.chars(ALNUM, 28)),
+        "new-relic-pixie-key" => {
+            let kind = rng.pick(&["api", "dep"]);
+            format!("px-{kind}-{}", rng.uuid())
+        }
+        "nuget-key" => format!("oy2{}", rng.chars(LOWER_DIGITS, 43)),
+        "stackhawk-key" => format!("hawk.{}.{}", rng.chars(URLSAFE, 20), rng.chars(URLSAFE, 20)),
+        "twitch-stream-key" => format!("live_{}_{}", rng.chars(DIGITS, 9), rng.chars(ALNUM, 30)),
+        "password-hash" => format!(
+            "$1${}${}",
+            rng.chars(
+                b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                8
+            ),
+            rng.chars(
+                b"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+                22
+            )
+        ),
+        "private-key-base64" => format!(
+            "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo{}",
+            rng.chars(
+                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+                200
+            )
+        ),
         "zapier-webhook" => format!(
             "https://hooks.zapier.com/hooks/catch/{}/{}/",
             rng.chars(DIGITS, 8),
@@ -806,6 +877,7 @@ fn token_places(rule: &str) -> &'static [Place] {
         "slack-webhook"
         | "discord-webhook"
         | "teams-webhook"
+        | "teams-webhook-legacy"
         | "zapier-webhook"
         | "tines-webhook"
         | "make-webhook"
