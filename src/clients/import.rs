@@ -1231,6 +1231,7 @@ mod tests {
                     "github",
                     json!({"type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}}),
                     &[
+                        "Gemini CLI's `$GITHUB_TOKEN` became `${GITHUB_TOKEN}`, the form Claude Code expands",
                         "Gemini CLI `trust` dropped: Claude Code asks before tool calls unless permission rules allow them",
                         "Gemini CLI `includeTools` dropped: Claude Code has no per-server tool list; allow or deny tools with permission rules (`mcp__<server>__<tool>`)",
                     ],
@@ -1243,7 +1244,10 @@ mod tests {
                 row(
                     "db",
                     json!({"type": "stdio", "command": "uvx", "args": ["mcp-server-postgres", "--dsn", "postgresql://${DB_USER}:${DB_PASSWORD}@db.internal:5432/app"], "env": {"GITHUB_TOKEN": "ghp_jciTNkLZvlkle5GTtPMRgF75La078RF8lZCQ"}}),
-                    &["`cwd` dropped: Claude Code starts servers in its own working directory"],
+                    &[
+                        "Gemini CLI's `$DB_USER` became `${DB_USER}`, the form Claude Code expands",
+                        "`cwd` dropped: Claude Code starts servers in its own working directory",
+                    ],
                 ),
                 row(
                     "legacy-sse",
@@ -1630,16 +1634,35 @@ enabled = true
     #[test]
     fn translate_gemini() {
         let gemini = |text| translated(Client::Gemini, text);
-        assert_eq!(gemini("$TOKEN"), result("${TOKEN}", &[]));
+        assert_eq!(
+            gemini("$TOKEN"),
+            result(
+                "${TOKEN}",
+                &["Gemini CLI's `$TOKEN` became `${TOKEN}`, the form Claude Code expands"]
+            )
+        );
         assert_eq!(gemini("${TOKEN}"), result("${TOKEN}", &[]));
         assert_eq!(
             gemini("${TEAM:-platform}"),
             result("${TEAM:-platform}", &[])
         );
-        assert_eq!(gemini("Bearer $TOKEN"), result("Bearer ${TOKEN}", &[]));
+        assert_eq!(
+            gemini("Bearer $TOKEN"),
+            result(
+                "Bearer ${TOKEN}",
+                &["Gemini CLI's `$TOKEN` became `${TOKEN}`, the form Claude Code expands"]
+            )
+        );
         assert_eq!(
             gemini("$USER:${PASS}@$HOST_1/x$$A"),
-            result("${USER}:${PASS}@${HOST_1}/x$${A}", &[])
+            result(
+                "${USER}:${PASS}@${HOST_1}/x$${A}",
+                &[
+                    "Gemini CLI's `$USER` became `${USER}`, the form Claude Code expands",
+                    "Gemini CLI's `$HOST_1` became `${HOST_1}`, the form Claude Code expands",
+                    "Gemini CLI's `$A` became `${A}`, the form Claude Code expands",
+                ],
+            )
         );
         assert_eq!(
             gemini("cost: $5, $ and ${"),
