@@ -267,7 +267,7 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
 /// loses ground on unseen data fails here.
 #[test]
 fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
-    const FLOOR_RECALL: f64 = 0.90;
+    const FLOOR_RECALL: f64 = 0.91;
     const CEILING_DECOYS: f64 = 0.09;
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/peer-secrets/noseyparker/examples.json");

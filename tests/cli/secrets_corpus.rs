@@ -210,6 +210,44 @@ fn every_planted_secret_is_found_and_no_decoy() {
     );
 }
 
+/// Every format that identifies itself is found under a neutral name
+/// (`CONFIG_VALUE`), where nothing but the format says it is a secret.
+#[test]
+fn every_token_format_is_found_under_a_neutral_name() {
+    let env = crate::harness::TestEnv::new();
+    let tokens = corpus::one_token_per_rule(SEED);
+    let servers: serde_json::Map<String, serde_json::Value> = tokens
+        .iter()
+        .map(|(rule, token)| {
+            (
+                (*rule).to_string(),
+                serde_json::json!({"command": "npx", "env": {"CONFIG_VALUE": token}}),
+            )
+        })
+        .collect();
+    env.write(
+        "project/.mcp.json",
+        &serde_json::to_string(&serde_json::json!({"mcpServers": servers})).unwrap(),
+    );
+    let report = env.run(&["scan", "--json", ".mcp.json"]).json();
+    let found: std::collections::BTreeSet<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["server"].as_str().unwrap())
+        .collect();
+    let missed: Vec<&str> = tokens
+        .iter()
+        .map(|(rule, _)| *rule)
+        .filter(|rule| !found.contains(rule))
+        .collect();
+    assert!(tokens.len() > 150, "only {} rules", tokens.len());
+    assert!(
+        missed.is_empty(),
+        "not found under a neutral name: {missed:?}"
+    );
+}
+
 #[test]
 fn generator_is_deterministic_and_synthetic() {
     let first = corpus::corpus(SEED);

@@ -43,8 +43,9 @@ pub struct Planted {
     pub placement: &'static str,
 }
 
-/// Every token-format rule id the generator can make a token for: all of
-/// `mcpenv::secrets::rules()` except the five context rules.
+/// Every token-format rule id the generator can make a token for: with
+/// [`LATER_TOKEN_RULES`], all of `mcpenv::secrets::rules()` except the five
+/// context rules.
 pub const TOKEN_RULES: &[&str] = &[
     "github-pat",
     "github-oauth-app-refresh",
@@ -232,6 +233,17 @@ pub fn corpus(seed: u64) -> Corpus {
     Corpus { cases }
 }
 
+/// One synthetic token of every token rule, by rule: what a value of that
+/// format alone (under a neutral name) must be found as.
+pub fn one_token_per_rule(seed: u64) -> Vec<(&'static str, String)> {
+    let mut rng = Rng::new(seed);
+    TOKEN_RULES
+        .iter()
+        .chain(LATER_TOKEN_RULES)
+        .map(|&rule| (rule, token(&mut rng, rule)))
+        .collect()
+}
+
 /// Token rules added once the corpus above was settled (the formats
 /// measured against Nosey Parker's examples), planted last.
 const LATER_TOKEN_RULES: &[&str] = &[
@@ -250,6 +262,20 @@ const LATER_TOKEN_RULES: &[&str] = &[
     "twitch-stream-key",
     "password-hash",
     "private-key-base64",
+    "segment-public-api-token",
+    "ionic-token",
+    "django-insecure-key",
+    "launchdarkly-key",
+    "lob-key",
+    "apify-token",
+    "posthog-personal-key",
+    "pubnub-secret-key",
+    "rootly-key",
+    "tailscale-key",
+    "ubidots-token",
+    "zoho-token",
+    "sonarqube-token",
+    "salesforce-session-id",
 ];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
@@ -648,6 +674,33 @@ fn token(rng: &mut Rng, rule: &str) -> String {
                 200
             )
         ),
+        "segment-public-api-token" => format!("sgp_{}", rng.chars(ALNUM, 64)),
+        "ionic-token" => format!("ion_{}", rng.chars(ALNUM, 42)),
+        "django-insecure-key" => format!("django-insecure-{}", rng.chars(LOWER_DIGITS, 50)),
+        "launchdarkly-key" => {
+            let kind = rng.pick(&["api", "sdk", "mob"]);
+            format!("{kind}-{}", rng.uuid())
+        }
+        "lob-key" => {
+            let mode = rng.pick(&["live", "test"]);
+            format!("{mode}_{}", rng.chars(HEX, 35))
+        }
+        "apify-token" => format!("apify_api_{}", rng.chars(ALNUM, 36)),
+        "posthog-personal-key" => format!("phx_{}", rng.chars(ALNUM, 43)),
+        "pubnub-secret-key" => format!("sec-c-{}", rng.chars(ALNUM, 48)),
+        "rootly-key" => format!("rootly_{}", rng.chars(HEX, 64)),
+        "tailscale-key" => format!(
+            "tskey-api-{}-{}",
+            rng.chars(ALNUM, 12),
+            rng.chars(ALNUM, 32)
+        ),
+        "ubidots-token" => format!("BBFF-{}", rng.chars(ALNUM, 30)),
+        "zoho-token" => format!("1000.{}.{}", rng.chars(HEX, 32), rng.chars(HEX, 32)),
+        "sonarqube-token" => {
+            let kind = rng.pick(&["squ", "sqp", "sqa"]);
+            format!("{kind}_{}", rng.chars(HEX, 40))
+        }
+        "salesforce-session-id" => format!("00D{}!{}", rng.chars(ALNUM, 15), rng.chars(ALNUM, 96)),
         "zapier-webhook" => format!(
             "https://hooks.zapier.com/hooks/catch/{}/{}/",
             rng.chars(DIGITS, 8),
