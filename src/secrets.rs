@@ -1222,13 +1222,14 @@ fn is_password_flag(flag: &str) -> bool {
     !name.to_ascii_lowercase().starts_with("no_") && is_password_name(&name)
 }
 
-/// `[A-Za-z_][A-Za-z0-9_]*`: the left side of a docker `-e NAME=value`.
+/// `[A-Za-z_][A-Za-z0-9_.]*`: the left side of a docker `-e NAME=value`
+/// (Docker takes dotted names too: `-e spring.datasource.password=…`).
 fn is_env_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
 /// A value judged by its name: a password under a password name, the AWS
@@ -2800,6 +2801,21 @@ mod tests {
                 GENERIC_SECRET,
                 "Zq8rT2vL9xWc4nBvKpHd8sK2pLq9WzXc4nBmQ1rT7uY="
             )]
+        );
+    }
+
+    #[test]
+    fn a_dotted_docker_env_name_is_a_name() {
+        let found_ = scan(json!({"command": "docker", "args": [
+            "run", "-e", "Snowflake.Private.Key.Passphrase=qxo605GKfckXKBOMDKhmhvPb",
+            "-e", "spring.datasource.password=hunter2", "-e", "log.path=/var/log/x", "img",
+        ]}));
+        assert_eq!(
+            found_,
+            [
+                found("args[2]", GENERIC_SECRET, "qxo605GKfckXKBOMDKhmhvPb"),
+                found("args[4]", GENERIC_SECRET, "hunter2"),
+            ]
         );
     }
 
