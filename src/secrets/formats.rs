@@ -1102,6 +1102,21 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}",
     ),
     (
+        "amazon-mws-token",
+        "Amazon MWS auth token",
+        "",
+        r"\bamzn\.mws\.",
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+    ),
+    (
+        "teamcity-token",
+        "TeamCity access token",
+        "",
+        // A JWT-like token whose header is `{"typ": "TCV2"}`.
+        r"\beyJ0eXAiOiAiVENWMiJ9\.",
+        r"[A-Za-z0-9_-]{20,64}\.[A-Za-z0-9_-]{20,96}",
+    ),
+    (
         "password-hash",
         "Password hash (md5crypt, Cisco type 8/9, Kerberos AS-REP)",
         "",

@@ -161,6 +161,8 @@ pub(super) const RULE_LITERALS: &[(&str, &[&[u8]], bool)] = &[
     ("zoho-token", &[b"1000."], true),
     ("sonarqube-token", &[b"sqa_", b"sqp_", b"squ_"], true),
     ("salesforce-session-id", &[b"00D"], true),
+    ("amazon-mws-token", &[b"amzn.mws."], true),
+    ("teamcity-token", &[b"eyJ0eXAiOiAiVENWMiJ9."], true),
     ("password-hash", &[b"$1$", b"$8$", b"$9$", b"$krb5asrep$23$"], false),
     ("jwt", &[b".ey"], false),
     ("jwt-base64", &[b"ZXlK"], true),

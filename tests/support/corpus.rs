@@ -276,6 +276,8 @@ const LATER_TOKEN_RULES: &[&str] = &[
     "zoho-token",
     "sonarqube-token",
     "salesforce-session-id",
+    "amazon-mws-token",
+    "teamcity-token",
 ];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
@@ -673,6 +675,12 @@ fn token(rng: &mut Rng, rule: &str) -> String {
                 b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
                 200
             )
+        ),
+        "amazon-mws-token" => format!("amzn.mws.{}", rng.uuid()),
+        "teamcity-token" => format!(
+            "eyJ0eXAiOiAiVENWMiJ9.{}.{}",
+            rng.chars(URLSAFE, 36),
+            rng.chars(URLSAFE, 48)
         ),
         "segment-public-api-token" => format!("sgp_{}", rng.chars(ALNUM, 64)),
         "ionic-token" => format!("ion_{}", rng.chars(ALNUM, 42)),
