@@ -250,7 +250,13 @@ pub fn export(
     };
     let mut entries = Vec::with_capacity(servers.len());
     let mut skipped = Vec::new();
-    for (name, entry) in servers {
+    // One entry per name, the last, as a JSON object keeps it (the
+    // splices below each write a name once).
+    let last_of_each = servers
+        .iter()
+        .enumerate()
+        .filter(|(index, (name, _))| !servers[index + 1..].iter().any(|(later, _)| later == name));
+    for (_, (name, entry)) in last_of_each {
         match builder.entry(name, entry)? {
             Some(shaped) => entries.push((name.clone(), Value::Object(shaped))),
             None => skipped.push(name.clone()),
