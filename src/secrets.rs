@@ -835,12 +835,17 @@ fn authorization_credential(text: &str) -> Option<Range<usize>> {
         }
         None => ("", lead),
     };
-    let span = accept_value(&text[credential_start..], Strength::Strong)?;
-    let span = credential_start + span.start..credential_start + span.end;
-    if scheme.eq_ignore_ascii_case("basic") && !basic_is_credential(&text[span.clone()]) {
-        return None;
+    if scheme.eq_ignore_ascii_case("basic") {
+        // Judged by what it decodes to: base64 text is no word, and may
+        // spell `yOUR` or `fAKE` by chance (`…dHoyOUR1…`).
+        let credential = text[credential_start..].trim_end();
+        return (!credential.is_empty()
+            && !credential.contains(char::is_whitespace)
+            && basic_is_credential(credential))
+        .then(|| credential_start..credential_start + credential.len());
     }
-    Some(span)
+    let span = accept_value(&text[credential_start..], Strength::Strong)?;
+    Some(credential_start + span.start..credential_start + span.end)
 }
 
 /// The credential of a value that starts with an auth scheme (`Bearer V`,
@@ -2801,6 +2806,20 @@ mod tests {
                 GENERIC_SECRET,
                 "Zq8rT2vL9xWc4nBvKpHd8sK2pLq9WzXc4nBmQ1rT7uY="
             )]
+        );
+    }
+
+    #[test]
+    fn a_basic_credential_is_judged_by_what_it_decodes_to() {
+        // Its base64 spells `yOUR`, a filler word, by chance.
+        let encoded = STANDARD_PAD_INDIFFERENT.encode("api:el5AZx7eATZBzctz29DuBH8A");
+        assert!(encoded.to_ascii_lowercase().contains("your"));
+        let found_ = scan(json!({"type": "http", "url": "https://mcp.example.com/mcp",
+            "headers": {"Authorization": format!("Basic {encoded}"),
+                        "X-Other": format!("Basic {}", STANDARD_PAD_INDIFFERENT.encode("your-user:your-password"))}}));
+        assert_eq!(
+            found_,
+            [found("headers.Authorization", AUTH_HEADER, &encoded)]
         );
     }
 
