@@ -578,3 +578,30 @@ fn secrets_going_to_remote_servers_never_get_a_name_claude_code_blanks() {
         "{check}"
     );
 }
+
+#[test]
+fn a_literal_pgpassword_in_the_committed_file_fails_scan_and_extract_moves_it() {
+    let env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"pg": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres"], "env": {"PGPASSWORD": "postgres"}}}}"#,
+    );
+    // Short and word-like: under a password name it is a password all the
+    // same (the Postgres server's usual configuration).
+    let scan = env.run(&["scan", "--json"]).expect_code(1);
+    assert_eq!(
+        scan.json()["findings"][0]["field"],
+        "env.PGPASSWORD",
+        "{scan}"
+    );
+    env.run(&["extract"]).expect_code(0);
+    assert!(
+        env.read("project/.mcp.json")
+            .contains(r#""PGPASSWORD": "${PGPASSWORD}""#)
+    );
+    assert_eq!(
+        dotenv_values(&env),
+        [("PGPASSWORD".to_string(), "postgres".to_string())]
+    );
+    env.run(&["scan"]).expect_code(0);
+}
