@@ -1059,16 +1059,14 @@ fn file_findings(
             .filter_map(|line| variables.iter().find(|variable| variable.name == line.name))
             .collect();
         // `extract` writes the `.env.example` of the folder it runs in.
-        let extract = match locations.project_root().strip_prefix(&project.dir) {
-            Ok(below) if below.as_os_str().is_empty() => "`mcpenv extract`".to_string(),
-            Ok(below) => format!(
-                "`mcpenv extract -C {}`",
-                vec![".."; below.components().count()].join("/")
-            ),
-            Err(_) => format!(
-                "`mcpenv extract -C {}`",
+        let root = locations.project_root();
+        let extract = if project.dir == root {
+            "`mcpenv extract`".to_string()
+        } else {
+            let up = crate::config::locate::upward_dir(&project.dir, &root).unwrap_or_else(|| {
                 crate::mechanics::display::shell_words(&[project.dir.display().to_string()])
-            ),
+            });
+            format!("`mcpenv extract -C {up}`")
         };
         example_findings(&project.example, &documented, variables, &extract, findings);
     }

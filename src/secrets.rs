@@ -280,11 +280,7 @@ impl Scanner {
             let password = std::mem::take(&mut pending_password);
             if let Some(strength) = pending.take()
                 && !is_flag
-                && let Some(span) = if password {
-                    password_value(text)
-                } else {
-                    accept_value(text, strength)
-                }
+                && let Some(span) = flag_value(password, text, strength)
             {
                 self.push(Tier::Context, CLI_FLAG_SECRET, span);
             }
@@ -292,11 +288,7 @@ impl Scanner {
                 match text.split_once('=') {
                     Some((flag, value)) => {
                         if let Some(strength) = flag_strength(flag)
-                            && let Some(span) = if is_password_flag(flag) {
-                                password_value(value)
-                            } else {
-                                accept_value(value, strength)
-                            }
+                            && let Some(span) = flag_value(is_password_flag(flag), value, strength)
                         {
                             let offset = flag.len() + 1;
                             self.push(
@@ -1091,8 +1083,7 @@ pub fn is_secret_name(name: &str) -> bool {
 }
 
 fn name_strength(name: &str) -> Option<Strength> {
-    // The shell's working directory, not a MySQL password.
-    if name == "PWD" || name == "OLDPWD" {
+    if is_shell_directory(name) {
         return None;
     }
     if PUBLIC_PREFIXES.iter().any(|prefix| {
@@ -1217,6 +1208,22 @@ fn flag_strength(flag: &str) -> Option<Strength> {
     }
 }
 
+/// `PWD`, `OLDPWD`: the shell's working directories, not MySQL passwords.
+fn is_shell_directory(name: &str) -> bool {
+    name == "PWD" || name == "OLDPWD"
+}
+
+/// The secret a flag's value is: any password after a password flag
+/// (`--password hunter2`), as under a password name, else a value as
+/// random as the flag's strength asks.
+fn flag_value(password_flag: bool, value: &str, strength: Strength) -> Option<Range<usize>> {
+    if password_flag {
+        password_value(value)
+    } else {
+        accept_value(value, strength)
+    }
+}
+
 /// Whether a long flag takes a password (`--password`, `--db-password`,
 /// not `--password-file` nor `--no-password`).
 fn is_password_flag(flag: &str) -> bool {
@@ -1271,8 +1278,7 @@ const PASSWORD_SEGMENTS: [&str; 6] = ["PASSWORD", "PASSWD", "PWD", "PASSPHRASE",
 /// the word on (`PGPASSWORD`, `REDISPASSWORD`). Public names (`NEXT_PUBLIC_…`,
 /// `…_PUBLIC_…`) are not.
 fn is_password_name(name: &str) -> bool {
-    // The shell's working directory, not a MySQL password.
-    if name == "PWD" || name == "OLDPWD" {
+    if is_shell_directory(name) {
         return false;
     }
     if PUBLIC_PREFIXES.iter().any(|prefix| {
@@ -1486,26 +1492,23 @@ fn is_code(value: &str) -> bool {
 /// (Azure's example key, all zeros) says nothing secret; one with a real
 /// `AccountKey=` or `Password=` is judged by that pair.
 fn settings_without_secret(value: &str) -> bool {
-    let pairs: Vec<(&str, &str)> = value
-        .split(';')
-        .filter(|part| !part.trim().is_empty())
-        .filter_map(|part| part.split_once('='))
-        .collect();
-    let parts = value
-        .split(';')
-        .filter(|part| !part.trim().is_empty())
-        .count();
-    if pairs.is_empty() || pairs.len() != parts || !value.contains(';') {
+    if !value.contains(';') {
         return false;
     }
-    !pairs.iter().any(|(key, value)| {
-        let key = key.trim();
-        if is_password_name(key) {
-            password_value(value).is_some() && !is_code(value)
-        } else {
-            name_strength(key).is_some_and(|strength| accept_value(value, strength).is_some())
-        }
-    })
+    // Every part a `Key=value` pair, or it is no settings string.
+    let Some(pairs) = value
+        .split(';')
+        .filter(|part| !part.trim().is_empty())
+        .map(|part| part.split_once('='))
+        .collect::<Option<Vec<(&str, &str)>>>()
+    else {
+        return false;
+    };
+    // Each pair judged as a value under its name is.
+    !pairs.is_empty()
+        && !pairs
+            .iter()
+            .any(|(key, value)| name_gated(key.trim(), value).is_some())
 }
 
 /// `${X}`, `${X:-d}`, `${env:X}`, `${input:x}`, `${{ secrets.X }}`, `{env:X}`,

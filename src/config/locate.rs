@@ -248,6 +248,14 @@ impl Locations {
     }
 }
 
+/// `dir` as a path up from `from` (`..`, `../..`), for `-C` in a hint;
+/// `None` when `dir` is `from` itself or not above it.
+pub fn upward_dir(dir: &Path, from: &Path) -> Option<String> {
+    let below = from.strip_prefix(dir).ok()?;
+    let count = below.components().count();
+    (count > 0).then(|| vec![".."; count].join("/"))
+}
+
 /// A file in `from` or in a directory above it, named from `from`: `.env`,
 /// `../../.env` (a monorepo root's file seen from a package); `None` for a
 /// file anywhere else.

@@ -177,10 +177,8 @@ pub fn plan_extract(ctx: &Context, request: &ExtractRequest) -> Result<ExtractPl
     let mut warnings = check_references(ctx, &extraction, &request.references)?;
     for file in elsewhere {
         let folder = file.parent().unwrap_or(&file);
-        let relative = project_root
-            .strip_prefix(folder)
-            .map(|below| vec![".."; below.components().count()].join("/"))
-            .unwrap_or_else(|_| folder.display().to_string());
+        let relative = crate::config::locate::upward_dir(folder, &project_root)
+            .unwrap_or_else(|| folder.display().to_string());
         warnings.push(format!(
             "`{}` holds literal secrets too; they belong in the `.env` next to it: extract them there with `{}`",
             file.display(),

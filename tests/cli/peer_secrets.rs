@@ -246,18 +246,7 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
         examples.len(),
         &plantings,
     );
-    assert!(
-        secrets.share() >= MIN_RECALL,
-        "recall {:.2}% is below {:.0}%",
-        100.0 * secrets.share(),
-        100.0 * MIN_RECALL
-    );
-    assert!(
-        decoys.share() <= MAX_DECOYS_FLAGGED,
-        "{:.2}% of decoys flagged, above {:.1}%",
-        100.0 * decoys.share(),
-        100.0 * MAX_DECOYS_FLAGGED
-    );
+    assert_within(&secrets, &decoys, MIN_RECALL, MAX_DECOYS_FLAGGED);
 }
 
 /// Nosey Parker's rule examples (`tests/data/peer-secrets/noseyparker`,
@@ -280,17 +269,23 @@ fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
         examples.len(),
         &plantings,
     );
+    assert_within(&secrets, &decoys, FLOOR_RECALL, CEILING_DECOYS);
+}
+
+/// Fails below `min_recall` of the secrets found or above `max_decoys` of
+/// the decoys flagged.
+fn assert_within(secrets: &Tally, decoys: &Tally, min_recall: f64, max_decoys: f64) {
     assert!(
-        secrets.share() >= FLOOR_RECALL,
-        "recall {:.2}% fell below {:.1}%",
+        secrets.share() >= min_recall,
+        "recall {:.2}% is below {:.1}%",
         100.0 * secrets.share(),
-        100.0 * FLOOR_RECALL
+        100.0 * min_recall
     );
     assert!(
-        decoys.share() <= CEILING_DECOYS,
+        decoys.share() <= max_decoys,
         "{:.2}% of decoys flagged, above {:.1}%",
         100.0 * decoys.share(),
-        100.0 * CEILING_DECOYS
+        100.0 * max_decoys
     );
 }
 
