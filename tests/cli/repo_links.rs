@@ -149,6 +149,23 @@ fn extract_writes_no_dotenv_file_that_leads_out_of_the_repository() {
 }
 
 #[test]
+fn extract_with_nothing_to_move_documents_no_example_that_leads_out() {
+    // A hostile repository's `.env.example` pointing at the user's
+    // `.bashrc`: the run that only adds documentation lines must refuse it
+    // too.
+    let Some(env) = world() else { return };
+    project_server(&env);
+    link(&env, ".env.example", env.home.join(".bashrc"));
+    let out = refused(&env, &["extract"]);
+    assert!(
+        out.stderr.contains(
+            "`[ROOT]/project/.env.example` leads through a symbolic link to `[ROOT]/home/.bashrc`, outside the repository `[ROOT]/project`"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn the_refusal_names_both_paths_and_what_to_do() {
     let Some(env) = world() else { return };
     secret_in_mcp_json(&env);
