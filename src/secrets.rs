@@ -917,7 +917,8 @@ fn basic_is_credential(encoded: &str) -> bool {
 /// up rather than a secret: a reference or placeholder, masked, filler, a
 /// stand-in word (`password`, `changeme`) or the user name again
 /// (`guest:guest`, `postgres:postgres`). A plain word is a password here:
-/// nothing else goes in that place.
+/// nothing else goes in that place; so is a chosen one made of filler words
+/// in mixed case (`secretKey456`).
 fn is_decoy_password(user: &str, password: &str) -> bool {
     const STAND_INS: [&str; 11] = [
         "password",
@@ -943,7 +944,7 @@ fn is_decoy_password(user: &str, password: &str) -> bool {
         || is_template_slot(password)
         || is_masked(password)
         || has_filler(password)
-        || is_filler(password)
+        || (is_filler(password) && !mixed_case(password))
 }
 
 // ---------------------------------------------------------------------------
@@ -1583,6 +1584,13 @@ fn is_bracketed(value: &str) -> bool {
     let close = value.rfind('>');
     matches!((open, close), (Some(open), Some(close)) if open < close)
         || (value.starts_with('[') && value.ends_with(']'))
+}
+
+/// Upper- and lower-case letters both: a password someone chose
+/// (`secretKey456`), where filler typed as a stand-in is in one case
+/// (`secret123`, `TEST_TOKEN`).
+fn mixed_case(value: &str) -> bool {
+    value.bytes().any(|b| b.is_ascii_uppercase()) && value.bytes().any(|b| b.is_ascii_lowercase())
 }
 
 /// A template's slot for the value, a name in braces: `{password}`,
@@ -2300,6 +2308,7 @@ mod tests {
             "postgresql://{username}:{password}@{{host}}:5432/{database}",
             "https://{USER}:{PASS}@template.example.com",
             "https://username:mypassword@test.com/endpoint",
+            "postgres://app:secret123@db.internal/app",
             "dev@company.io",
             "us-east-1",
             "gpt-4o-mini",
@@ -2317,6 +2326,7 @@ mod tests {
             "/Xk9fL2qZr4Tb7Wm3Np6sQe8Vd1Hc5Jg0Ka2Bn4M",
             "550e8400-e29b-41d4-a716-446655440000",
             "postgres://app:Zq8rT2vL9x@db.internal/app",
+            "mongodb://admin:secretKey456@cluster0.mongodb.net/admin",
             "https://mcp.x.dev/mcp?api_key=Zq8rT2vL9xWc4n",
             "sk-3f9a0c2b7e1d4a6f8b5c9d0e1f2a3b4c",
         ] {
