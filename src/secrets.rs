@@ -917,10 +917,21 @@ fn basic_is_credential(encoded: &str) -> bool {
 /// up rather than a secret: a reference or placeholder, masked, filler, a
 /// stand-in word (`password`, `changeme`) or the user name again
 /// (`guest:guest`, `postgres:postgres`). A plain word is a password here:
-/// nothing else goes in that place.
+/// nothing else goes in that place; so is a chosen one made of filler words
+/// in mixed case (`secretKey456`).
 fn is_decoy_password(user: &str, password: &str) -> bool {
-    const STAND_INS: [&str; 9] = [
-        "password", "passwd", "pass", "pwd", "secret", "changeme", "changeit", "xxx", "example",
+    const STAND_INS: [&str; 11] = [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "changeme",
+        "changeit",
+        "xxx",
+        "example",
+        "mypassword",
+        "yourpassword",
     ];
     let password = password.trim();
     password.len() < 3
@@ -930,9 +941,10 @@ fn is_decoy_password(user: &str, password: &str) -> bool {
             .any(|word| password.eq_ignore_ascii_case(word))
         || has_reference(password)
         || is_bracketed(password)
+        || is_template_slot(password)
         || is_masked(password)
         || has_filler(password)
-        || is_filler(password)
+        || (is_filler(password) && !mixed_case(password))
 }
 
 // ---------------------------------------------------------------------------
@@ -1572,6 +1584,26 @@ fn is_bracketed(value: &str) -> bool {
     let close = value.rfind('>');
     matches!((open, close), (Some(open), Some(close)) if open < close)
         || (value.starts_with('[') && value.ends_with(']'))
+}
+
+/// Upper- and lower-case letters both: a password someone chose
+/// (`secretKey456`), where filler typed as a stand-in is in one case
+/// (`secret123`, `TEST_TOKEN`).
+fn mixed_case(value: &str) -> bool {
+    value.bytes().any(|b| b.is_ascii_uppercase()) && value.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// A template's slot for the value, a name in braces: `{password}`,
+/// `{{PASS}}` (Python's `str.format`, Mustache, Jinja).
+fn is_template_slot(value: &str) -> bool {
+    let inner = value.trim_start_matches('{').trim_end_matches('}');
+    value.starts_with('{')
+        && value.ends_with('}')
+        && value.len() - inner.len() >= 2
+        && !inner.is_empty()
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b' '))
 }
 
 /// Digits with separators only: `8080`, `-1`, `3.12`, `3000:3000`,
@@ -2273,6 +2305,10 @@ mod tests {
             "https://api.example.com/v1",
             "postgres://app:${DB_PASSWORD}@db.internal/app",
             "postgres://postgres:postgres@localhost/postgres",
+            "postgresql://{username}:{password}@{{host}}:5432/{database}",
+            "https://{USER}:{PASS}@template.example.com",
+            "https://username:mypassword@test.com/endpoint",
+            "postgres://app:secret123@db.internal/app",
             "dev@company.io",
             "us-east-1",
             "gpt-4o-mini",
@@ -2290,6 +2326,7 @@ mod tests {
             "/Xk9fL2qZr4Tb7Wm3Np6sQe8Vd1Hc5Jg0Ka2Bn4M",
             "550e8400-e29b-41d4-a716-446655440000",
             "postgres://app:Zq8rT2vL9x@db.internal/app",
+            "mongodb://admin:secretKey456@cluster0.mongodb.net/admin",
             "https://mcp.x.dev/mcp?api_key=Zq8rT2vL9xWc4n",
             "sk-3f9a0c2b7e1d4a6f8b5c9d0e1f2a3b4c",
         ] {
@@ -2638,6 +2675,12 @@ mod tests {
                 format!("GR1348941{RANDOM24}"),
             ),
             ("slack-workspace-token", format!("xoxr-{RANDOM24}")),
+            ("slack-app-token", format!("xapp-1-A0{RANDOM24}")),
+            ("vercel-token", format!("vcp_{RANDOM24}Tq7Vw2Xz9KpL4mN8")),
+            (
+                "cloudflare-token",
+                format!("cfat_{RANDOM24}Tq7Vw2Xz9KpL4mN803fa099b"),
+            ),
             (
                 "openshift-token",
                 format!("sha256~{RANDOM24}{}", "Tq7Vw2Xz9KpL4mN8bR3"),
@@ -2671,6 +2714,9 @@ mod tests {
                 "{rule}"
             );
         }
+        // Cloudflare's 40 characters and 8-hex checksum, one too many: not it.
+        let longer = format!("cfat_{RANDOM24}Tq7Vw2Xz9KpL4mN803fa099bZ");
+        assert!(scan(json!({"command": "x", "env": {"CONFIG_VALUE": longer}})).is_empty());
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIiwicm9sZSI6ImFkbWluIn0.Qm9ndXNTaWduYXR1cmVWYWx1ZQ";
         let encoded = STANDARD_PAD_INDIFFERENT.encode(jwt);
         assert_eq!(

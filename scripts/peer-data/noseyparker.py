@@ -26,6 +26,8 @@ import sre_parse  # noqa: E402
 
 import yaml
 
+from peer_common import kind_of
+
 
 def env_name(rule_name):
     """`Anthropic API Key` -> `ANTHROPIC_API_KEY`: an env name that fits."""
@@ -70,14 +72,6 @@ def literal_prefix(pattern):
         else:
             break
     return prefix
-
-
-def kind_of(value):
-    if "-----BEGIN" in value:
-        return "pem"
-    if re.match(r"^[a-z][a-z0-9+.-]*://", value, re.I):
-        return "url"
-    return "token"
 
 
 def main():

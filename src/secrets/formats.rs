@@ -401,7 +401,8 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Cloudflare API token/key",
         "",
         r"\bcf(?:ut|at|k)_",
-        r"[A-Za-z0-9]{40,80}\b",
+        // 40 random characters, then a CRC32 checksum in 8 hex digits.
+        r"[A-Za-z0-9]{40}[a-f0-9]{8}\b",
     ),
     (
         "digitalocean-token",
@@ -641,7 +642,9 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Slack app-level",
         "(?i)",
         r"\bxapp-",
-        r"[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+",
+        // Slack documents the prefix, not the rest: a version or an id in
+        // digits, then the token's dash-separated parts.
+        r"[0-9]{1,13}-[A-Z0-9][A-Z0-9/+-]{19,200}",
     ),
     (
         "slack-webhook",
@@ -804,6 +807,13 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "",
         r"\brzp_(?:live|test)_",
         r"[A-Za-z0-9]{14}\b",
+    ),
+    (
+        "vercel-token",
+        "Vercel personal/integration/app/AI Gateway token",
+        "",
+        r"\bvc[pirak]_",
+        r"[A-Za-z0-9]{24,64}\b",
     ),
     (
         "shopify-token",

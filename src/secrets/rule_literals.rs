@@ -119,6 +119,7 @@ pub(super) const RULE_LITERALS: &[(&str, &[&[u8]], bool)] = &[
     ("flutterwave-key", &[b"FLWSECK_TEST-", b"FLWSECK-"], true),
     ("duffel-token", &[b"duffel_test_", b"duffel_live_"], true),
     ("razorpay-key", &[b"rzp_live_", b"rzp_test_"], true),
+    ("vercel-token", &[b"vca_", b"vci_", b"vck_", b"vcp_", b"vcr_"], true),
     ("shopify-token", &[b"shpat_", b"shpca_", b"shppa_", b"shpss_"], true),
     ("facebook-access-token", &[b"EAAC", b"EAAM"], true),
     ("sentry-user-token", &[b"sntryu_"], true),

@@ -1,11 +1,13 @@
 //! Secret detection measured on test data other secret scanners wrote for
-//! themselves, from two sources: the team's shared corpus
+//! themselves, from three sources: the team's shared corpus
 //! (`../shared/corpus/peer-secrets/examples.json`: gitleaks' rule
 //! examples, detect-secrets' and ripsecrets' tests; outside the repository
 //! and never copied into it; skipped, saying so, when absent), which the
-//! rules were tuned on, and Nosey Parker's rule examples
-//! (`tests/data/peer-secrets/noseyparker`, Apache-2.0, made by
-//! `scripts/peer-data/noseyparker.py`), which they were not.
+//! rules were tuned on, and two the rules were not written from: Nosey
+//! Parker's rule examples (`tests/data/peer-secrets/noseyparker`,
+//! Apache-2.0, made by `scripts/peer-data/noseyparker.py`) and secretlint's
+//! rule snapshots (`tests/data/peer-secrets/secretlint`, MIT, made by
+//! `scripts/peer-data/secretlint.py`).
 //!
 //! Every usable example is planted in a `.mcp.json` in the places MCP
 //! configs hold secrets, and the real `mcpenv scan --json` judges them:
@@ -24,7 +26,8 @@
 //!   harmless name (`ISSUER_KEY_HASH`) under that name.
 //!
 //! The report (recall and decoys flagged, overall, per family and per
-//! placement) is printed; the test fails below 99% recall or above 0.5% of
+//! placement, and overall again without the values `stand_in` calls
+//! stand-ins) is printed; the test fails below 99% recall or above 0.5% of
 //! decoys flagged. Values are the peers' test fixtures, never live
 //! credentials; they are still shown only masked.
 
@@ -72,6 +75,8 @@ struct Planting {
     family: String,
     placement: &'static str,
     value: String,
+    /// Why the value reads as a stand-in (see `stand_in`), if it does.
+    stand_in: Option<&'static str>,
     entry: Value,
 }
 
@@ -185,6 +190,7 @@ fn plantings(examples: &[Value]) -> Vec<Planting> {
                 family: text("family"),
                 placement,
                 value: text("value"),
+                stand_in: stand_in(&text("value"), &text("kind")),
                 entry,
             });
         }
@@ -226,10 +232,13 @@ impl Tally {
     }
 }
 
-/// What one data set's plantings found.
+/// What one data set's plantings found: all of them, and those whose
+/// value is no stand-in (`stand_in`).
 struct Measurement {
     secrets: Tally,
     decoys: Tally,
+    real_secrets: Tally,
+    real_decoys: Tally,
 }
 
 #[test]
@@ -241,7 +250,9 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
     let examples: Vec<Value> = serde_json::from_str(&text).expect("the examples file is JSON");
     let plantings = plantings(&examples);
     assert!(plantings.len() > 2000, "only {} plantings", plantings.len());
-    let Measurement { secrets, decoys } = measure(
+    let Measurement {
+        secrets, decoys, ..
+    } = measure(
         "other scanners' test data (the shared corpus)",
         examples.len(),
         &plantings,
@@ -256,20 +267,49 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
 /// loses ground on unseen data fails here.
 #[test]
 fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
-    const FLOOR_RECALL: f64 = 0.91;
-    const CEILING_DECOYS: f64 = 0.09;
+    measure_vendored(
+        "noseyparker",
+        "Nosey Parker's rule examples (unseen)",
+        (0.91, 0.09),
+        (0.97, 0.12),
+    );
+}
+
+/// secretlint's rule snapshots (`tests/data/peer-secrets/secretlint`, MIT,
+/// made by `scripts/peer-data/secretlint.py`): a third scanner, measured
+/// before any rule was changed for it (226/395 found, 9/114 decoys
+/// flagged). Floors as above.
+#[test]
+fn recall_and_false_positives_on_a_third_scanner() {
+    measure_vendored(
+        "secretlint",
+        "secretlint's rule snapshots (unseen)",
+        (0.60, 0.02),
+        (0.93, 0.03),
+    );
+}
+
+/// Plants the vendored examples of `tests/data/peer-secrets/<folder>` and
+/// fails below the floor of recall or above the ceiling of decoys flagged
+/// (`(floor, ceiling)`) on all of them (`all`) or on those left when
+/// stand-ins are taken out (`but_stand_ins`).
+fn measure_vendored(folder: &str, source: &str, all: (f64, f64), but_stand_ins: (f64, f64)) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/peer-secrets/noseyparker/examples.json");
+        .join("tests/data/peer-secrets")
+        .join(folder)
+        .join("examples.json");
     let text = std::fs::read_to_string(&path).expect("the vendored examples read");
     let examples: Vec<Value> = serde_json::from_str(&text).expect("the examples file is JSON");
     let plantings = plantings(&examples);
-    assert!(plantings.len() > 1000, "only {} plantings", plantings.len());
-    let Measurement { secrets, decoys } = measure(
-        "Nosey Parker's rule examples (unseen)",
-        examples.len(),
-        &plantings,
+    assert!(plantings.len() > 200, "only {} plantings", plantings.len());
+    let measured = measure(source, examples.len(), &plantings);
+    assert_within(&measured.secrets, &measured.decoys, all.0, all.1);
+    assert_within(
+        &measured.real_secrets,
+        &measured.real_decoys,
+        but_stand_ins.0,
+        but_stand_ins.1,
     );
-    assert_within(&secrets, &decoys, FLOOR_RECALL, CEILING_DECOYS);
 }
 
 /// Fails below `min_recall` of the secrets found or above `max_decoys` of
@@ -313,6 +353,7 @@ fn measure(source: &str, examples: usize, plantings: &[Planting]) -> Measurement
     }
 
     let (mut secrets, mut decoys) = (Tally::default(), Tally::default());
+    let (mut real_secrets, mut real_decoys) = (Tally::default(), Tally::default());
     let mut by_family = BTreeMap::<&str, (Tally, Tally)>::new();
     let mut by_place = BTreeMap::<&str, (Tally, Tally)>::new();
     let (mut misses, mut false_alarms) = (Vec::new(), Vec::new());
@@ -328,15 +369,26 @@ fn measure(source: &str, examples: usize, plantings: &[Planting]) -> Measurement
         };
         pick(by_family.entry(&planting.family).or_default());
         pick(by_place.entry(planting.placement).or_default());
+        if planting.stand_in.is_none() {
+            if planting.secret {
+                real_secrets.add(flagged);
+            } else {
+                real_decoys.add(flagged);
+            }
+        }
         if planting.secret {
             secrets.add(flagged);
             if !flagged {
                 misses.push(format!(
-                    "missed {} ({}, {}): `{}`",
+                    "missed {} ({}, {}): `{}`{}",
                     planting.id,
                     planting.family,
                     planting.placement,
-                    mask(&planting.value)
+                    mask(&planting.value),
+                    planting
+                        .stand_in
+                        .map(|why| format!(" (a stand-in: {why})"))
+                        .unwrap_or_default()
                 ));
             }
         } else {
@@ -375,10 +427,17 @@ fn measure(source: &str, examples: usize, plantings: &[Planting]) -> Measurement
     }
     let _ = writeln!(
         table,
-        "{:<30} {:>22} {:>22}\n",
+        "{:<30} {:>22} {:>22}",
         "all",
         secrets.cell(),
         decoys.cell()
+    );
+    let _ = writeln!(
+        table,
+        "{:<30} {:>22} {:>22}\n",
+        "all but stand-ins",
+        real_secrets.cell(),
+        real_decoys.cell()
     );
     let _ = writeln!(
         table,
@@ -410,5 +469,99 @@ fn measure(source: &str, examples: usize, plantings: &[Planting]) -> Measurement
             planting.id
         );
     }
-    Measurement { secrets, decoys }
+    Measurement {
+        secrets,
+        decoys,
+        real_secrets,
+        real_decoys,
+    }
+}
+
+/// Why a value reads as a stand-in a person would take for a placeholder,
+/// by a criterion written here, independent of mcpenv's rules and applied
+/// identically to every source: its secret part (a URL's password, else
+/// the whole value; a PEM block never, its base64 has runs by structure)
+/// holds a run of 6 of one character (`aaaaaa`, `000000`, `XXXXXX`), 4 of
+/// `x`, `X` or `*`, 6 characters in alphabet order up or down (`abcdef`,
+/// `123456`, `FEDCBA`), a word that says it is not real (`example`,
+/// `sample`, `dummy`, `placeholder`, `redacted`, `fake`, `changeme`,
+/// `notreal`, `your`), or is one of the words people type as a stand-in
+/// password whole (`password`, `secret`, `admin`, …). A random token holds
+/// none of these but by a chance far below one in a thousand.
+fn stand_in(value: &str, kind: &str) -> Option<&'static str> {
+    const WORDS: [&str; 10] = [
+        "example",
+        "sample",
+        "dummy",
+        "placeholder",
+        "redacted",
+        "fake",
+        "changeme",
+        "notreal",
+        "not_real",
+        "your",
+    ];
+    const WHOLE: [&str; 15] = [
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "apikey",
+        "key",
+        "test",
+        "admin",
+        "root",
+        "user",
+        "default",
+        "mypassword",
+        "changeme",
+    ];
+    if kind == "pem" {
+        return None;
+    }
+    let part = if kind == "url" {
+        url_password(value).unwrap_or(value)
+    } else {
+        value
+    };
+    let chars: Vec<char> = part.chars().collect();
+    let longest = |step: fn(char, char) -> bool| {
+        let (mut run, mut best) = (1, 1);
+        for pair in chars.windows(2) {
+            run = if step(pair[0], pair[1]) { run + 1 } else { 1 };
+            best = best.max(run);
+        }
+        best
+    };
+    let lower = part.to_ascii_lowercase();
+    if longest(|a, b| a == b) >= 6 {
+        Some("one character repeated")
+    } else if longest(|a, b| a == b && matches!(a, 'x' | 'X' | '*')) >= 4 {
+        Some("an x or * filler")
+    } else if longest(in_sequence) >= 6 || longest(|a, b| in_sequence(b, a)) >= 6 {
+        Some("characters in sequence")
+    } else if WORDS.iter().any(|word| lower.contains(word)) {
+        Some("a word saying it is not real")
+    } else if WHOLE.contains(&lower.as_str()) {
+        Some("a stand-in word as the whole password")
+    } else {
+        None
+    }
+}
+
+/// The password of `scheme://user:password@host…`, if it has one.
+fn url_password(value: &str) -> Option<&str> {
+    let rest = value.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let userinfo = authority.rsplit_once('@')?.0;
+    Some(userinfo.split_once(':')?.1)
+}
+
+/// `b` follows `a` in the alphabet or the digits (case aside).
+fn in_sequence(a: char, b: char) -> bool {
+    a.is_ascii_alphanumeric()
+        && b.is_ascii_alphanumeric()
+        && u32::from(b.to_ascii_lowercase()) == u32::from(a.to_ascii_lowercase()) + 1
 }

@@ -89,6 +89,7 @@ pub const TOKEN_RULES: &[&str] = &[
     "doppler-token",
     "postman-key",
     "shopify-token",
+    "vercel-token",
     "gitlab-token",
     "gitlab-incoming-mail-token",
     "gitlab-oauth-app-secret",
@@ -559,7 +560,11 @@ fn token(rng: &mut Rng, rule: &str) -> String {
         }
         "cloudflare-token" => {
             let kind = rng.pick(&["cfut", "cfat", "cfk"]);
-            format!("{kind}_{}", rng.chars(ALNUM, 48))
+            format!("{kind}_{}{}", rng.chars(ALNUM, 40), rng.chars(HEX, 8))
+        }
+        "vercel-token" => {
+            let kind = rng.pick(&["vcp", "vci", "vca", "vcr", "vck"]);
+            format!("{kind}_{}", rng.chars(ALNUM, 40))
         }
         "flyio-token" => format!("fo1_{}", rng.chars(URLSAFE, 43)),
         "vault-legacy-token" => format!(
@@ -1048,6 +1053,7 @@ fn env_names(rule: &str) -> &'static [&'static str] {
         "doppler-token" => &["DOPPLER_TOKEN"],
         "postman-key" => &["POSTMAN_API_KEY"],
         "shopify-token" => &["SHOPIFY_ACCESS_TOKEN"],
+        "vercel-token" => &["VERCEL_TOKEN"],
         AWS_SECRET => &["AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY"],
         _ => &[
             "TAVILY_API_KEY",
