@@ -5,7 +5,6 @@
 pub mod project_links;
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -957,12 +956,16 @@ fn blanked_findings(
     }
 }
 
-/// A warning when the dotenv file at `path` can be read by other users.
+/// A warning when the dotenv file at `path` can be read by other users
+/// (never on Windows, where its access list, not a mode, keeps it private).
 fn permission_finding(path: &Path, findings: &mut Vec<Finding>) {
-    let Ok(metadata) = std::fs::metadata(path) else {
+    let Some(mode) = std::fs::metadata(path)
+        .ok()
+        .and_then(|metadata| crate::mechanics::fsx::os::mode(&metadata))
+        .map(|mode| mode & 0o777)
+    else {
         return;
     };
-    let mode = metadata.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
         findings.push(Finding {
             code: "dotenv-permissions",

@@ -8,7 +8,6 @@ pub mod dotenv;
 pub mod sources;
 
 use std::io::{self, BufRead, BufReader};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -141,7 +140,10 @@ pub fn check_private(path: &Path, force: bool) -> Result<(), EnvFilesError> {
     check_secret_file(path)?;
     match std::fs::metadata(path) {
         Ok(metadata) => {
-            let mode = metadata.permissions().mode() & 0o777;
+            // No mode on Windows: the file is private by its access list.
+            let Some(mode) = fsx::os::mode(&metadata).map(|mode| mode & 0o777) else {
+                return Ok(());
+            };
             if mode & 0o044 != 0 && !force {
                 return Err(EnvFilesError::ReadableByOthers {
                     path: path.to_path_buf(),
@@ -216,13 +218,15 @@ pub fn make_private(edit: &Edit, path: &Path, force: bool) -> Result<Option<u32>
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(io_error(source)),
     };
-    let mode = metadata.permissions().mode() & 0o7777;
+    // No mode on Windows: the file is private by its access list.
+    let Some(mode) = fsx::os::mode(&metadata) else {
+        return Ok(None);
+    };
     if mode & 0o044 == 0 {
         return Ok(None);
     }
     edit.make_private(path, mode, Some(mode & 0o777), || {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7700))
-            .map_err(io_error)?;
+        fsx::os::set_mode(path, mode & 0o7700).map_err(io_error)?;
         Ok(Some(mode & 0o777))
     })
 }
@@ -346,15 +350,11 @@ pub fn save_user_with(
     }
     if let Some(folder) = path.parent() {
         edit.unshown(|| {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(folder)
-                .map_err(|source| EnvFilesError::Folder {
-                    path: path.to_path_buf(),
-                    folder: folder.to_path_buf(),
-                    source,
-                })
+            fsx::os::create_private_dir_all(folder).map_err(|source| EnvFilesError::Folder {
+                path: path.to_path_buf(),
+                folder: folder.to_path_buf(),
+                source,
+            })
         })?;
     }
     save_values_with(edit, path, state_dir, values, force, progress)

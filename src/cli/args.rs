@@ -136,7 +136,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Confirm or decline, at your terminal, the changes an agent asked `mcpenv serve` for.
     Confirm(ConfirmArgs),
-    /// Internal: kills the process groups `probe` lists once `probe` is gone.
+    /// Internal: kills the process groups `probe` lists once `probe` is gone
+    /// (Unix only: on Windows a job object does it, see `probe::group`).
+    #[cfg(unix)]
     #[command(name = "__reap", hide = true)]
     Reap,
 }

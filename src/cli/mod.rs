@@ -87,6 +87,8 @@ pub fn main() -> ExitCode {
     match on_big_stack(move || run(&cli, &run_shield)) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
+        #[cfg(not(unix))]
+        Ok(Outcome::Exited(code)) => ExitCode::from(code),
         Err(error) => {
             if json {
                 let _ = output::write_json(&shield, error.to_json(), false);
@@ -151,9 +153,14 @@ enum Outcome {
     Success,
     /// It found problems it exists to find (secrets, missing variables): exit 1.
     Findings,
+    /// `run`'s command ended with this exit code (Windows, which cannot
+    /// replace a process by another: mcpenv waits and hands the code on).
+    #[cfg(not(unix))]
+    Exited(u8),
 }
 
 fn run(cli: &Cli, shield: &Arc<Shield>) -> Result<Outcome, CliError> {
+    #[cfg(unix)]
     if let Command::Reap = cli.command {
         commands::reap::run();
         return Ok(Outcome::Success);
@@ -301,7 +308,10 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             quiet,
             false,
         ),
+        #[cfg(unix)]
         Command::Run(args) => return Err(commands::run::run(ctx, args)),
+        #[cfg(not(unix))]
+        Command::Run(args) => return commands::run::run(ctx, args).map(Outcome::Exited),
         Command::Completions(args) => emit(
             ctx,
             &commands::completions::run(args).map_err(|error| {
@@ -375,6 +385,7 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             return Ok(Outcome::Success);
         }
         Command::Confirm(args) => emit(ctx, &commands::confirm::run(ctx, args)?, false, quiet),
+        #[cfg(unix)]
         Command::Reap => unreachable!("handled before resolving"),
         Command::Env(args) => {
             let (report, json) = commands::env::run(ctx, args)?;

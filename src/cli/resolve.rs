@@ -31,6 +31,10 @@ pub mod vars {
     pub const CLICOLOR_FORCE: &str = "CLICOLOR_FORCE";
     /// Where other clients keep user config (`~/.config` when unset).
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    /// On Windows, the user's config folder when `XDG_CONFIG_HOME` is unset
+    /// (Claude Desktop's and VS Code's files, mcpenv's user store).
+    #[cfg(windows)]
+    pub const APPDATA: &str = "APPDATA";
     /// mcpenv's lock files live in `$XDG_STATE_HOME/mcpenv` (default
     /// `~/.local/state/mcpenv`; read through the `directories` crate).
     pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
@@ -96,8 +100,11 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
     let home = std::env::home_dir()
         .filter(|home| !home.as_os_str().is_empty())
         .ok_or_else(|| {
-            CliError::failure("cannot find your home directory")
-                .with_hint("set HOME to your home directory")
+            CliError::failure("cannot find your home directory").with_hint(if cfg!(windows) {
+                "set USERPROFILE to your home folder"
+            } else {
+                "set HOME to your home directory"
+            })
         })?;
     let current = std::env::current_dir().map_err(|error| {
         CliError::failure_from("cannot read the current directory", error)
@@ -137,8 +144,15 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
         };
         CliError::new(Kind::Failure, Box::new(error)).with_hint(hint)
     })?;
-    let config_home =
-        non_empty(vars::XDG_CONFIG_HOME).unwrap_or_else(|| locations.home.join(".config"));
+    // On Windows the user's config folder is `%APPDATA%`, where Claude
+    // Desktop and VS Code keep theirs; `~/.config` elsewhere.
+    #[cfg(windows)]
+    let default_config_home = non_empty(vars::APPDATA);
+    #[cfg(not(windows))]
+    let default_config_home = None;
+    let config_home = non_empty(vars::XDG_CONFIG_HOME)
+        .or(default_config_home)
+        .unwrap_or_else(|| locations.home.join(".config"));
     let process_env = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))
         .collect();
@@ -183,7 +197,12 @@ fn state_dir(dirs: Option<&directories::ProjectDirs>) -> (PathBuf, Option<String
         },
         None => "there is no home directory".to_string(),
     };
+    // The user's number on Unix, where the temporary folder is shared; on
+    // Windows it is the user's own (`%LOCALAPPDATA%\Temp`) already.
+    #[cfg(unix)]
     let fallback = std::env::temp_dir().join(format!("mcpenv-{}", nix::unistd::geteuid().as_raw()));
+    #[cfg(not(unix))]
+    let fallback = std::env::temp_dir().join("mcpenv");
     let shown = preferred.as_ref().map_or_else(
         || "mcpenv's state directory".to_string(),
         |dir| format!("mcpenv's state directory `{}`", dir.display()),

@@ -7,7 +7,6 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -826,16 +825,13 @@ fn claude_lock_note(state_dir: &Path, configured: &Path) -> PathBuf {
     state_dir.join("locks").join(format!("{name}.claude-lock"))
 }
 
-/// What identifies one lock directory: device, inode and modification time.
+/// What identifies one lock directory: device, inode and modification time
+/// (on Windows, which gives no inode, the modification time alone).
 fn stamp(directory: &Path) -> io::Result<String> {
     let metadata = fs::symlink_metadata(directory)?;
-    Ok(format!(
-        "{} {} {}.{:09}",
-        metadata.dev(),
-        metadata.ino(),
-        metadata.mtime(),
-        metadata.mtime_nsec()
-    ))
+    let (device, inode) = fsx::os::identity(&metadata).unwrap_or_default();
+    let (seconds, nanoseconds) = fsx::os::modified(&metadata);
+    Ok(format!("{device} {inode} {seconds}.{nanoseconds:09}"))
 }
 
 /// Removes the lock directory of `configured` if the note says a mcpenv

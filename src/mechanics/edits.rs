@@ -156,9 +156,10 @@ impl Edit {
     pub fn before_replacing(&self, resolved: &Path, stamp: &Stamp) {
         if let Mode::Record { journal, state_dir } = &mut *self.mode()
             && stamp.single_link()
+            && let Some(inode) = stamp.inode()
         {
             let _lock = journal_lock(state_dir);
-            journal.stage(resolved, stamp.inode());
+            journal.stage(resolved, inode);
         }
     }
 

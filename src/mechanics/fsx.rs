@@ -3,9 +3,8 @@
 //! that serialise editors.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions, Permissions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, Write};
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
@@ -13,6 +12,7 @@ use std::time::{Duration, Instant, SystemTime};
 use sha2::{Digest, Sha256};
 
 mod confine;
+pub mod os;
 pub use confine::{LeavesRepository, confine, link_target, real_location};
 
 /// Longest symlink chain followed before giving up (Linux's own limit).
@@ -80,14 +80,8 @@ impl FileKind {
             return None;
         } else if kind.is_dir() {
             Self::Directory
-        } else if kind.is_fifo() {
-            Self::Fifo
-        } else if kind.is_socket() {
-            Self::Socket
-        } else if kind.is_block_device() {
-            Self::BlockDevice
-        } else if kind.is_char_device() {
-            Self::CharDevice
+        } else if let Some(special) = os::special_kind(kind) {
+            special
         } else if kind.is_symlink() {
             Self::Symlink
         } else {
@@ -165,11 +159,7 @@ pub fn open_regular(path: &Path) -> io::Result<Option<File>> {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error),
     }
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NONBLOCK)
-        .open(path)
-    {
+    let file = match os::nonblocking(OpenOptions::new().read(true)).open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error),
@@ -261,37 +251,37 @@ pub fn unchanged_bytes(path: &Path, expected: Option<&[u8]>) -> io::Result<bool>
 /// What identifies one state of a file without reading it: its inode
 /// (device and number), size, and the times of its last change of content
 /// (`mtime`) and of anything (`ctime`, which no program can set back).
+/// Windows gives neither inode nor `ctime` ([`os`]): there the stamp tells
+/// a change apart only by size and `mtime`, and the bytes are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
-    device: u64,
-    inode: u64,
+    inode: Option<os::Identity>,
     size: u64,
     modified: (i64, i64),
-    changed: (i64, i64),
-    links: u64,
+    changed: Option<(i64, i64)>,
+    links: Option<u64>,
 }
 
 impl Stamp {
     /// The stamp of `metadata`.
     pub fn of(metadata: &fs::Metadata) -> Self {
         Self {
-            device: metadata.dev(),
-            inode: metadata.ino(),
+            inode: os::identity(metadata),
             size: metadata.len(),
-            modified: (metadata.mtime(), metadata.mtime_nsec()),
-            changed: (metadata.ctime(), metadata.ctime_nsec()),
-            links: metadata.nlink(),
+            modified: os::modified(metadata),
+            changed: os::changed(metadata),
+            links: os::links(metadata),
         }
     }
 
     /// Whether the file has no other name than the one it was read by.
     pub fn single_link(&self) -> bool {
-        self.links == 1
+        self.links == Some(1)
     }
 
-    /// The inode, as (device, number).
-    pub fn inode(&self) -> (u64, u64) {
-        (self.device, self.inode)
+    /// The inode, as (device, number); `None` on Windows.
+    pub fn inode(&self) -> Option<os::Identity> {
+        self.inode
     }
 }
 
@@ -333,7 +323,9 @@ impl Snapshot {
         if now != self.stamp {
             return Ok(false);
         }
-        if self.stamp.changed < temporary.created {
+        if let (Some(changed), Some(created)) = (self.stamp.changed, temporary.created)
+            && changed < created
+        {
             return Ok(true);
         }
         unchanged_bytes(path, Some(bytes))
@@ -365,8 +357,8 @@ pub struct AtomicWrite {
     temporary: tempfile::NamedTempFile,
     directory: PathBuf,
     path: PathBuf,
-    /// The temporary file's `ctime` at its creation.
-    created: (i64, i64),
+    /// The temporary file's `ctime` at its creation (`None` on Windows).
+    created: Option<(i64, i64)>,
 }
 
 impl fmt::Debug for AtomicWrite {
@@ -406,7 +398,11 @@ impl Committed {
         if now != self.renamed || self.renamed.modified != self.written {
             return Ok(false);
         }
-        if self.renamed.changed != self.written {
+        if self
+            .renamed
+            .changed
+            .is_some_and(|changed| changed != self.written)
+        {
             return Ok(true);
         }
         holds_pieces(path, pieces)
@@ -423,24 +419,24 @@ impl AtomicWrite {
             .file_name()
             .map_or_else(|| "file".into(), |name| name.to_string_lossy());
         let existing_mode = match fs::metadata(path) {
-            Ok(metadata) => Some(metadata.permissions().mode() & 0o7777),
+            Ok(metadata) => os::mode(&metadata),
             Err(error) if error.kind() == io::ErrorKind::NotFound => None,
             Err(error) => return Err(error),
         };
         let prefix = format!(".{name}.");
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
-        if let (None, NewMode::Umasked(mode)) = (existing_mode, new_mode) {
+        if let (None, NewMode::Umasked(mode)) = (existing_mode, new_mode)
+            && let Some(permissions) = os::new_file_permissions(mode)
+        {
             // Applied at creation, so the kernel subtracts the umask.
-            builder.permissions(Permissions::from_mode(mode));
+            builder.permissions(permissions);
         }
         let temporary = builder.tempfile_in(directory)?;
         let metadata = temporary.as_file().metadata()?;
         match (existing_mode, new_mode) {
             (Some(mode), _) | (None, NewMode::Exact(mode)) => {
-                temporary
-                    .as_file()
-                    .set_permissions(Permissions::from_mode(mode))?;
+                os::set_file_mode(temporary.as_file(), mode)?;
             }
             (None, NewMode::Umasked(_)) => {}
         }
@@ -448,7 +444,7 @@ impl AtomicWrite {
             temporary,
             directory: directory.to_path_buf(),
             path: path.to_path_buf(),
-            created: (metadata.ctime(), metadata.ctime_nsec()),
+            created: os::changed(&metadata),
         })
     }
 
@@ -472,14 +468,14 @@ impl AtomicWrite {
         if let Err(error) = verify(&self) {
             return Ok(Err(error));
         }
-        let written = Stamp::of(&self.temporary.as_file().metadata()?).modified;
+        let written = os::modified(&self.temporary.as_file().metadata()?);
         let directory = self.directory.clone();
         let file = self
             .temporary
             .persist(&self.path)
             .map_err(|error| error.error)?;
         let renamed = Stamp::of(&file.metadata()?);
-        File::open(directory)?.sync_all()?;
+        os::sync_directory(&directory)?;
         Ok(Ok(Committed { written, renamed }))
     }
 }
@@ -549,11 +545,12 @@ pub fn write_atomic<E>(
 /// more than the edit it records.
 pub fn replace_unsynced(path: &Path, contents: &[u8], mode: u32) -> io::Result<()> {
     let directory = directory_of(path);
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(".tmp")
-        .permissions(Permissions::from_mode(mode))
-        .tempfile_in(directory)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".").suffix(".tmp");
+    if let Some(permissions) = os::new_file_permissions(mode) {
+        builder.permissions(permissions);
+    }
+    let mut temporary = builder.tempfile_in(directory)?;
     temporary.write_all(contents)?;
     temporary.persist(path).map_err(|error| error.error)?;
     Ok(())
@@ -719,14 +716,15 @@ impl EditLock {
             path: path.clone(),
             source,
         };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .custom_flags(nix::libc::O_NONBLOCK)
-            .open(&path)
-            .map_err(io_error)?;
+        let mut file = os::nonblocking(
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+        )
+        .open(&path)
+        .map_err(io_error)?;
         check_regular(&path, &file.metadata().map_err(io_error)?).map_err(io_error)?;
         let started = Instant::now();
         let mut backoff = Backoff::new();
@@ -799,17 +797,24 @@ impl fmt::Display for LockKind {
 /// watches it for [`CLAUDE_LOCK_STALE`], nobody is renewing it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Seen {
-    device: u64,
-    inode: u64,
+    inode: Option<os::Identity>,
     modified: Option<SystemTime>,
 }
 
 impl Seen {
     fn of(metadata: &fs::Metadata) -> Self {
         Self {
-            device: metadata.dev(),
-            inode: metadata.ino(),
+            inode: os::identity(metadata),
             modified: metadata.modified().ok(),
+        }
+    }
+
+    /// Whether `moved` is still the lock seen: the same inode, or on
+    /// Windows (no inode, see [`os`]) the same modification time.
+    fn is(&self, moved: &fs::Metadata) -> bool {
+        match (os::identity(moved), self.inode) {
+            (Some(now), Some(before)) => now == before,
+            _ => moved.modified().ok() == self.modified,
         }
     }
 }
@@ -923,7 +928,7 @@ fn take_over(path: &Path, metadata: &fs::Metadata, seen: Seen) -> io::Result<()>
         Err(error) => return Err(error),
     }
     let moved = fs::symlink_metadata(&aside)?;
-    if (moved.dev(), moved.ino()) != (seen.device, seen.inode) {
+    if !seen.is(&moved) {
         // A new holder replaced it between the look and the rename.
         let _ = fs::rename(&aside, path);
         return Ok(());
@@ -955,7 +960,7 @@ pub enum StateDirError {
     NotWritable {
         /// That directory.
         path: PathBuf,
-        /// What `access(2)` said.
+        /// What `access(2)` said (on Windows: the trial file that failed).
         #[source]
         source: io::Error,
     },
@@ -993,13 +998,9 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), StateDirError> {
             path: existing.to_path_buf(),
         });
     }
-    nix::unistd::access(
-        existing,
-        nix::unistd::AccessFlags::W_OK | nix::unistd::AccessFlags::X_OK,
-    )
-    .map_err(|errno| StateDirError::NotWritable {
+    os::check_writable(existing).map_err(|source| StateDirError::NotWritable {
         path: existing.to_path_buf(),
-        source: io::Error::from(errno),
+        source,
     })
 }
 
@@ -1008,7 +1009,7 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), StateDirError> {
 /// this user, no permissions for group or others. For state kept in a
 /// shared place such as the temporary directory.
 pub fn private_dir(dir: &Path) -> Result<(), StateDirError> {
-    match fs::DirBuilder::new().mode(0o700).create(dir) {
+    match os::create_private_dir(dir) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(source) => {
@@ -1034,24 +1035,17 @@ pub fn private_dir(dir: &Path) -> Result<(), StateDirError> {
             path: dir.to_path_buf(),
         });
     }
-    let me = nix::unistd::geteuid().as_raw();
-    if metadata.uid() != me {
-        return Err(not_private(format!(
-            "owned by uid {}, you are {me}",
-            metadata.uid()
-        )));
+    match os::not_private(&metadata) {
+        Some(detail) => Err(not_private(detail)),
+        None => Ok(()),
     }
-    let mode = metadata.mode() & 0o777;
-    if mode & 0o077 != 0 {
-        return Err(not_private(format!("mode {mode:o}")));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::symlink;
+    use std::fs::Permissions;
+    use std::os::unix::fs::{PermissionsExt, symlink};
 
     #[test]
     fn writes_through_a_symlink_chain_and_keeps_the_mode() {

@@ -22,7 +22,6 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -269,8 +268,7 @@ impl Journal {
     /// [`Journal::keep`] writes a copy as before. A staged copy the edit
     /// does not use is dropped by [`Journal::unstage`]; one a killed run
     /// left is removed by a later edit ([`evict`]).
-    pub fn stage(&mut self, resolved: &Path, inode: (u64, u64)) -> bool {
-        use std::os::unix::fs::MetadataExt;
+    pub fn stage(&mut self, resolved: &Path, inode: fsx::os::Identity) -> bool {
         if self.problem.is_some()
             || self.forgone.is_some()
             || self.record.files.iter().any(|file| file.path == resolved)
@@ -294,7 +292,7 @@ impl Journal {
         }
         // The name may have been given to another file in between.
         match fs::symlink_metadata(&copy) {
-            Ok(metadata) if (metadata.dev(), metadata.ino()) == inode => {
+            Ok(metadata) if fsx::os::identity(&metadata) == Some(inode) => {
                 self.staged.push((resolved.to_path_buf(), copy));
                 true
             }
@@ -501,10 +499,8 @@ impl Journal {
                 // edit's folder and made readable by its owner alone, as
                 // every copy is; else a copy of the bytes read.
                 let linked = staged.is_some_and(|staged| {
-                    use std::os::unix::fs::PermissionsExt;
-                    let moved = fs::rename(&staged, &copy).and_then(|()| {
-                        fs::set_permissions(&copy, fs::Permissions::from_mode(0o600))
-                    });
+                    let moved =
+                        fs::rename(&staged, &copy).and_then(|()| fsx::os::set_mode(&copy, 0o600));
                     if moved.is_err() {
                         let _ = fs::remove_file(&staged);
                         let _ = fs::remove_file(&copy);
@@ -545,7 +541,7 @@ impl Journal {
             .map_or(1, |(number, _)| number + 1);
         loop {
             let dir = self.root.join(format!("{number:06}"));
-            match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            match fsx::os::create_private_dir(&dir) {
                 Ok(()) => return Ok(dir),
                 Err(error) if error.kind() == io::ErrorKind::AlreadyExists => number += 1,
                 Err(error) => return Err(failed("create the folder", &dir)(error)),
@@ -631,10 +627,7 @@ impl Journal {
 
 /// Writes a new copy, readable by its owner alone.
 fn write_private(copy: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
+    let mut file = fsx::os::private_file(OpenOptions::new().write(true).create_new(true))
         .open(copy)
         .map_err(failed("create", copy))?;
     file.write_all(bytes).map_err(failed("write", copy))
@@ -798,24 +791,28 @@ const STAGED: &str = ".staged.";
 const STAGED_ABANDONED: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Removes the staged copies under `root` that a killed run left (their
-/// `ctime` is the time of the link).
+/// `ctime` is the time of the link; Windows, without `ctime` or inodes,
+/// never stages).
 fn remove_abandoned_staged(root: &Path) {
     let Ok(entries) = fs::read_dir(root) else {
         return;
     };
     for entry in entries.flatten() {
         let abandoned = entry.file_name().to_string_lossy().starts_with(STAGED)
-            && entry.metadata().is_ok_and(|metadata| {
-                use std::os::unix::fs::MetadataExt;
-                let linked = UNIX_EPOCH
-                    + std::time::Duration::new(
-                        u64::try_from(metadata.ctime()).unwrap_or_default(),
-                        u32::try_from(metadata.ctime_nsec()).unwrap_or_default(),
-                    );
-                SystemTime::now()
-                    .duration_since(linked)
-                    .is_ok_and(|age| age > STAGED_ABANDONED)
-            });
+            && entry
+                .metadata()
+                .ok()
+                .and_then(|metadata| fsx::os::changed(&metadata))
+                .is_some_and(|(seconds, nanoseconds)| {
+                    let linked = UNIX_EPOCH
+                        + std::time::Duration::new(
+                            u64::try_from(seconds).unwrap_or_default(),
+                            u32::try_from(nanoseconds).unwrap_or_default(),
+                        );
+                    SystemTime::now()
+                        .duration_since(linked)
+                        .is_ok_and(|age| age > STAGED_ABANDONED)
+                });
         if abandoned {
             let _ = fs::remove_file(entry.path());
         }

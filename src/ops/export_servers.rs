@@ -698,7 +698,6 @@ fn literal_secrets(client: Client, file: &Path, text: &str, exported: &[String])
 /// are written into it (a stricter mode is kept); the atomic write then
 /// copies the private mode.
 fn make_private(edit: &Edit, file: &Path) -> Result<(), Error> {
-    use std::os::unix::fs::PermissionsExt;
     let metadata = match std::fs::metadata(file) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -709,20 +708,21 @@ fn make_private(edit: &Edit, file: &Path) -> Result<(), Error> {
             ));
         }
     };
-    let mode = metadata.permissions().mode() & 0o7777;
+    // No mode on Windows: the file is private by its access list.
+    let Some(mode) = fsx::os::mode(&metadata) else {
+        return Ok(());
+    };
     if mode & 0o077 == 0 {
         return Ok(());
     }
     edit.make_private(file, mode, (), || {
-        std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode & !0o077)).map_err(
-            |error| {
-                Error::failure_from(format!("cannot make `{}` private", file.display()), error)
-                    .with_hint(format!(
-                        "run `chmod 600 {}` and export again",
-                        file.display()
-                    ))
-            },
-        )
+        fsx::os::set_mode(file, mode & !0o077).map_err(|error| {
+            Error::failure_from(format!("cannot make `{}` private", file.display()), error)
+                .with_hint(format!(
+                    "run `chmod 600 {}` and export again",
+                    file.display()
+                ))
+        })
     })
 }
 

@@ -23,6 +23,7 @@ use crate::config::model::{Field, Transport};
 use crate::ops::handed;
 use crate::ops::names::unknown_name_hints;
 use crate::ops::{Context, Error};
+#[cfg(unix)]
 use crate::probe::reaper::Reaper;
 use crate::probe::{self, AuditCalls, BlankedValue, Endpoint, ProbeOutcome, ProbeTarget};
 use crate::secrets::redact::Shield;
@@ -609,6 +610,9 @@ pub async fn probe_targets(
 ) -> Vec<Done> {
     learn_handed(&ctx.shield, &targets, sources);
     let reasons = Reasons::new(&targets, inventory);
+    // Windows needs no reaper: the job object of each server ends its
+    // processes when mcpenv ends, however it ends (`probe::group`).
+    #[cfg(unix)]
     let reaper = ctx
         .mcpenv_program
         .as_deref()
@@ -620,6 +624,8 @@ pub async fn probe_targets(
         })
         .and_then(Reaper::start)
         .map(Arc::new);
+    #[cfg(not(unix))]
+    let reaper: Option<Arc<dyn probe::GroupWatch>> = None;
     let options = probe::ProbeOptions {
         timeout: settings.timeout,
         jobs: settings.jobs.unwrap_or(targets.len()).max(1),

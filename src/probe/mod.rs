@@ -19,7 +19,9 @@ use tokio::process::{Child, Command};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 mod audit;
+mod group;
 mod handshake;
+#[cfg(unix)]
 pub mod reaper;
 mod sse;
 pub mod stderr_reason;
@@ -326,14 +328,14 @@ pub async fn probe_one(target: ProbeTarget, options: ProbeOptions) -> ProbeOutco
 
 /// Kills a process group when dropped, whatever the path out.
 struct GroupGuard {
-    group: nix::unistd::Pid,
+    group: group::Group,
     watch: Option<Arc<dyn GroupWatch>>,
 }
 
 impl GroupGuard {
-    fn new(group: nix::unistd::Pid, watch: Option<Arc<dyn GroupWatch>>) -> Self {
+    fn new(group: group::Group, watch: Option<Arc<dyn GroupWatch>>) -> Self {
         if let Some(watch) = &watch {
-            watch.started(group.as_raw());
+            watch.started(group.id());
         }
         Self { group, watch }
     }
@@ -341,10 +343,9 @@ impl GroupGuard {
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        // ESRCH (already gone) is the common, harmless case.
-        let _ = nix::sys::signal::killpg(self.group, nix::sys::signal::Signal::SIGKILL);
+        self.group.kill();
         if let Some(watch) = &self.watch {
-            watch.stopped(self.group.as_raw());
+            watch.stopped(self.group.id());
         }
     }
 }
@@ -373,11 +374,11 @@ async fn probe_stdio(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        // A group of its own, so the server and anything it starts can be
-        // killed together (and Ctrl-C in the terminal does not reach it
-        // before mcpenv has cleaned up).
-        .process_group(0)
         .kill_on_drop(true);
+    // A group of its own, so the server and anything it starts can be
+    // killed together (and Ctrl-C in the terminal does not reach it
+    // before mcpenv has cleaned up).
+    group::Group::prepare(&mut command);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
@@ -394,16 +395,25 @@ async fn probe_stdio(
             return (Err(error), start.elapsed());
         }
     };
-    let pid = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .map(nix::unistd::Pid::from_raw);
+    let group = match group::Group::of(&child) {
+        Ok(group) => group,
+        // Windows refused the job object: without it the server's
+        // children could outlive the probe, so it is not run.
+        Err(source) => {
+            let _ = child.start_kill();
+            let error = ProbeError::Spawn {
+                program: program.to_string(),
+                source,
+            };
+            return (Err(error), start.elapsed());
+        }
+    };
     // Dropped last: kills whatever the shutdown below left in the group,
     // and everything at once if this future is dropped (Ctrl-C).
-    let _guard = pid.map(|pid| GroupGuard::new(pid, options.watch.clone()));
+    let mut guard = group.map(|group| GroupGuard::new(group, options.watch.clone()));
     let found = stdio_session(&mut child, &options, start).await;
     let elapsed = start.elapsed();
-    stdio::shut_down(&mut child, pid).await;
+    stdio::shut_down(&mut child, guard.as_mut().map(|guard| &mut guard.group)).await;
     (found, elapsed)
 }
 

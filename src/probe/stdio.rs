@@ -4,14 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
+
+use super::group::Group;
 
 /// How long a server may take to exit once its stdin is closed, and again
 /// after SIGTERM, before the next step of the shutdown.
@@ -91,21 +91,20 @@ impl Transport<RoleClient> for Lines {
 
 /// Shuts a stdio server down as the spec's lifecycle describes: its stdin
 /// is already closed (every [`Lines`] dropped), so wait for it to exit, then
-/// SIGTERM its process group, wait again, then SIGKILL the group. The
-/// caller's group guard still kills what is left of the group afterwards
-/// (children that outlived the server).
-pub async fn shut_down(child: &mut Child, group: Option<Pid>) {
+/// SIGTERM its process group, wait again, then SIGKILL the group. Windows
+/// has no SIGTERM for a console program: there the kill follows the first
+/// wait. The caller's group guard still kills what is left of the group
+/// afterwards (children that outlived the server).
+pub async fn shut_down(child: &mut Child, mut group: Option<&mut Group>) {
     if exits_within(child, SHUTDOWN_GRACE).await {
         return;
     }
-    if let Some(group) = group {
-        let _ = killpg(group, Signal::SIGTERM);
-    }
-    if exits_within(child, SHUTDOWN_GRACE).await {
+    let asked = group.as_ref().is_some_and(|group| group.terminate());
+    if asked && exits_within(child, SHUTDOWN_GRACE).await {
         return;
     }
-    if let Some(group) = group {
-        let _ = killpg(group, Signal::SIGKILL);
+    if let Some(group) = group.as_mut() {
+        group.kill();
     }
     let _ = child.wait().await;
 }

@@ -19,6 +19,7 @@ pub mod list;
 pub mod man;
 pub mod onboard;
 pub mod probe;
+#[cfg(unix)]
 pub mod reap;
 pub mod reject;
 pub mod remove;

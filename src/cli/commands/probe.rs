@@ -142,8 +142,14 @@ pub fn probe_targets(
                 .await;
         };
         // SIGTERM too: a killed `probe` must not leave servers behind.
+        // Windows has no SIGTERM; its nearest, the console window closing,
+        // is heard instead (and the servers' job objects end with mcpenv
+        // however it ends).
+        #[cfg(unix)]
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        #[cfg(windows)]
+        let mut terminate = tokio::signal::windows::ctrl_close().ok();
         let terminated = async {
             match terminate.as_mut() {
                 Some(signal) => {

@@ -4,8 +4,10 @@
 //! user's store (`~/.config/mcpenv/.env`) loaded, in that precedence (variables already in the environment win, as
 //! with dotenvy), replacing this process, so `mcpenv run -- claude`
 //! starts Claude Code with every placeholder resolvable and COMMAND's exit
-//! status is ours.
+//! status is ours. Windows cannot replace a process by another: there
+//! mcpenv starts COMMAND, waits for it, and exits with its exit code.
 
+#[cfg(unix)]
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
@@ -17,7 +19,33 @@ use crate::cli::resolve::Ctx;
 use crate::ops::run_environment::{RunEnvError, RunEnvRequest, RunEnvironment, run_environment};
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
+#[cfg(unix)]
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
+    let (mut command, variables) = match prepare(ctx, args) {
+        Ok(prepared) => prepared,
+        Err(error) => return error,
+    };
+    // Only returns on failure.
+    let error = command.exec();
+    not_started(&args.command[0], variables, error)
+}
+
+/// Runs `mcpenv run`: COMMAND's exit code once it ends (1 when it ended
+/// without one), or why it could not be started.
+#[cfg(not(unix))]
+pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
+    let (mut command, variables) = prepare(ctx, args)?;
+    let status = command
+        .status()
+        .map_err(|error| not_started(&args.command[0], variables, error))?;
+    // Windows exit codes are 32 bits; an exit code is one byte.
+    Ok(status
+        .code()
+        .map_or(1, |code| u8::try_from(code).unwrap_or(1)))
+}
+
+/// COMMAND with its environment, and how many variables the env files gave.
+fn prepare(ctx: &Ctx, args: &RunArgs) -> Result<(Command, usize), CliError> {
     let request = RunEnvRequest {
         env_files: args.env_files.clone(),
     };
@@ -25,7 +53,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
         Ok(environment) => environment,
         Err(RunEnvError { loaded, error }) => {
             write_warnings(ctx, &loaded);
-            return error;
+            return Err(error);
         }
     };
     write_warnings(ctx, &environment);
@@ -41,18 +69,20 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
             .iter()
             .map(|(name, value)| (name, value)),
     );
-    // Only returns on failure.
-    let error = command.exec();
-    let program = &args.command[0];
-    let hint = if error.kind() == std::io::ErrorKind::NotFound && program.contains('/') {
+    Ok((command, environment.variables.len()))
+}
+
+/// The error for COMMAND (`program`) that could not be started.
+fn not_started(program: &str, variables: usize, error: std::io::Error) -> CliError {
+    let is_path = program.contains('/') || (cfg!(windows) && program.contains('\\'));
+    let hint = if error.kind() == std::io::ErrorKind::NotFound && is_path {
         // A path is run as it is, never looked up on PATH.
         format!("`{program}` does not exist; check the path")
     } else if error.kind() == std::io::ErrorKind::NotFound {
         format!("`{program}` is not on PATH; check the spelling or install it")
     } else if error.kind() == std::io::ErrorKind::ArgumentListTooLong {
         format!(
-            "the environment is larger than the system allows for a new program ({} variables come from the env files); keep only what the servers need in them",
-            environment.variables.len()
+            "the environment is larger than the system allows for a new program ({variables} variables come from the env files); keep only what the servers need in them"
         )
     } else {
         format!("check that `{program}` is executable")

@@ -5,7 +5,6 @@
 //! `tests/cli/oauth.rs`). On macOS Claude Code uses the Keychain instead.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -102,7 +101,7 @@ pub fn save_client_secret(
     if path.exists() {
         edit.unshown(|| {
             let resolved = fsx::resolve_symlinks(path).map_err(write_error)?;
-            fs::set_permissions(&resolved, fs::Permissions::from_mode(0o600)).map_err(write_error)
+            fsx::os::set_mode(&resolved, 0o600).map_err(write_error)
         })?;
     }
     edit.edit_text(state_dir, path, NewMode::Exact(0o600), |old| {

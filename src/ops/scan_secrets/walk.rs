@@ -14,7 +14,6 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::ops::list_servers::Warning;
@@ -31,11 +30,20 @@ pub struct Walked {
     pub skipped: Vec<Warning>,
 }
 
-/// A file or folder, by device and inode.
-type Identity = (u64, u64);
+/// A file or folder: by device and inode, or on Windows (whose standard
+/// library gives no inode) by its real path, which is the same for every
+/// link to it.
+type Identity = (u64, u64, Option<PathBuf>);
 
-fn identity(metadata: &fs::Metadata) -> Identity {
-    (metadata.dev(), metadata.ino())
+fn identity(path: &Path, metadata: &fs::Metadata) -> Identity {
+    match crate::mechanics::fsx::os::identity(metadata) {
+        Some((device, inode)) => (device, inode, None),
+        None => (
+            0,
+            0,
+            Some(dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())),
+        ),
+    }
 }
 
 /// Whether `name` is a file scan reads.
@@ -72,11 +80,11 @@ pub fn collect(path: &Path, follow_links: bool) -> io::Result<Walked> {
     let mut walk = Walk {
         root: dunce::canonicalize(path)?,
         follow_links,
-        entered: HashSet::from([identity(&metadata)]),
+        entered: HashSet::from([identity(path, &metadata)]),
         read: HashSet::new(),
         walked,
     };
-    let mut ancestors = vec![identity(&metadata)];
+    let mut ancestors = vec![identity(path, &metadata)];
     walk.folder(path, &mut ancestors)?;
     Ok(walk.walked)
 }
@@ -149,7 +157,7 @@ impl Walk {
             return Ok(());
         }
         if metadata.is_dir() {
-            if ancestors.contains(&identity(&metadata)) {
+            if ancestors.contains(&identity(link, &metadata)) {
                 self.walked.skipped.push(Warning {
                     file: link.to_path_buf(),
                     message: format!(
@@ -173,9 +181,9 @@ impl Walk {
         metadata: &fs::Metadata,
         ancestors: &mut Vec<Identity>,
     ) -> io::Result<()> {
-        let id = identity(metadata);
+        let id = identity(folder, metadata);
         // Entered already by another way: its files are listed.
-        if !self.entered.insert(id) {
+        if !self.entered.insert(id.clone()) {
             return Ok(());
         }
         ancestors.push(id);
@@ -185,7 +193,7 @@ impl Walk {
     }
 
     fn list(&mut self, file: PathBuf, metadata: &fs::Metadata) {
-        if self.read.insert(identity(metadata)) {
+        if self.read.insert(identity(&file, metadata)) {
             self.walked.files.push(file);
         }
     }
