@@ -2,6 +2,7 @@
 //! every variable the servers in effect reference, where (and whether) it
 //! is set, and the problems Claude Code would hit. Checks return data.
 
+pub mod platforms;
 pub mod project_links;
 
 use std::collections::BTreeMap;

@@ -535,6 +535,27 @@ Examples:
   mcpenv probe --audit --json
   mcpenv probe --jsonl | jq -c 'select(.ok == false)'";
 
+/// A system Claude Code runs on, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SystemArg {
+    /// Windows, natively (not WSL).
+    Windows,
+    /// macOS.
+    Macos,
+    /// Linux (and WSL).
+    Linux,
+}
+
+impl From<SystemArg> for crate::check::platforms::System {
+    fn from(system: SystemArg) -> Self {
+        match system {
+            SystemArg::Windows => Self::Windows,
+            SystemArg::Macos => Self::Macos,
+            SystemArg::Linux => Self::Linux,
+        }
+    }
+}
+
 /// A scope on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ScopeArg {
@@ -631,8 +652,14 @@ pub struct AddArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Write a stdio command in the form that starts on Windows, macOS
+    /// and Linux alike (`cmd /c npx …` becomes `npx …`, a path to `uvx`
+    /// becomes `uvx`); refused when it has no such form.
+    #[arg(long)]
+    pub portable: bool,
+
     /// Add from a template: a name (see `mcpenv templates list`) or a `server.json` file.
-    #[arg(long, value_name = "TEMPLATE", add = ArgValueCandidates::new(crate::cli::completion::template_names), conflicts_with_all = ["transport", "env", "headers", "command_or_url", "after_dashes", "client_id", "callback_port", "client_secret"])]
+    #[arg(long, value_name = "TEMPLATE", add = ArgValueCandidates::new(crate::cli::completion::template_names), conflicts_with_all = ["transport", "env", "headers", "command_or_url", "after_dashes", "client_id", "callback_port", "client_secret", "portable"])]
     pub template: Option<String>,
 
     /// With `--template`: a value for one of its variables (repeat for more);
@@ -915,6 +942,13 @@ pub struct CheckArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Judge the project's `.mcp.json` servers for teammates on these
+    /// systems: what cannot start there fails the check (repeat, or
+    /// separate with commas). Without it, only what surely fails on some
+    /// system is a warning.
+    #[arg(long = "for", value_enum, value_delimiter = ',', value_name = "SYSTEM")]
+    pub for_systems: Vec<SystemArg>,
 
     /// Exit 1 on warnings too.
     #[arg(long)]

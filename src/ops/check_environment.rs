@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::check::platforms::{self, Judgement, Obstacle, System};
 use crate::check::{self, CheckReport, EnvSources, Finding, Severity, Status};
 use crate::config::inventory::Inventory;
 use crate::envfiles::dotenv::DotEnvError;
@@ -43,6 +44,19 @@ pub enum CheckError {
     },
 }
 
+/// Which systems the project's committed servers are judged for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Platforms {
+    /// Every other system, only what surely stops a server there, as
+    /// warnings: cheap to know, and never noise about a teammate's release
+    /// (this system's own command check says what fails here).
+    #[default]
+    Cheap,
+    /// These systems (`check --for`): what surely stops a server there is
+    /// an error, what depends on the teammate's Claude Code a warning.
+    For(Vec<System>),
+}
+
 /// Checks the servers in effect (with `strict`, a warning fails the check
 /// too); with `server`, only that server, the variables it references and
 /// the findings about it or about no server in particular.
@@ -50,6 +64,17 @@ pub fn check_environment(
     context: &Context,
     strict: bool,
     server: Option<&str>,
+) -> Result<(EnvironmentCheck, Loaded), CheckError> {
+    check_environment_for(context, strict, server, &Platforms::Cheap)
+}
+
+/// [`check_environment`], with the committed servers judged for
+/// `platforms`.
+pub fn check_environment_for(
+    context: &Context,
+    strict: bool,
+    server: Option<&str>,
+    platforms: &Platforms,
 ) -> Result<(EnvironmentCheck, Loaded), CheckError> {
     let inventory = Inventory::load_all(&context.locations);
     let sources = match EnvSources::load(
@@ -69,6 +94,45 @@ pub fn check_environment(
     report
         .findings
         .extend(crate::check::project_links::findings(&context.locations));
+    let mut platform = platform_findings(context, &inventory, platforms);
+    if *platforms == Platforms::Cheap {
+        // A command that fails here already has its error, whose hint
+        // says how to write it for every system when it is another
+        // system's; the other systems can wait until it is fixed.
+        platform.retain(|finding| {
+            !report
+                .findings
+                .iter()
+                .any(|known| known.code == "command-not-found" && known.server == finding.server)
+        });
+        if let Some(here) = System::current() {
+            for judgement in platforms::judge_project(&inventory, &[here], true) {
+                let hint = platform_hint(context, &judgement);
+                if let Some(known) = report.findings.iter_mut().find(|known| {
+                    known.code == "command-not-found"
+                        && known.server.as_ref() == Some(&judgement.server)
+                        && known.file.as_ref() == Some(&judgement.file)
+                }) {
+                    known.hint = Some(format!(
+                        "{}; {hint}",
+                        judgement.obstacle.describe(&judgement.server, &[here])
+                    ));
+                }
+            }
+        }
+    }
+    for server in &mut report.servers {
+        // What cannot start on a system asked about is not ready (a
+        // local override of the name is what this person runs).
+        if server.scope == crate::config::scope::Scope::Project
+            && platform.iter().any(|finding| {
+                finding.severity == Severity::Error && finding.server.as_ref() == Some(&server.name)
+            })
+        {
+            server.ok = false;
+        }
+    }
+    report.findings.extend(platform);
     if let Some(name) = server {
         only(&mut report, name)?;
     }
@@ -93,6 +157,75 @@ pub fn check_environment(
         sources: Some(sources),
     };
     Ok((check, read))
+}
+
+/// What the committed servers meet on other systems, as findings.
+fn platform_findings(
+    context: &Context,
+    inventory: &Inventory,
+    platforms: &Platforms,
+) -> Vec<Finding> {
+    let (systems, chosen) = match platforms {
+        Platforms::Cheap => (
+            System::ALL
+                .into_iter()
+                .filter(|system| Some(*system) != System::current())
+                .collect(),
+            false,
+        ),
+        Platforms::For(systems) => (systems.clone(), true),
+    };
+    platforms::judge_project(inventory, &systems, !chosen)
+        .into_iter()
+        .map(|judgement| Finding {
+            code: if judgement.obstacle.certain() {
+                "platform-command"
+            } else {
+                "windows-batch-file"
+            },
+            severity: if chosen && judgement.obstacle.certain() {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            server: Some(judgement.server.clone()),
+            variable: None,
+            message: judgement
+                .obstacle
+                .describe(&judgement.server, &judgement.systems),
+            hint: Some(platform_hint(context, &judgement)),
+            file: Some(judgement.file),
+        })
+        .collect()
+}
+
+/// The next step for a server that meets `judgement`.
+fn platform_hint(context: &Context, judgement: &Judgement) -> String {
+    let file = judgement.file.file_name().map_or_else(
+        || judgement.file.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    match (&judgement.obstacle, &judgement.portable) {
+        (Obstacle::BatchFile { .. }, _) if !judgement.server.starts_with('-') => {
+            let mut words = vec!["add", "-s", "local", judgement.server.as_str(), "--", "cmd", "/c"];
+            words.extend(judgement.command.iter().map(String::as_str));
+            format!(
+                "a teammate on such a release can start it through `cmd /c` for themselves, with a local entry of the same name (and the entry's `env`, if it has one): `{}`",
+                context.command(&words)
+            )
+        }
+        (Obstacle::BatchFile { .. }, _) => "a teammate on such a release can start it through `cmd /c` for themselves, with a local entry of the same name".to_string(),
+        (_, Some(form)) => format!(
+            "write it as `{}` in `{file}`: that form starts on every system",
+            crate::mechanics::display::shell_words(form)
+        ),
+        (Obstacle::PersonalPath { .. } | Obstacle::SystemPath { .. }, None) => format!(
+            "in `{file}`, use a path inside the project (relative to its root, where Claude Code starts the server) or a program on PATH"
+        ),
+        (Obstacle::WindowsOnly { .. } | Obstacle::UnixOnly { .. }, None) => format!(
+            "for every teammate, run the server in `{file}` through a program each system has by name (`node`, `python3`, `uvx`, `npx`)"
+        ),
+    }
 }
 
 /// Asks each password manager and the keychain for the values the dotenv

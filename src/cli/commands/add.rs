@@ -4,12 +4,13 @@ use std::io::{self, Write};
 
 use indexmap::IndexMap;
 
+use crate::check::platforms::{self, Obstacle, System};
 use crate::cli::args::{AddArgs, ScopeArg, TransportArg};
 use crate::cli::commands::add_oauth as oauth;
 use crate::cli::commands::add_words::place_words;
 use crate::cli::error::CliError;
 use crate::cli::render::{Report, shown, warning};
-use crate::cli::resolve::Ctx;
+use crate::cli::resolve::{Ctx, shell_words};
 use crate::config::model::Transport;
 use crate::config::scope::Scope;
 use crate::ops::add::{
@@ -79,6 +80,50 @@ impl Report for AddReport {
     }
 }
 
+/// `--portable`: the command and arguments in the form that starts on
+/// every system, with a note when they were rewritten; a usage error when
+/// there is no such form.
+fn portable(
+    command: &str,
+    args: &[String],
+    notes: &mut Vec<String>,
+) -> Result<(String, Vec<String>), CliError> {
+    let as_given = || {
+        let mut words = vec![command.to_string()];
+        words.extend(args.iter().cloned());
+        shell_words(&words)
+    };
+    let (portable, portable_args) = match platforms::portable_form(command, args) {
+        Ok(Some((portable, portable_args))) => {
+            let mut words = vec![portable.clone()];
+            words.extend(portable_args.iter().cloned());
+            notes.push(format!(
+                "`{}` is written as `{}`, which starts on Windows, macOS and Linux",
+                as_given(),
+                shell_words(&words)
+            ));
+            (portable, portable_args)
+        }
+        Ok(None) => (command.to_string(), args.to_vec()),
+        Err(error) => {
+            return Err(CliError::usage(error.to_string()).with_hint(format!(
+                "drop `--portable` to add `{}` as it is, or run the server through a program every system has by name (`node`, `python3`, `uvx`, `npx`)",
+                as_given()
+            )));
+        }
+    };
+    let shown: Vec<&str> = portable_args.iter().map(String::as_str).collect();
+    if platforms::obstacles(&portable, &shown, System::Windows)
+        .iter()
+        .any(|obstacle| matches!(obstacle, Obstacle::BatchFile { .. }))
+    {
+        notes.push(format!(
+            "`{portable}` is a batch file on Windows (`{portable}.cmd`): Claude Code 2.1.332 starts it there; `mcpenv check --for windows` says what a teammate on an older release can do"
+        ));
+    }
+    Ok((portable, portable_args))
+}
+
 /// Runs `mcpenv add`.
 pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
     let words = place_words(ctx, args)?;
@@ -133,9 +178,14 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
                     "--client-id, --client-secret and --callback-port only work with HTTP/SSE servers and are ignored for stdio".to_string(),
                 );
             }
+            let (command, command_args) = if args.portable {
+                portable(command_or_url, &words.args, &mut notes)?
+            } else {
+                (command_or_url.to_string(), words.args.clone())
+            };
             Source::Stdio {
-                command: command_or_url.to_string(),
-                args: words.args.clone(),
+                command,
+                args: command_args,
                 env,
             }
         }
@@ -145,6 +195,12 @@ pub fn run(ctx: &Ctx, args: &AddArgs) -> Result<AddReport, CliError> {
             } else {
                 RemoteTransport::Sse
             };
+            if args.portable {
+                return Err(CliError::usage(
+                    "`--portable` applies only to stdio commands: a URL is the same on every system",
+                )
+                .with_hint("drop `--portable`"));
+            }
             if !env.is_empty() || !words.args.is_empty() {
                 return Err(CliError::usage(format!(
                     "`--env` and command arguments apply only to stdio servers, not {}",

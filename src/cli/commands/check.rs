@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use anstyle::Style;
 use serde::Serialize;
 
+use crate::check::platforms::System;
 use crate::check::{Blanked, Finding, Severity, State, Status};
 use crate::cli::args::CheckArgs;
 use crate::cli::commands::shown_path;
@@ -14,7 +15,9 @@ use crate::cli::error::CliError;
 use crate::cli::render::{BOLD, DIM, GREEN, RED, Report, YELLOW, shown, write_hanging};
 use crate::cli::resolve::{Ctx, dotenv_error};
 use crate::ops::Loaded;
-use crate::ops::check_environment::{CheckError, EnvironmentCheck, check_environment};
+use crate::ops::check_environment::{
+    CheckError, EnvironmentCheck, Platforms, check_environment_for,
+};
 
 /// The report `check` (and `onboard`, at its end) prints.
 #[derive(Debug, Serialize)]
@@ -319,11 +322,19 @@ fn source(source: Option<&str>) -> &str {
 
 /// Builds the check report for the context.
 pub fn report(ctx: &Ctx, strict: bool) -> Result<CheckOutput, CliError> {
-    let (check, read) = check_environment(&ctx.ops, strict, None).map_err(|error| match error {
-        CheckError::EnvFiles(error) => dotenv_error(error),
-        // No server was named.
-        error @ CheckError::NoSuchServer { .. } => CliError::failure_from("cannot check", error),
-    })?;
+    report_for(ctx, strict, &Platforms::Cheap)
+}
+
+/// [`report`], with the committed servers judged for `platforms`.
+fn report_for(ctx: &Ctx, strict: bool, platforms: &Platforms) -> Result<CheckOutput, CliError> {
+    let (check, read) =
+        check_environment_for(&ctx.ops, strict, None, platforms).map_err(|error| match error {
+            CheckError::EnvFiles(error) => dotenv_error(error),
+            // No server was named.
+            error @ CheckError::NoSuchServer { .. } => {
+                CliError::failure_from("cannot check", error)
+            }
+        })?;
     Ok(output(ctx, check, &read, strict))
 }
 
@@ -389,5 +400,17 @@ impl CheckOutput {
 
 /// Runs `mcpenv check`.
 pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<CheckOutput, CliError> {
-    report(ctx, args.strict)
+    let platforms = if args.for_systems.is_empty() {
+        Platforms::Cheap
+    } else {
+        let mut systems: Vec<System> = args
+            .for_systems
+            .iter()
+            .map(|&system| system.into())
+            .collect();
+        systems.sort();
+        systems.dedup();
+        Platforms::For(systems)
+    };
+    report_for(ctx, args.strict, &platforms)
 }
