@@ -71,10 +71,12 @@ fn specials(word: u64) -> u64 {
 }
 
 impl<'a> Skipper<'a> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
+    #[inline]
     fn whitespace(&mut self) {
         loop {
             match self.peek() {
@@ -89,6 +91,7 @@ impl<'a> Skipper<'a> {
     }
 
     /// Skips spaces 8 at a time: the indentation after a newline.
+    #[inline]
     fn indentation(&mut self) {
         while let Some(&word) = self.bytes[self.at..].first_chunk::<8>() {
             // Zero where a space is: the lowest other byte ends the run.
@@ -101,12 +104,14 @@ impl<'a> Skipper<'a> {
         }
     }
 
+    #[inline]
     fn eat(&mut self, byte: u8) -> Option<()> {
         (self.peek() == Some(byte)).then(|| self.at += 1)
     }
 
     /// Skips a string whose opening quote is at `at`; tells whether it held
     /// an escape.
+    #[inline]
     fn string(&mut self) -> Option<bool> {
         let bytes = self.bytes;
         let mut at = self.at + 1;
@@ -184,6 +189,7 @@ impl<'a> Skipper<'a> {
 
     /// A key and its colon, then the whitespace before the value; gives
     /// where the key ends and whether it held an escape.
+    #[inline]
     fn key(&mut self) -> Option<(usize, bool)> {
         if self.peek()? != b'"' {
             return None;
