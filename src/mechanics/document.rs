@@ -31,6 +31,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::Value;
 use serde_json::ser::{PrettyFormatter, Serializer};
 
+mod skip;
+
 /// A strict JSON text that is known to be valid and whose root is an object
 /// (or that is empty, which counts as `{}`).
 /// It can be handed between threads (an edit session keeps the one its
@@ -133,8 +135,14 @@ impl JsonDocument {
                 found: kind_name(text.as_bytes()[start]),
             }));
         }
-        let slots = spans::root_slots(body, text.as_ptr() as usize, expand)
-            .map_err(|error| DocumentError::Syntax(syntax_error(body, error)))?;
+        let origin = text.as_ptr() as usize;
+        // The fast skipper decides most texts; whatever it does not accept
+        // goes through serde_json, for the same verdict and its error.
+        let slots = match skip::root_slots(body, origin, expand) {
+            Some(slots) => slots,
+            None => spans::root_slots(body, origin, expand)
+                .map_err(|error| DocumentError::Syntax(syntax_error(body, error)))?,
+        };
         let mut found = Vec::new();
         let (members, end) = spans::assemble(text.as_bytes(), start, slots, &mut found);
         found.push((start, members));
@@ -917,6 +925,7 @@ mod spans {
     use super::{Member, scan};
 
     /// What the pass learnt about one member's value.
+    #[derive(Debug, PartialEq, Eq)]
     pub enum Slot {
         /// Its span.
         Raw(Range<usize>),
@@ -992,7 +1001,7 @@ mod spans {
     }
 
     /// The key serde_json (with `arbitrary_precision`) wraps numbers in.
-    const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+    pub const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
     impl<'de> DeserializeSeed<'de> for Expanded {
         type Value = Slot;
