@@ -47,6 +47,12 @@ const fn is_control(byte: u8) -> bool {
     byte < 0x20 && byte != b'\t'
 }
 
+/// A byte that is text to both the joiner and the parser wherever it is:
+/// printable ASCII other than the blanks, `#`, quotes, `\` and `$`.
+const fn is_text(byte: u8) -> bool {
+    matches!(byte, b'!'..=b'~') && !matches!(byte, b'#' | b'\'' | b'"' | b'\\' | b'$')
+}
+
 fn trim_blanks_start(text: &str) -> &str {
     text.trim_start_matches([' ', '\t'])
 }
@@ -108,14 +114,21 @@ fn joined_end(line: &str, terminated: bool) -> Option<usize> {
                     return None;
                 }
             }
+            // Most of a line: text that leaves the joiner complete.
+            _ if is_text(byte) => {
+                state = State::Complete;
+                at += 1;
+                while bytes.get(at).is_some_and(|&byte| is_text(byte)) {
+                    at += 1;
+                }
+                continue;
+            }
             State::Complete | State::WhiteSpace => match byte {
                 b'#' if state == State::WhiteSpace => return Some(at),
                 b'\'' | b'"' => state = State::Quoted(byte),
-                b'\\' => return None,
                 // A second blank ends the joiner's blank state: `A=1  #'`
                 // is no comment to it, and its quote joins the next line.
                 b' ' | b'\t' if state == State::Complete => state = State::WhiteSpace,
-                _ if is_control(byte) => return None,
                 0x80.. => {
                     let character = line[at..].chars().next()?;
                     if character.is_whitespace() {
@@ -125,7 +138,11 @@ fn joined_end(line: &str, terminated: bool) -> Option<usize> {
                     at += character.len_utf8();
                     continue;
                 }
-                _ => state = State::Complete,
+                b' ' | b'\t' | b'#' => state = State::Complete,
+                // `\\`, `$` (substitution; after a comment only when two
+                // blanks kept the joiner from cutting it, and then it is
+                // rare enough to leave to dotenvy) and control characters.
+                _ => return None,
             },
         }
         at += 1;
@@ -172,6 +189,7 @@ fn value(text: &str) -> Option<String> {
                 run = at;
             }
             b'$' | b'\\' => return None,
+            _ if is_text(byte) || byte == b'#' || byte >= 0x80 => at += 1,
             b' ' | b'\t' => {
                 // Only blanks and a comment may follow a blank.
                 value.push_str(&text[run..at]);
@@ -179,7 +197,9 @@ fn value(text: &str) -> Option<String> {
                     .starts_with('#')
                     .then_some(value);
             }
-            _ => at += 1,
+            // Control characters, which `joined_end` let through in no
+            // value.
+            _ => return None,
         }
     }
     value.push_str(&text[run..]);
