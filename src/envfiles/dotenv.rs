@@ -18,6 +18,8 @@ use std::string::FromUtf8Error;
 
 use crate::config::expansion::is_variable_name;
 
+mod plain;
+
 /// Reading a `.env` file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DotEnvError {
@@ -196,11 +198,22 @@ fn line_count(text: &str) -> usize {
     text.split_inclusive('\n').count()
 }
 
-/// Runs dotenvy over `text`, keeping every pair and turning each error into a
-/// [`LineProblem`] at the line where the failing entry starts.
+/// Reads `text` as dotenvy does, keeping every pair and turning each error
+/// into a [`LineProblem`] at the line where the failing entry starts: a file
+/// of plain lines in one pass of its own ([`plain`]), any other through
+/// dotenvy itself.
 fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
     // dotenvy's iterators leave a byte-order mark in the first key.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match plain::pairs(body) {
+        Some(pairs) => (pairs, Vec::new()),
+        None => dotenvy_text(body),
+    }
+}
+
+/// Runs dotenvy over `body` (a file's text without its byte-order mark),
+/// keeping every pair and turning each error into a [`LineProblem`].
+fn dotenvy_text(body: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
     let shapes = entries(body);
     let delivered = Cell::new(0);
     let feed = LineFeed {
@@ -1515,6 +1528,40 @@ mod tests {
         );
     }
 
+    #[test]
+    fn plain_files_take_the_fast_path_and_others_go_to_dotenvy() {
+        let plain_text = "# tokens\r\nexport GITHUB_TOKEN=ghp_x # mine\r\n\nA = 1\nB='it $HOME #x'\nC=\"a b\" #c\nD=\nE=#x\nF=a'b c'd\nexport=1\nG=é  #'q'\nH=v";
+        let expected = pairs(&[
+            ("GITHUB_TOKEN", "ghp_x"),
+            ("A", "1"),
+            ("B", "it $HOME #x"),
+            ("C", "a b"),
+            ("D", ""),
+            ("E", ""),
+            ("F", "ab cd"),
+            ("export", "1"),
+            ("G", "é"),
+            ("H", "v"),
+        ]);
+        assert_eq!(plain::pairs(plain_text), Some(expected.clone()));
+        assert_eq!(dotenvy_reads(plain_text), expected);
+        for not_plain in [
+            "A=$HOME\n",
+            "A=\"$HOME\"\n",
+            "A=\"a\\nb\"\n",
+            "A='l1\nl2'\n",
+            "A=1  #it's\nB=2\n",
+            "A=hello world\n",
+            "A=1 ",
+            "A=1\r",
+            "A=\u{a0}1\n",
+            "c-d=1\n",
+            "export A\n",
+        ] {
+            assert_eq!(plain::pairs(not_plain), None, "{not_plain:?}");
+        }
+    }
+
     mod properties {
         use super::*;
         use proptest::prelude::*;
@@ -1573,8 +1620,103 @@ mod tests {
             prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.concat())
         }
 
+        /// Files of lines shaped like assignments, most of them plain, with
+        /// the parts that make a line not plain mixed in: quotes, escapes,
+        /// `$VAR`/`${VAR}` references to earlier and later keys and to the
+        /// process environment (`HOME`, `PATH`), comments, `export`, CRLF,
+        /// control characters, non-ASCII blanks and invalid lines.
+        fn assignment_text() -> impl Strategy<Value = String> {
+            let blank = || prop::sample::select(vec!["", "", " ", "\t", "  ", " \t"]);
+            // Mostly what keeps a line plain, some of what does not.
+            let piece = prop_oneof![
+                12 => prop::sample::select(vec![
+                    "v", "1", "ghp_x9", "a.b", "=", ":", "/", "é", "🦀", "'single q'",
+                    "\"double q\"", "'$HOME'", "'#'", "\"#\"", "\"it's\"", "'a\"b'", "#", "''",
+                ]),
+                1 => prop::sample::select(vec![
+                    "'", "\"", "\\", "\\n", "\\$", "$", "$MCPENV_T_A", "${MCPENV_T_B}",
+                    "$HOME", "${PATH}", "\"$HOME\"", "'a\\'b'", " ", "\t", "\u{a0}",
+                    "\u{2028}", "\r", "\u{b}", "\u{0}", "${", "}",
+                ]),
+            ];
+            let value = prop::collection::vec(piece, 0..5).prop_map(|pieces| pieces.concat());
+            let assignment = (
+                blank(),
+                prop::sample::select(vec!["", "", "export ", "export\t", "export  "]),
+                prop_oneof![
+                    9 => prop::sample::select(vec!["MCPENV_T_A", "MCPENV_T_B", "MCPENV_T_C", "a.b", "_X", "export"]),
+                    1 => prop::sample::select(vec!["9A", "c-d", "", "'Q'"]),
+                ],
+                blank(),
+                prop_oneof![9 => Just("="), 1 => prop::sample::select(vec!["", "=="])],
+                blank(),
+                value,
+                prop_oneof![
+                    9 => prop::sample::select(vec!["", " #c", "\t#x", "#y", " # \"q", " #it's", "  #c"]),
+                    1 => prop::sample::select(vec![" ", "  ", "  # it's", " x"]),
+                ],
+            )
+                .prop_map(|(lead, export, key, before, equals, after, value, tail)| {
+                    format!("{lead}{export}{key}{before}{equals}{after}{value}{tail}")
+                });
+            let line = prop_oneof![
+                12 => assignment,
+                1 => prop::sample::select(vec!["", "# it's", "  #x", "\t", "#", " \u{a0}#c"])
+                    .prop_map(str::to_owned),
+            ];
+            let ending = prop_oneof![
+                12 => prop::sample::select(vec!["\n", "\n", "\n", "\r\n", "\n\n"]),
+                1 => Just("\r"),
+            ];
+            (prop::collection::vec((line, ending), 0..6), any::<bool>()).prop_map(
+                |(lines, last_ending)| {
+                    let mut text = String::new();
+                    let count = lines.len();
+                    for (index, (line, ending)) in lines.into_iter().enumerate() {
+                        text.push_str(&line);
+                        if last_ending || index + 1 < count {
+                            text.push_str(ending);
+                        }
+                    }
+                    text
+                },
+            )
+        }
+
+        /// The fast path's pairs, when it takes `text`, are what dotenvy
+        /// yields, and `parse_text` reads it as dotenvy alone does.
+        fn reads_as_dotenvy(text: &str) -> Result<(), TestCaseError> {
+            if let Some(pairs) = plain::pairs(text) {
+                let expected: Vec<Result<(String, String), String>> =
+                    pairs.into_iter().map(Ok).collect();
+                prop_assert_eq!(dotenvy_items(text), expected);
+            }
+            prop_assert_eq!(parse_text(text), dotenvy_text(text));
+            Ok(())
+        }
+
+        /// Everything dotenvy yields for `text`, errors as their messages.
+        fn dotenvy_items(text: &str) -> Vec<Result<(String, String), String>> {
+            dotenvy::from_read_iter(text.as_bytes())
+                .map(|item| item.map_err(|error| error.to_string()))
+                .collect()
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig::with_cases(4000))]
+
+            /// The fast path reads a file exactly as dotenvy does, or hands
+            /// it to dotenvy.
+            #[test]
+            fn plain_pairs_are_dotenvys(text in assignment_text()) {
+                reads_as_dotenvy(&text)?;
+            }
+
+            /// The same on the short files that trip dotenvy up.
+            #[test]
+            fn plain_pairs_of_messy_text_are_dotenvys(text in messy_text()) {
+                reads_as_dotenvy(&text)?;
+            }
 
             /// What the writer writes, dotenvy reads back exactly.
             #[test]

@@ -103,22 +103,24 @@ pub fn run_environment(
                     problem.message
                 )
             }));
-        for (name, value) in &loaded.entries {
+        // The pairs are moved, not copied: a `.env` may hold 100,000.
+        for (name, value) in loaded.entries {
             // The environment wins, and so does an earlier file.
-            if ctx.process_env.contains_key(name) || set.contains(name) {
+            if ctx.process_env.contains_key(&name) || set.contains(&name) {
                 continue;
             }
             // A reference is handed on as the value it names, never as
             // itself; ciphertext is not handed on at all.
-            let value = match resolver.value_from(Some(file), name, value) {
-                Ok(value) => value,
-                Err(error) => {
+            let value = match resolver.resolve_from(Some(file), &name, &value) {
+                None => value,
+                Some(Ok(resolved)) => resolved,
+                Some(Err(error)) => {
                     let place = format!("`{}`", file.display());
-                    return stop(environment, unresolved(name, &place, error));
+                    return stop(environment, unresolved(&name, &place, error));
                 }
             };
-            environment.variables.push((name.clone(), value));
             set.insert(name.clone());
+            environment.variables.push((name, value));
         }
     }
     Ok(environment)

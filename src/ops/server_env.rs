@@ -39,7 +39,13 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
     );
     // What the repository ships is not the person's to export.
     let held = handed::held_files(&ctx.locations);
-    let values = handed::handed_values(&sources, &held);
+    let wanted = report
+        .variables
+        .iter()
+        .filter(|variable| !ctx.process_env.contains_key(&variable.name))
+        .map(|variable| variable.name.as_str())
+        .collect();
+    let values = handed::handed_values(&sources, &held, &wanted);
     let mut resolver = Resolver::new(ctx.shield.clone());
     let mut variables = BTreeMap::new();
     let mut sources = BTreeMap::new();
@@ -47,7 +53,7 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         if ctx.process_env.contains_key(&variable.name) {
             continue;
         }
-        let Some(value) = values.get(&variable.name) else {
+        let Some(&value) = values.get(variable.name.as_str()) else {
             continue;
         };
         let place = variable
