@@ -40,16 +40,16 @@ pub const SETTINGS_FILE: &str = "managed-settings.json";
 /// The exclusive server file in the managed folder.
 pub const MCP_FILE: &str = "managed-mcp.json";
 
-/// Claude Code's managed folder for the system mcpenv runs on.
-pub fn default_managed_dir() -> &'static str {
-    if cfg!(target_os = "macos") {
-        "/Library/Application Support/ClaudeCode"
-    } else if cfg!(windows) {
-        "C:\\Program Files\\ClaudeCode"
-    } else {
-        "/etc/claude-code"
-    }
-}
+/// Claude Code's managed folder on the system mcpenv is built for (as its
+/// code names it: no variable moves it; `MCPENV_MANAGED_DIR` is mcpenv's,
+/// for tests).
+pub const DEFAULT_MANAGED_DIR: &str = if cfg!(target_os = "macos") {
+    "/Library/Application Support/ClaudeCode"
+} else if cfg!(windows) {
+    "C:\\Program Files\\ClaudeCode"
+} else {
+    "/etc/claude-code"
+};
 
 /// One entry of `allowedMcpServers` or `deniedMcpServers`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
