@@ -39,6 +39,7 @@ mod no_leak;
 mod oauth;
 mod onboard;
 mod peer_secrets;
+mod policy;
 mod pre_commit;
 mod probe;
 mod probe_everything;
