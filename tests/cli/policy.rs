@@ -58,7 +58,9 @@ fn mcpenv_loaded(env: &TestEnv) -> BTreeSet<String> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|server| !["blocked", "skipped", "reserved"].contains(&server["status"].as_str().unwrap()))
+        .filter(|server| {
+            !["blocked", "skipped", "reserved"].contains(&server["status"].as_str().unwrap())
+        })
         .map(|server| server["name"].as_str().unwrap().to_string())
         .collect();
     names.extend(
@@ -184,10 +186,21 @@ fn set(names: &[&str]) -> BTreeSet<String> {
     names.iter().map(|name| (*name).to_string()).collect()
 }
 
+/// A policy case: what it shows, `managed-settings.json`,
+/// `managed-mcp.json`, the user's `~/.claude/settings.json`, and the
+/// servers Claude Code loads.
+type Case<'a> = (
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+    &'a [&'a str],
+);
+
 #[cfg(target_os = "linux")]
 #[test]
 fn list_and_check_agree_with_claude_on_every_policy_case() {
-    let cases: [(&str, Option<&str>, Option<&str>, Option<&str>, &[&str]); 9] = [
+    let cases: [Case; 9] = [
         (
             "allowed: no policy",
             None,
@@ -274,7 +287,10 @@ fn list_and_check_agree_with_claude_on_every_policy_case() {
         assert_eq!(mcpenv_check_blocked(&env), blocked, "{case}: mcpenv check");
         if run_claude {
             let claude = claude_loaded(&env).unwrap();
-            assert_eq!(claude, loaded, "{case}: claude mcp list and mcpenv list differ");
+            assert_eq!(
+                claude, loaded,
+                "{case}: claude mcp list and mcpenv list differ"
+            );
         }
     }
 }
@@ -389,7 +405,10 @@ fn approve_never_approves_a_blocked_server() {
     Wrote `[ROOT]/project/.claude/settings.local.json`
     "#);
     let settings = env.read("project/.claude/settings.local.json");
-    assert!(settings.contains("beta2") && !settings.contains("alpha"), "{settings}");
+    assert!(
+        settings.contains("beta2") && !settings.contains("alpha"),
+        "{settings}"
+    );
 }
 
 /// An organisation's policy file and two repositories, one using a denied
@@ -400,7 +419,10 @@ fn repositories() -> TestEnv {
         "org/policy.json",
         r#"{"deniedMcpServers": [{"serverUrl": "https://*.example.invalid/*"}, {"serverName": "alpha"}]}"#,
     );
-    env.write("project/repos/clean/.mcp.json", r#"{"mcpServers": {"ok": {"command": "/bin/ok"}}}"#);
+    env.write(
+        "project/repos/clean/.mcp.json",
+        r#"{"mcpServers": {"ok": {"command": "/bin/ok"}}}"#,
+    );
     env.write("project/repos/team/.mcp.json", TEAM_MCP);
     env
 }
@@ -419,10 +441,23 @@ fn policy_check_fails_a_repository_that_uses_a_denied_server() {
     hint: Claude Code hides these servers and never starts them; remove them from `.mcp.json`, or change the policy before it ships
     ");
     let out = env
-        .run(&["policy", "check", "--policy", "../org/policy.json", "repos/clean"])
+        .run(&[
+            "policy",
+            "check",
+            "--policy",
+            "../org/policy.json",
+            "repos/clean",
+        ])
         .expect_code(0);
     assert_snapshot!(out.stderr, @"No server in 1 `.mcp.json` file(s) is kept out by `../org/policy.json`");
-    let out = env.run(&["policy", "check", "--policy", "../org/policy.json", "--json", "repos/team"]);
+    let out = env.run(&[
+        "policy",
+        "check",
+        "--policy",
+        "../org/policy.json",
+        "--json",
+        "repos/team",
+    ]);
     assert_eq!(out.code, 1, "{out}");
     let report = out.json();
     let servers: Vec<&str> = report["findings"]
@@ -540,13 +575,28 @@ fn a_repository_cannot_loosen_the_policy() {
         "project/repos/team/managed-settings.json",
         r#"{"deniedMcpServers": []}"#,
     );
-    let out = env.run(&["policy", "check", "--policy", "../org/policy.json", "repos/team"]);
+    let out = env.run(&[
+        "policy",
+        "check",
+        "--policy",
+        "../org/policy.json",
+        "repos/team",
+    ]);
     assert_eq!(out.code, 1, "{out}");
     // And names from the file are escaped on the terminal.
     env.write(
         "project/repos/evil/.mcp.json",
         "{\"mcpServers\": {\"alpha\\u001b[2J\": {\"command\": \"x\"}, \"alpha\": {\"url\": \"https://a.example.invalid/\\u001b]0;x\", \"type\": \"http\"}}}",
     );
-    let out = env.run(&["policy", "check", "--policy", "../org/policy.json", "repos/evil"]);
-    assert!(!out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'), "{out}");
+    let out = env.run(&[
+        "policy",
+        "check",
+        "--policy",
+        "../org/policy.json",
+        "repos/evil",
+    ]);
+    assert!(
+        !out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'),
+        "{out}"
+    );
 }
