@@ -1,7 +1,8 @@
 //! Claude Code's managed MCP policy: `allowedMcpServers`,
 //! `deniedMcpServers`, `allowManagedMcpServersOnly` and `managedMcpServers`
-//! in `managed-settings.json`, and the exclusive `managed-mcp.json`, both in
-//! the system's managed folder. Read, never written; the rules are matched
+//! in `managed-settings.json` and the `managed-settings.d/*.json` drop-ins
+//! (their lists merged), and the exclusive `managed-mcp.json`, all in the
+//! system's managed folder. Read, never written; the rules are matched
 //! as Claude Code 2.1.332 matches them (checked against its bundled code
 //! and `claude mcp list` with a managed folder in a temporary root):
 //!
@@ -37,6 +38,8 @@ use crate::mechanics::fsx::Reads;
 
 /// The settings file in the managed folder.
 pub const SETTINGS_FILE: &str = "managed-settings.json";
+/// The folder of drop-in settings files beside it.
+pub const DROP_IN_DIR: &str = "managed-settings.d";
 /// The exclusive server file in the managed folder.
 pub const MCP_FILE: &str = "managed-mcp.json";
 
@@ -158,12 +161,16 @@ pub struct PolicyNote {
 /// policy file) says.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    /// The settings file the lists come from.
+    /// The settings file read first (`managed-settings.json`, or the
+    /// policy file given).
     pub settings_file: PathBuf,
-    /// `allowedMcpServers`, when set (valid entries only).
+    /// `allowedMcpServers`, when set (valid entries only; the lists of
+    /// every file read, together).
     pub allowed: Option<Vec<Rule>>,
-    /// `deniedMcpServers` (valid entries only).
-    pub denied: Vec<Rule>,
+    /// The first file that sets `allowedMcpServers`.
+    pub allowed_file: Option<PathBuf>,
+    /// `deniedMcpServers` (valid entries only), each with its file.
+    pub denied: Vec<(Rule, PathBuf)>,
     /// `allowManagedMcpServersOnly`.
     pub managed_only: bool,
     /// `managedMcpServers`, and the servers of `managed-mcp.json`.
@@ -183,11 +190,34 @@ impl Policy {
             && self.exclusive.is_none()
     }
 
-    /// The policy of the managed folder `dir`: `managed-settings.json` and
-    /// `managed-mcp.json`, each optional. A settings file that cannot be
-    /// read or does not parse is an error (Claude Code stops on it too).
+    /// The policy of the managed folder `dir`: `managed-settings.json`,
+    /// then each `managed-settings.d/*.json` in name order (not hidden
+    /// ones), their lists merged, and `managed-mcp.json`; each optional. A
+    /// settings file that cannot be read or does not parse is an error
+    /// (Claude Code stops on it too).
     pub fn load(reads: &dyn Reads, dir: &Path) -> Result<Self, ConfigError> {
         let mut policy = Self::from_settings_file(reads, &dir.join(SETTINGS_FILE))?;
+        let mut drop_ins: Vec<PathBuf> = std::fs::read_dir(dir.join(DROP_IN_DIR))
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| entry.path())
+                    .filter(|path| {
+                        path.file_name()
+                            .and_then(|name| name.to_str())
+                            .is_some_and(|name| name.ends_with(".json") && !name.starts_with('.'))
+                            && path.is_file()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        drop_ins.sort();
+        for file in drop_ins {
+            if let Some(document) = load_document_from(reads, &file, &[])? {
+                let root = root_object(&document, &file)?;
+                policy.read_settings(&file, &root);
+            }
+        }
         let mcp_file = dir.join(MCP_FILE);
         if mcp_file.is_file() {
             policy.exclusive = Some(mcp_file.clone());
@@ -243,30 +273,38 @@ impl Policy {
         match root.get("allowedMcpServers") {
             None => {}
             Some(Value::Array(entries)) => {
-                self.allowed = Some(rules(entries, "allowedMcpServers", &mut note));
+                let found = rules(entries, "allowedMcpServers", &mut note);
+                self.allowed.get_or_insert_default().extend(found);
+                self.allowed_file.get_or_insert_with(|| file.to_path_buf());
             }
             Some(_) => {
                 note("\"allowedMcpServers\" is not an array: Claude Code enforces an empty allowlist (no MCP server admitted) until it is fixed".to_string());
-                self.allowed = Some(Vec::new());
+                self.allowed.get_or_insert_default();
+                self.allowed_file.get_or_insert_with(|| file.to_path_buf());
             }
         }
         match root.get("deniedMcpServers") {
             None => {}
             Some(Value::Array(entries)) => {
-                self.denied = rules(entries, "deniedMcpServers", &mut note);
+                let found = rules(entries, "deniedMcpServers", &mut note);
+                self.denied
+                    .extend(found.into_iter().map(|rule| (rule, file.to_path_buf())));
             }
             Some(_) => note("\"deniedMcpServers\" is not an array: Claude Code drops it and enforces none of its entries".to_string()),
         }
-        self.managed_only = root.get("allowManagedMcpServersOnly") == Some(&Value::Bool(true));
+        self.managed_only |= root.get("allowManagedMcpServersOnly") == Some(&Value::Bool(true));
         if let Some(Value::Object(servers)) = root.get("managedMcpServers") {
             for (name, value) in servers {
                 match managed_server_problem(value) {
-                    None => self.managed_servers.push(ManagedServer {
-                        name: name.clone(),
-                        file: file.to_path_buf(),
-                        origin: "managedMcpServers",
-                        entry: ServerEntry::from_value(value.clone()),
-                    }),
+                    None => {
+                        self.managed_servers.retain(|server| &server.name != name);
+                        self.managed_servers.push(ManagedServer {
+                            name: name.clone(),
+                            file: file.to_path_buf(),
+                            origin: "managedMcpServers",
+                            entry: ServerEntry::from_value(value.clone()),
+                        });
+                    }
                     Some(problem) => note(format!(
                         "managedMcpServers `{name}` {problem}: Claude Code drops it"
                     )),
@@ -288,11 +326,15 @@ impl Policy {
             });
         }
         let target = Target::of(entry);
-        if let Some(rule) = self.denied.iter().find(|rule| target.denied_by(name, rule)) {
+        if let Some((rule, file)) = self
+            .denied
+            .iter()
+            .find(|(rule, _)| target.denied_by(name, rule))
+        {
             return Some(Block {
                 kind: BlockKind::Denied,
                 rule: Some(rule.as_json()),
-                file: self.settings_file.clone(),
+                file: file.clone(),
             });
         }
         if let Some(allowed) = &self.allowed
@@ -302,7 +344,10 @@ impl Policy {
             return Some(Block {
                 kind: BlockKind::NotAllowed,
                 rule: None,
-                file: self.settings_file.clone(),
+                file: self
+                    .allowed_file
+                    .clone()
+                    .unwrap_or_else(|| self.settings_file.clone()),
             });
         }
         None

@@ -280,19 +280,63 @@ fn list_and_check_agree_with_claude_on_every_policy_case() {
     let run_claude = cross_check_tools();
     for (case, settings, mcp, user_settings, expected) in cases {
         let env = managed_env(settings, mcp, user_settings);
-        let loaded = mcpenv_loaded(&env);
-        assert_eq!(loaded, set(expected), "{case}: mcpenv list");
-        let team = set(&["alpha", "beta", "beta2", "web", "web2", "web3"]);
-        let blocked: BTreeSet<String> = team.difference(&loaded).cloned().collect();
-        assert_eq!(mcpenv_check_blocked(&env), blocked, "{case}: mcpenv check");
-        if run_claude {
-            let claude = claude_loaded(&env).unwrap();
-            assert_eq!(
-                claude, loaded,
-                "{case}: claude mcp list and mcpenv list differ"
-            );
-        }
+        assert_agreement(case, &env, expected, run_claude);
     }
+}
+
+/// `mcpenv list` loads `expected`, `mcpenv check` fails on the team's
+/// others, and the pinned `claude mcp list` (when `run_claude`) shows the
+/// same servers.
+fn assert_agreement(case: &str, env: &TestEnv, expected: &[&str], run_claude: bool) {
+    let loaded = mcpenv_loaded(env);
+    assert_eq!(loaded, set(expected), "{case}: mcpenv list");
+    let team = set(&["alpha", "beta", "beta2", "web", "web2", "web3"]);
+    let blocked: BTreeSet<String> = team.difference(&loaded).cloned().collect();
+    assert_eq!(mcpenv_check_blocked(env), blocked, "{case}: mcpenv check");
+    if run_claude {
+        let claude = claude_loaded(env).unwrap();
+        assert_eq!(
+            claude, loaded,
+            "{case}: claude mcp list and mcpenv list differ"
+        );
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn drop_in_settings_merge_with_the_settings_file_as_claude_code_reads_them() {
+    let run_claude = cross_check_tools();
+    let env = managed_env(
+        Some(
+            r#"{"deniedMcpServers": [{"serverName": "alpha"}], "allowedMcpServers": [{"serverName": "alpha"}, {"serverName": "beta"}]}"#,
+        ),
+        None,
+        None,
+    );
+    // Lists from every drop-in count, together; hidden and non-JSON files
+    // are not read.
+    env.write(
+        "managed/managed-settings.d/10-team.json",
+        r#"{"deniedMcpServers": [{"serverName": "beta"}], "allowedMcpServers": [{"serverName": "web"}]}"#,
+    );
+    env.write(
+        "managed/managed-settings.d/20-more.json",
+        r#"{"allowedMcpServers": [{"serverName": "web2"}]}"#,
+    );
+    env.write(
+        "managed/managed-settings.d/.hidden.json",
+        r#"{"deniedMcpServers": [{"serverName": "web"}]}"#,
+    );
+    env.write(
+        "managed/managed-settings.d/notes.txt",
+        r#"{"deniedMcpServers": [{"serverName": "web2"}]}"#,
+    );
+    assert_agreement("drop-ins", &env, &["web", "web2"], run_claude);
+    let out = env.run(&["get", "beta"]).expect_code(0);
+    assert!(
+        out.stdout.contains("managed-settings.d/10-team.json"),
+        "{out}"
+    );
 }
 
 /// A managed folder that denies `alpha` by name and `beta` by command.
