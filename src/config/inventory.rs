@@ -14,7 +14,7 @@ use crate::config::approval::{Approval, ApprovalPolicy};
 use crate::config::error::ConfigError;
 use crate::config::json_files::{CLAUDE_JSON_EXPAND, check_project_file_size, load_document_from};
 use crate::config::locate::Locations;
-use crate::config::managed_policy::{self, Block, Policy};
+use crate::config::managed_policy::{Block, Policy};
 use crate::config::model::{Field, ServerEntry};
 use crate::config::scope::Scope;
 use crate::mechanics::document::JsonDocument;
@@ -321,9 +321,13 @@ impl Inventory {
                 .flatten()
         });
         let disabled = disabled_servers(project_entry.as_ref());
+        // Claude Code 2.1.332 stops (exit 1) on managed settings that do
+        // not parse: every scope is listed, and the file is an error.
+        let mut broken_policy = None;
         let policy = Policy::load(reads, &locations.managed_dir).unwrap_or_else(|error| {
+            broken_policy = Some(error.path().clone());
             unloaded.push(Unloaded {
-                path: locations.managed_dir.join(managed_policy::SETTINGS_FILE),
+                path: error.path().clone(),
                 scopes: Scope::ALL.to_vec(),
                 problem: error.into(),
             });
@@ -336,11 +340,18 @@ impl Inventory {
         }));
         let managed_policy = policy;
         let policy = ApprovalPolicy::load(locations, project_entry.as_ref());
-        notes.extend(policy.problems.iter().map(|problem| Note {
-            path: problem.path.clone(),
-            message: format!("settings file {}; Claude Code skips it", problem.message),
-            server: None,
-        }));
+        // A managed file that stops Claude Code is an error, not a skip.
+        notes.extend(
+            policy
+                .problems
+                .iter()
+                .filter(|problem| broken_policy.as_ref() != Some(&problem.path))
+                .map(|problem| Note {
+                    path: problem.path.clone(),
+                    message: format!("settings file {}; Claude Code skips it", problem.message),
+                    server: None,
+                }),
+        );
 
         let mut entries = Vec::new();
         let mut add =

@@ -644,3 +644,17 @@ fn a_repository_cannot_loosen_the_policy() {
         "{out}"
     );
 }
+
+#[test]
+fn managed_settings_that_do_not_parse_fail_list_as_they_stop_claude_code() {
+    // Claude Code 2.1.332: `Managed settings document could not be parsed
+    // as a JSON object; none of its settings are in effect.`, exit 1.
+    let env = managed_env(Some("{\"deniedMcpServers\": [\n"), None, None);
+    let out = env.run(&["list"]).expect_code(1);
+    assert_snapshot!(out.stderr, @"
+    error: failed to parse `[ROOT]/managed/managed-settings.json:2:1`: EOF while parsing a list
+
+    hint: Claude Code stops with a configuration error for this file too; the other scopes are listed all the same
+    hint: fix the file by hand: mcpenv never rewrites a file it cannot parse
+    ");
+}
