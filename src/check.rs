@@ -155,8 +155,10 @@ pub struct ServerCheck {
     pub file: PathBuf,
     /// How Claude Code treats it.
     pub status: Status,
-    /// For `skipped` and `reserved`: Claude Code's reason.
+    /// For `skipped`, `reserved` and `blocked`: Claude Code's reason.
     pub reason: Option<String>,
+    /// For `blocked`: the managed policy's rule and the file it is in.
+    pub blocked: Option<crate::config::managed_policy::Block>,
     /// The variables it references, in order.
     pub variables: Vec<String>,
     /// Those it references only with a `:-` default (unset, the default
@@ -405,6 +407,7 @@ pub fn check(
             file: winner.file.clone(),
             status,
             reason,
+            blocked: winner.blocked.clone(),
             defaulted: names
                 .iter()
                 .filter(|name| !required.contains(name))

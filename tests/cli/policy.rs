@@ -84,6 +84,10 @@ fn mcpenv_check_blocked(env: &TestEnv) -> BTreeSet<String> {
         .unwrap()
         .iter()
         .filter(|server| server["status"] == "blocked")
+        .inspect(|server| {
+            let file = server["blocked"]["file"].as_str().unwrap_or_default();
+            assert!(file.contains("managed"), "no policy file: {server}");
+        })
         .map(|server| server["name"].as_str().unwrap().to_string())
         .collect();
     let errors: BTreeSet<String> = report["warnings"]
