@@ -155,8 +155,10 @@ pub struct ServerCheck {
     pub file: PathBuf,
     /// How Claude Code treats it.
     pub status: Status,
-    /// For `skipped` and `reserved`: Claude Code's reason.
+    /// For `skipped`, `reserved` and `blocked`: Claude Code's reason.
     pub reason: Option<String>,
+    /// For `blocked`: the managed policy's rule and the file it is in.
+    pub blocked: Option<crate::config::managed_policy::Block>,
     /// The variables it references, in order.
     pub variables: Vec<String>,
     /// Those it references only with a `:-` default (unset, the default
@@ -310,10 +312,10 @@ pub fn check(
                 |name| name.to_string_lossy().into_owned(),
             );
             findings.push(Finding {
-                code: if status == Status::Reserved {
-                    "reserved-name"
-                } else {
-                    "skipped-entry"
+                code: match status {
+                    Status::Reserved => "reserved-name",
+                    Status::Blocked => "blocked-by-policy",
+                    _ => "skipped-entry",
                 },
                 severity: Severity::Error,
                 server: Some(name.to_string()),
@@ -322,6 +324,10 @@ pub fn check(
                 message: format!("Claude Code does not load `{name}`: {reason}"),
                 hint: Some(if status == Status::Reserved {
                     format!("rename the server in `{file}`")
+                } else if status == Status::Blocked {
+                    format!(
+                        "Claude Code hides it from `claude mcp list` and never starts it: remove it from `{file}`, or ask your organisation's admins to allow it"
+                    )
                 } else {
                     format!("fix the entry in `{file}`; until then Claude Code never starts it")
                 }),
@@ -401,6 +407,7 @@ pub fn check(
             file: winner.file.clone(),
             status,
             reason,
+            blocked: winner.blocked.clone(),
             defaulted: names
                 .iter()
                 .filter(|name| !required.contains(name))
@@ -497,7 +504,7 @@ pub fn check(
             });
         server.ok = match server.status {
             Status::Rejected | Status::Disabled => true,
-            Status::Skipped | Status::Reserved => false,
+            Status::Skipped | Status::Reserved | Status::Blocked => false,
             Status::Active | Status::Shadowed | Status::Pending => {
                 !missing
                     && !server.command.as_ref().is_some_and(CommandCheck::missing)

@@ -87,6 +87,9 @@ pub enum Command {
     Remove(RemoveArgs),
     /// Find literal secrets in MCP configs; exits 1 when it finds any.
     Scan(ScanArgs),
+    /// Judge repositories' `.mcp.json` against an organisation's MCP policy.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
     /// Move secrets into `.env`, leaving `${VAR}` placeholders behind.
     Extract(ExtractArgs),
     /// Move a private server into `.mcp.json` for the team, its secrets into `.env`.
@@ -789,6 +792,40 @@ pub struct ScanArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+/// `mcpenv policy`.
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Judge every `.mcp.json` under PATHS against a policy; exits 1 when
+    /// one uses a server the policy denies or does not allow.
+    #[command(after_help = POLICY_EXAMPLES)]
+    Check(PolicyCheckArgs),
+}
+
+/// `mcpenv policy check`.
+#[derive(Debug, Args)]
+pub struct PolicyCheckArgs {
+    /// Folders (each walked for `.mcp.json`) or `.mcp.json` files [default: .].
+    pub paths: Vec<PathBuf>,
+
+    /// The organisation's policy: a file shaped like Claude Code's
+    /// `managed-settings.json` [default: this machine's managed settings].
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+
+    /// Output format [default: text].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ScanFormat>,
+
+    /// Print JSON (the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+const POLICY_EXAMPLES: &str = "Examples:
+  mcpenv policy check                                  this repository, against this machine's managed settings
+  mcpenv policy check --policy org-policy.json repos/  every repository under repos/
+  mcpenv policy check --policy org-policy.json --format sarif . > policy.sarif";
 
 /// Output formats of `mcpenv scan`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

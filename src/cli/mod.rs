@@ -265,6 +265,10 @@ fn dispatch(cli: &Cli, ctx: &Ctx) -> Result<Outcome, CliError> {
             let (report, format) = commands::scan::run(ctx, args)?;
             commands::scan::emit(ctx, &report, format, quiet)
         }
+        Command::Policy(args::PolicyCommand::Check(args)) => {
+            let (report, format) = commands::policy::run(ctx, args)?;
+            commands::policy::emit(ctx, &report, format, quiet)
+        }
         Command::Extract(args) => emit_edit(
             ctx,
             &commands::extract::run(ctx, args)?,

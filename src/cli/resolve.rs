@@ -19,8 +19,12 @@ pub mod vars {
     pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
     /// Your home directory (through `std::env::home_dir`).
     pub const HOME: &str = "HOME";
-    /// Directory of Claude Code's managed (enterprise) files; defaults to
-    /// `/etc/claude-code`. Mostly for tests.
+    /// Directory of Claude Code's managed (enterprise) files
+    /// (`managed-settings.json`, `managed-mcp.json`); defaults to the
+    /// system's own, as Claude Code 2.1.332 has it: `/etc/claude-code`,
+    /// `/Library/Application Support/ClaudeCode` on macOS,
+    /// `C:\Program Files\ClaudeCode` on Windows. Claude Code itself has no
+    /// such variable: this is for tests.
     pub const MCPENV_MANAGED_DIR: &str = "MCPENV_MANAGED_DIR";
     /// Set to anything to disable colour (honoured by `--color auto`).
     pub const NO_COLOR: &str = "NO_COLOR";
@@ -66,8 +70,8 @@ pub fn undo_off() -> bool {
     std::env::var_os(vars::MCPENV_UNDO).is_some_and(|value| value == "off")
 }
 
-/// Where Claude Code keeps managed files on Linux.
-const DEFAULT_MANAGED_DIR: &str = "/etc/claude-code";
+/// Where Claude Code keeps managed files on this system.
+const DEFAULT_MANAGED_DIR: &str = crate::config::managed_policy::DEFAULT_MANAGED_DIR;
 
 /// What every command gets: the use cases' context and output settings.
 #[derive(Debug)]

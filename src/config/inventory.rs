@@ -14,6 +14,7 @@ use crate::config::approval::{Approval, ApprovalPolicy};
 use crate::config::error::ConfigError;
 use crate::config::json_files::{CLAUDE_JSON_EXPAND, check_project_file_size, load_document_from};
 use crate::config::locate::Locations;
+use crate::config::managed_policy::{Block, Policy};
 use crate::config::model::{Field, ServerEntry};
 use crate::config::scope::Scope;
 use crate::mechanics::document::JsonDocument;
@@ -39,6 +40,8 @@ pub struct Sourced {
     /// Whether the name is in this project's `disabledMcpServers` in
     /// `~/.claude.json` (what the `/mcp` toggle writes).
     pub disabled: bool,
+    /// What keeps it out by the managed policy, if anything.
+    pub blocked: Option<Block>,
 }
 
 impl Sourced {
@@ -47,6 +50,7 @@ impl Sourced {
     /// servers, do not.
     fn can_shadow(&self) -> bool {
         self.loading.is_loaded()
+            && self.blocked.is_none()
             && self
                 .approval
                 .is_none_or(|approval| approval == Approval::Approved)
@@ -55,7 +59,9 @@ impl Sourced {
     /// Claude Code's words for why it does not load this entry, if it does
     /// not.
     pub fn reason(&self) -> Option<String> {
-        self.loading.reason(&self.name)
+        self.loading
+            .reason(&self.name)
+            .or_else(|| self.blocked.as_ref().map(Block::message))
     }
 }
 
@@ -82,6 +88,10 @@ pub enum Status {
     Skipped,
     /// A name Claude Code reserves: never loaded.
     Reserved,
+    /// Kept out by the managed policy (`deniedMcpServers`,
+    /// `allowedMcpServers`, an exclusive `managed-mcp.json`): never listed,
+    /// never started.
+    Blocked,
 }
 
 impl Status {
@@ -95,12 +105,13 @@ impl Status {
             Self::Disabled => "disabled",
             Self::Skipped => "skipped",
             Self::Reserved => "reserved",
+            Self::Blocked => "blocked",
         }
     }
 
     /// Whether Claude Code does not load the definition at all.
     pub fn not_loaded(self) -> bool {
-        matches!(self, Self::Skipped | Self::Reserved)
+        matches!(self, Self::Skipped | Self::Reserved | Self::Blocked)
     }
 
     /// Whether `check` counts the server as in effect and checks its
@@ -215,6 +226,9 @@ pub struct Inventory {
     pub notes: Vec<Note>,
     /// Files Claude Code does not load at all; every other file is read.
     pub unloaded: Vec<Unloaded>,
+    /// The managed policy in force (empty when the managed folder says
+    /// nothing or its settings do not parse).
+    pub policy: Policy,
 }
 
 impl Inventory {
@@ -307,12 +321,37 @@ impl Inventory {
                 .flatten()
         });
         let disabled = disabled_servers(project_entry.as_ref());
-        let policy = ApprovalPolicy::load(locations, project_entry.as_ref());
-        notes.extend(policy.problems.iter().map(|problem| Note {
-            path: problem.path.clone(),
-            message: format!("settings file {}; Claude Code skips it", problem.message),
+        // Claude Code 2.1.332 stops (exit 1) on managed settings that do
+        // not parse: every scope is listed, and the file is an error.
+        let mut broken_policy = None;
+        let policy = Policy::load(reads, &locations.managed_dir).unwrap_or_else(|error| {
+            broken_policy = Some(error.path().clone());
+            unloaded.push(Unloaded {
+                path: error.path().clone(),
+                scopes: Scope::ALL.to_vec(),
+                problem: error.into(),
+            });
+            Policy::default()
+        });
+        notes.extend(policy.notes.iter().map(|note| Note {
+            path: note.file.clone(),
+            message: note.message.clone(),
             server: None,
         }));
+        let managed_policy = policy;
+        let policy = ApprovalPolicy::load(locations, project_entry.as_ref());
+        // A managed file that stops Claude Code is an error, not a skip.
+        notes.extend(
+            policy
+                .problems
+                .iter()
+                .filter(|problem| broken_policy.as_ref() != Some(&problem.path))
+                .map(|problem| Note {
+                    path: problem.path.clone(),
+                    message: format!("settings file {}; Claude Code skips it", problem.message),
+                    server: None,
+                }),
+        );
 
         let mut entries = Vec::new();
         let mut add =
@@ -335,6 +374,7 @@ impl Inventory {
                     }
                     let approval = (scope == Scope::Project).then(|| policy.approval(&name));
                     entries.push(Sourced {
+                        blocked: managed_policy.judge(&name, &entry, false),
                         disabled: disabled.contains(&name),
                         name,
                         scope,
@@ -358,20 +398,11 @@ impl Inventory {
             }
         }
         add(Scope::User, &locations.claude_json, user, &mut notes);
-
-        let managed = locations.managed_mcp();
-        if managed.is_file() {
-            notes.push(Note {
-                path: managed,
-                message: "managed MCP configuration is active: Claude Code uses only its servers and ignores every scope listed here"
-                    .to_string(),
-                server: None,
-            });
-        }
         Self {
             entries,
             notes,
             unloaded,
+            policy: managed_policy,
         }
     }
 
@@ -427,6 +458,9 @@ impl Inventory {
             Loading::Reserved => return Status::Reserved,
             Loading::Skipped(_) => return Status::Skipped,
             Loading::Loaded => {}
+        }
+        if entry.blocked.is_some() {
+            return Status::Blocked;
         }
         if self.shadowed_by(entry).is_some() {
             return Status::Shadowed;

@@ -10,6 +10,7 @@ pub mod expansion;
 pub mod inventory;
 pub mod json_files;
 pub mod locate;
+pub mod managed_policy;
 pub mod model;
 pub mod scope;
 pub mod store;

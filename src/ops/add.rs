@@ -14,11 +14,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::error::StoreError;
+use crate::config::managed_policy::Policy;
 use crate::config::model::{self, ServerEntry, Transport};
 use crate::config::scope::Scope;
 use crate::config::store::{self, IfExists, Progress, Target, Written};
 use crate::envfiles::dotenv::ExampleLine;
 use crate::envfiles::{self};
+use crate::mechanics::fsx;
 use crate::ops::extraction_inputs::{env_error, known_values, plan_error};
 use crate::ops::hints::template_error;
 use crate::ops::write_steps::{begin_writes, save_plan_env_with, save_project_env_with};
@@ -373,6 +375,7 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
             (entry, transport, None, env)
         }
     };
+    refuse_blocked(ctx, &name, &entry)?;
     warnings.extend(blanked_warnings(&name, &entry));
     Ok(AddPlan {
         name,
@@ -386,6 +389,18 @@ pub fn plan(ctx: &Context, request: AddRequest) -> Result<AddPlan, Error> {
         if_exists,
         force: request.force,
     })
+}
+
+/// Refuses what the managed policy keeps out, with Claude Code's words.
+fn refuse_blocked(ctx: &Context, name: &str, entry: &Value) -> Result<(), Error> {
+    let policy = Policy::load(&fsx::Disk, &ctx.locations.managed_dir)?;
+    match policy.judge(name, &ServerEntry::from_value(entry.clone()), false) {
+        None => Ok(()),
+        Some(block) => Err(Error::failure(block.add_refusal(name)).with_hint(format!(
+            "{}; ask your organisation's admins, or choose another server",
+            block.message()
+        ))),
+    }
 }
 
 /// The entry of a project server gets placeholders for its literal
@@ -606,14 +621,8 @@ impl AddReport {
         scope: Scope,
         transport: Transport,
         written: Written,
-        mut warnings: Vec<String>,
+        warnings: Vec<String>,
     ) -> Self {
-        if ctx.locations.managed_mcp().is_file() {
-            warnings.push(format!(
-                "managed MCP configuration `{}` is active: Claude Code ignores this server",
-                ctx.locations.managed_mcp().display()
-            ));
-        }
         Self {
             name: name.to_string(),
             scope,

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::config::approval::Approval;
 use crate::config::inventory::{Inventory, Status};
+use crate::config::managed_policy::Block;
 use crate::config::model::Transport;
 use crate::config::scope::Scope;
 use crate::ops::list_servers::{FileError, Warning, file_errors, warnings};
@@ -38,8 +39,10 @@ pub struct GetReport {
     pub approval: Option<Approval>,
     /// What Claude Code makes of it (see `list`).
     pub status: Status,
-    /// For `skipped` and `reserved`: Claude Code's reason.
+    /// For `skipped`, `reserved` and `blocked`: Claude Code's reason.
     pub reason: Option<String>,
+    /// For `blocked`: the managed policy's rule and the file it is in.
+    pub blocked: Option<Block>,
     /// Its transport.
     pub transport: Transport,
     /// The entry as written, with `env` and `headers` values masked unless
@@ -98,6 +101,7 @@ pub fn get_server(ctx: &Context, request: &GetRequest) -> Result<GetReport, Erro
         approval: winner.approval,
         status: inventory.status(winner),
         reason: winner.reason(),
+        blocked: winner.blocked.clone(),
         transport: winner.entry.transport(),
         entry,
         other_definitions: inventory

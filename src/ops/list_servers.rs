@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::config::approval::Approval;
 use crate::config::error::ConfigError;
 use crate::config::inventory::{FileProblem, Inventory, Note, Sourced, Status, Unloaded};
+use crate::config::managed_policy::{Block, Policy};
 use crate::config::model::Transport;
 use crate::config::scope::Scope;
 use crate::mechanics::display::shell_words;
@@ -23,6 +24,55 @@ pub struct ServerList {
     pub warnings: Vec<Warning>,
     /// Files Claude Code does not load at all (every other file is listed).
     pub errors: Vec<FileError>,
+    /// The servers the organisation provides (`managed-mcp.json`,
+    /// `managedMcpServers` in managed settings): users cannot remove them.
+    pub managed: Vec<ManagedListed>,
+}
+
+/// A server the organisation provides.
+#[derive(Debug, Serialize)]
+pub struct ManagedListed {
+    /// The server's name.
+    pub name: String,
+    /// `managed-mcp.json` or `managedMcpServers`.
+    pub origin: &'static str,
+    /// The file it comes from.
+    pub file: PathBuf,
+    /// Its transport.
+    pub transport: Transport,
+    /// The command line or URL.
+    pub target: String,
+    /// What keeps it out (a `deniedMcpServers` entry still applies).
+    pub blocked: Option<Block>,
+}
+
+impl ManagedListed {
+    /// Every server the managed policy provides, judged by it.
+    pub fn all(policy: &Policy) -> Vec<Self> {
+        policy
+            .managed_servers
+            .iter()
+            .map(|server| {
+                let entry = &server.entry;
+                let target = match (entry.transport().is_remote(), entry.command()) {
+                    (false, Some(command)) => {
+                        let mut words = vec![command.to_string()];
+                        words.extend(entry.args().into_iter().map(str::to_string));
+                        shell_words(&words)
+                    }
+                    _ => entry.url().unwrap_or_default().to_string(),
+                };
+                Self {
+                    name: server.name.clone(),
+                    origin: server.origin,
+                    file: server.file.clone(),
+                    transport: entry.transport(),
+                    target,
+                    blocked: policy.judge(&server.name, entry, true),
+                }
+            })
+            .collect()
+    }
 }
 
 /// One definition of a server. Values of `env` and `headers` are never
@@ -61,6 +111,8 @@ pub struct ListedServer {
     pub header_names: Vec<String>,
     /// For a project server pending approval: the command that approves it.
     pub approve_command: Option<String>,
+    /// For `blocked`: the managed policy's rule and the file it is in.
+    pub blocked: Option<Block>,
 }
 
 /// A note about a file.
@@ -194,6 +246,7 @@ impl ListedServer {
                 .map(|(key, _)| key.to_string())
                 .collect(),
             approve_command: None,
+            blocked: entry.blocked.clone(),
         }
     }
 
@@ -225,6 +278,7 @@ impl ListedServer {
     pub fn status_text(&self) -> String {
         match self.status {
             Status::Reserved => "reserved name".to_string(),
+            Status::Blocked => "blocked by policy".to_string(),
             Status::Skipped => "skipped".to_string(),
             Status::Shadowed => match self.shadowed_by {
                 Some(scope) => format!("shadowed by {scope}"),
@@ -266,6 +320,11 @@ pub fn list_servers(context: &Context, scope: Option<Scope>) -> (ServerList, Loa
             .into_iter()
             .filter(|error| scope.is_none_or(|scope| error.scopes.contains(&scope)))
             .collect(),
+        managed: if scope.is_none() {
+            ManagedListed::all(&inventory.policy)
+        } else {
+            Vec::new()
+        },
     };
     (
         list,

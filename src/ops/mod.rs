@@ -21,6 +21,7 @@ pub mod list_servers;
 pub mod list_templates;
 pub mod names;
 pub mod onboard;
+pub mod policy_check;
 pub mod probe;
 pub mod project_choices;
 pub mod remove_server;

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::config::managed_policy::Block;
+
 use crate::config::approval::{self, Approval};
 use crate::config::claude_settings::{self, CHOICE_KEYS, Choice, SettingsError};
 use crate::config::inventory::Inventory;
@@ -40,6 +42,21 @@ pub struct ChoicePlan {
     pub wanted: Vec<String>,
     /// Names already in that state; nothing is written for them.
     pub already: Vec<String>,
+    /// Project servers the managed policy blocks: never approved, since
+    /// Claude Code would not start them whatever this file says.
+    pub blocked: Vec<BlockedName>,
+}
+
+/// A project server the managed policy keeps out.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockedName {
+    /// The server.
+    pub name: String,
+    /// The rule and the file it is in.
+    pub blocked: Block,
+    /// Whether it was named on the command line (not only found by `--all`).
+    #[serde(skip)]
+    pub named: bool,
 }
 
 /// What `approve` or `reject` did.
@@ -53,6 +70,9 @@ pub struct ChoiceReport {
     pub recorded: Vec<String>,
     /// Names already in that state; nothing was written for them.
     pub already: Vec<String>,
+    /// `approve`: project servers the managed policy blocks, left
+    /// unapproved.
+    pub blocked: Vec<BlockedName>,
     /// Names still not in that state after the write (another settings
     /// file decides), with their state.
     pub overruled: Vec<Overruled>,
@@ -100,6 +120,25 @@ pub fn plan_choice(ctx: &Context, request: &ChoiceRequest) -> Result<ChoicePlan,
         request.names.clone()
     };
     check_names(&inventory, &names)?;
+    let mut blocked = Vec::new();
+    let names: Vec<String> = if request.choice == Choice::Approve {
+        names
+            .into_iter()
+            .filter(|name| match project_block(&inventory, name) {
+                Some(block) => {
+                    blocked.push(BlockedName {
+                        name: name.clone(),
+                        blocked: block,
+                        named: !request.all,
+                    });
+                    false
+                }
+                None => true,
+            })
+            .collect()
+    } else {
+        names
+    };
     if let Some(gate) = claude_settings::choice_gate(&ctx.locations) {
         return Err(settings_ignored(ctx, gate));
     }
@@ -115,6 +154,7 @@ pub fn plan_choice(ctx: &Context, request: &ChoiceRequest) -> Result<ChoicePlan,
         state,
         wanted,
         already,
+        blocked,
     })
 }
 
@@ -126,6 +166,7 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
         state,
         wanted,
         already,
+        blocked,
     } = plan;
     let mut saved = claude_settings::Saved::default();
     let mut overruled = Vec::new();
@@ -153,6 +194,7 @@ pub fn apply_choice(ctx: &Context, plan: ChoicePlan) -> Result<ChoiceReport, Err
         file: ctx.locations.local_settings(),
         recorded: wanted,
         already,
+        blocked,
         overruled,
         written: saved.written,
         trusted,
@@ -227,6 +269,20 @@ fn overruled_names(
 }
 
 /// Every project server name in effect here, once each, in order.
+/// What the managed policy says of the project server `name`, when it
+/// blocks every project definition of it.
+fn project_block(inventory: &Inventory, name: &str) -> Option<Block> {
+    let definitions: Vec<_> = inventory
+        .all_named(name)
+        .into_iter()
+        .filter(|entry| entry.scope == Scope::Project)
+        .collect();
+    if definitions.iter().any(|entry| entry.blocked.is_none()) {
+        return None;
+    }
+    definitions.first().and_then(|entry| entry.blocked.clone())
+}
+
 fn project_names(inventory: &Inventory) -> Vec<String> {
     let names: Vec<String> = inventory
         .entries

@@ -20,7 +20,7 @@ use crate::secrets::redact::{self, Redactor};
 use crate::secrets::value_position::{ParsedText, Position, Syntax};
 
 mod text;
-mod walk;
+pub mod walk;
 
 /// Every secret found.
 #[derive(Debug, Serialize)]

@@ -34,6 +34,8 @@ pub enum AlertKind {
     Secret,
     /// A config that does not parse (scanned as text only).
     Unparsed,
+    /// A server an organisation's MCP policy keeps out.
+    Policy,
 }
 
 /// One secret, or one config that does not parse, to report.
@@ -225,6 +227,10 @@ fn rule(alert: &Alert) -> Rule {
         AlertKind::Unparsed => (
             alert.rule_description.clone(),
             "Fix the file by hand: its client loads none of it, and mcpenv could scan only its text for secrets.",
+        ),
+        AlertKind::Policy => (
+            alert.rule_description.clone(),
+            "Claude Code hides a server its managed policy blocks and never starts it: remove the server from `.mcp.json`, or have the organisation's policy allow it.",
         ),
     };
     Rule {

@@ -14,7 +14,7 @@ use crate::config::model::Field;
 
 /// A stretch of a file's text: 1-based lines and columns, columns counted in
 /// Unicode code points (SARIF's `unicodeCodePoints`); the end is exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Position {
     /// Line of the first character.
     pub line: usize,

@@ -130,6 +130,7 @@ fn approve_and_reject_move_names_and_keep_every_other_byte() {
         "docs"
       ],
       "already": [],
+      "blocked": [],
       "overruled": [],
       "written": [
         "[ROOT]/project/.claude/settings.local.json"

@@ -65,8 +65,21 @@ pub fn claude_command(env: &TestEnv, dir: &Path, args: &[&str]) -> Option<Comman
 /// no auto-update, telemetry or other traffic, a 5 s MCP timeout (callers
 /// may set another) and no standard input: the one way tests start it.
 pub fn hermetic_claude(claude: &Path, env: &TestEnv, dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(claude);
+    hermetic_wrapped(claude.as_os_str(), &[], env, dir, args)
+}
+
+/// [`hermetic_claude`], started as `PROGRAM WORDS... ARGS` (a wrapper such
+/// as `bwrap … claude`, its words naming Claude Code).
+pub fn hermetic_wrapped(
+    program: &std::ffi::OsStr,
+    words: &[std::ffi::OsString],
+    env: &TestEnv,
+    dir: &Path,
+    args: &[&str],
+) -> Command {
+    let mut command = Command::new(program);
     command
+        .args(words)
         .args(args)
         .current_dir(dir)
         .env_clear()

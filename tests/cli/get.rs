@@ -113,6 +113,7 @@ fn get_json() {
       "approval": null,
       "status": "active",
       "reason": null,
+      "blocked": null,
       "transport": "stdio",
       "entry": {
         "type": "stdio",

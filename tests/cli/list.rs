@@ -16,7 +16,8 @@ fn list_with_nothing_configured() {
       "schema_version": 1,
       "servers": [],
       "warnings": [],
-      "errors": []
+      "errors": [],
+      "managed": []
     }
     ----- stderr -----
     No MCP servers configured
@@ -197,7 +198,8 @@ fn list_json_has_the_documented_shape_and_no_values() {
             "GITHUB_TOKEN"
           ],
           "header_names": [],
-          "approve_command": null
+          "approve_command": null,
+          "blocked": null
         },
         {
           "name": "api",
@@ -216,11 +218,13 @@ fn list_json_has_the_documented_shape_and_no_values() {
           "header_names": [
             "X-Api-Key"
           ],
-          "approve_command": "mcpenv approve --trust api"
+          "approve_command": "mcpenv approve --trust api",
+          "blocked": null
         }
       ],
       "warnings": [],
-      "errors": []
+      "errors": [],
+      "managed": []
     }
     ----- stderr -----
     hint: Claude Code asks before starting a pending project server; approve it with `mcpenv approve --trust api`

@@ -40,6 +40,7 @@ mod oauth;
 mod onboard;
 mod peer_secrets;
 mod platforms;
+mod policy;
 mod pre_commit;
 mod probe;
 mod probe_everything;

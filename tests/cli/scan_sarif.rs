@@ -13,7 +13,8 @@ use crate::scan::{DB_PASSWORD, PAT, STRIPE, add_user_github_token};
 const SCHEMA_ID: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-fn validator() -> jsonschema::Validator {
+/// The vendored OASIS SARIF 2.1.0 schema, compiled.
+pub fn validator() -> jsonschema::Validator {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema/sarif-schema-2.1.0.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{error}"));
     let schema: Value = serde_json::from_str(&text).unwrap_or_else(|error| panic!("{error}"));

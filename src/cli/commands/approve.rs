@@ -41,6 +41,16 @@ impl Report for ChoiceReport {
                 self.file.display()
             )?;
         }
+        for blocked in &self.blocked {
+            warning(
+                err,
+                &format!(
+                    "`{}` is not approved: Claude Code would not start it, {}",
+                    blocked.name,
+                    blocked.blocked.message()
+                ),
+            )?;
+        }
         if self.trusted_now {
             writeln!(err, "Recorded that you trust this folder in Claude Code")?;
         }
@@ -73,6 +83,10 @@ impl Report for ChoiceReport {
             )?;
         }
         Ok(())
+    }
+
+    fn failed(&self) -> bool {
+        self.blocked.iter().any(|blocked| blocked.named)
     }
 }
 

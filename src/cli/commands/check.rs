@@ -69,6 +69,7 @@ impl Report for CheckOutput {
                 ),
                 Status::Skipped => (RED, "  skipped by Claude Code: never started"),
                 Status::Reserved => (RED, "  reserved name: Claude Code does not load it"),
+                Status::Blocked => (RED, "  blocked by enterprise policy: never started"),
             };
             writeln!(
                 out,

@@ -58,7 +58,9 @@ impl Report for GetOutput {
             (Status::Skipped, Some(reason)) => {
                 rows.push(("Status".into(), format!("skipped by Claude Code: {reason}")));
             }
-            (Status::Reserved, Some(reason)) => rows.push(("Status".into(), reason.clone())),
+            (Status::Reserved | Status::Blocked, Some(reason)) => {
+                rows.push(("Status".into(), reason.clone()));
+            }
             (Status::Disabled, _) => rows.push((
                 "Status".into(),
                 "disabled for this project (`disabledMcpServers`): Claude Code lists it and never starts it; re-enable it with `/mcp`".into(),

@@ -45,10 +45,10 @@ pub fn write_file_error(error: &FileError, err: &mut dyn Write) -> io::Result<()
 
 impl Report for ListReport {
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        if self.list.servers.is_empty() {
+        if self.list.servers.is_empty() && self.list.managed.is_empty() {
             return Ok(());
         }
-        let rows: Vec<Vec<Cell>> = self
+        let mut rows: Vec<Vec<Cell>> = self
             .list
             .servers
             .iter()
@@ -61,6 +61,7 @@ impl Report for ListReport {
                 };
                 let status_style = match server.status {
                     Status::Pending | Status::Skipped | Status::Reserved => YELLOW,
+                    Status::Blocked => RED,
                     _ => style,
                 };
                 vec![
@@ -72,6 +73,19 @@ impl Report for ListReport {
                 ]
             })
             .collect();
+        rows.extend(self.list.managed.iter().map(|server| {
+            let (status, style) = match server.blocked {
+                Some(_) => ("blocked by policy", RED),
+                None => ("", anstyle::Style::new()),
+            };
+            vec![
+                Cell::styled(&server.name, style),
+                Cell::styled("managed", style),
+                Cell::styled(server.transport.as_str(), style),
+                Cell::styled(status, style),
+                Cell::last(server.target.clone(), style),
+            ]
+        }));
         table(
             out,
             &["NAME", "SCOPE", "TRANSPORT", "STATUS", "COMMAND / URL"],
@@ -86,6 +100,22 @@ impl Report for ListReport {
         for error in &self.list.errors {
             write_file_error(error, err)?;
         }
+        for server in &self.list.servers {
+            if let (Status::Blocked, Some(reason)) = (server.status, &server.reason) {
+                warning(
+                    err,
+                    &format!("`{}` ({}): {reason}", server.name, server.scope),
+                )?;
+            }
+        }
+        for server in &self.list.managed {
+            if let Some(blocked) = &server.blocked {
+                warning(
+                    err,
+                    &format!("`{}` (managed): {}", server.name, blocked.message()),
+                )?;
+            }
+        }
         if let Some(approve) = &self.approve_hint {
             writeln!(
                 err,
@@ -95,7 +125,10 @@ impl Report for ListReport {
                 writeln!(err, "hint: {}", crate::ops::Context::TRUST_NOTE)?;
             }
         }
-        if self.list.servers.is_empty() && self.list.errors.is_empty() {
+        if self.list.servers.is_empty()
+            && self.list.errors.is_empty()
+            && self.list.managed.is_empty()
+        {
             writeln!(err, "No MCP servers configured")?;
             writeln!(err, "hint: add one with `{}`", self.add_hint)?;
         }

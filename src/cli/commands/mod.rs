@@ -18,6 +18,7 @@ pub mod import;
 pub mod list;
 pub mod man;
 pub mod onboard;
+pub mod policy;
 pub mod probe;
 #[cfg(unix)]
 pub mod reap;

@@ -193,22 +193,28 @@ fn request(args: &ScanArgs) -> ScanRequest {
 
 /// Runs `mcpenv scan`, and says how to print its report.
 pub fn run(ctx: &Ctx, args: &ScanArgs) -> Result<(ScanOutput, ScanFormat), CliError> {
-    let format = match (args.json, args.format) {
-        (false, format) => format.unwrap_or(ScanFormat::Text),
-        (true, None | Some(ScanFormat::Json)) => ScanFormat::Json,
+    let format = format_of(args.json, args.format)?;
+    let report = scan_secrets(ctx, &request(args))?;
+    Ok((output(ctx, report), format))
+}
+
+/// The format `--json` and `--format` ask for (they conflict unless they
+/// agree).
+pub fn format_of(json: bool, format: Option<ScanFormat>) -> Result<ScanFormat, CliError> {
+    match (json, format) {
+        (false, format) => Ok(format.unwrap_or(ScanFormat::Text)),
+        (true, None | Some(ScanFormat::Json)) => Ok(ScanFormat::Json),
         (true, Some(other)) => {
             let other = other
                 .to_possible_value()
                 .map(|value| value.get_name().to_string())
                 .unwrap_or_default();
-            return Err(
+            Err(
                 CliError::usage(format!("`--json` conflicts with `--format {other}`"))
                     .with_hint("keep one of them: `--json` is `--format json`"),
-            );
+            )
         }
-    };
-    let report = scan_secrets(ctx, &request(args))?;
-    Ok((output(ctx, report), format))
+    }
 }
 
 /// The scan report with each file as shown and what to do.
@@ -242,11 +248,22 @@ pub fn reads_only_given_files(args: &ScanArgs) -> bool {
 
 /// Prints the report as `format` asks.
 pub fn emit(ctx: &Ctx, report: &ScanOutput, format: ScanFormat, quiet: bool) -> io::Result<bool> {
+    emit_as(ctx, report, format, quiet, || alerts(ctx, &report.report))
+}
+
+/// Prints `report` as text, JSON, or a SARIF log of its `alerts`.
+pub fn emit_as<R: Report>(
+    ctx: &Ctx,
+    report: &R,
+    format: ScanFormat,
+    quiet: bool,
+    alerts: impl FnOnce() -> Vec<Alert>,
+) -> io::Result<bool> {
     match format {
         ScanFormat::Text => render::emit(ctx, report, false, quiet),
         ScanFormat::Json => render::emit(ctx, report, true, quiet),
         ScanFormat::Sarif => {
-            let log = sarif::log(env!("CARGO_PKG_VERSION"), &alerts(ctx, &report.report));
+            let log = sarif::log(env!("CARGO_PKG_VERSION"), &alerts());
             let document = serde_json::to_value(&log).map_err(io::Error::other)?;
             render::emit_document(ctx, report, document, quiet)
         }
@@ -332,16 +349,7 @@ pub fn extract_command(ctx: &Ctx, findings: &[ScanFinding]) -> Option<String> {
 /// an alert of its own.
 fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
     let root = repository_root(ctx);
-    let uri_of = |file: &Path| {
-        let file = lexical(file);
-        match file.strip_prefix(&root) {
-            Ok(relative) => FileUri::InRepository(relative_uri(relative)),
-            Err(_) => FileUri::Elsewhere(
-                url::Url::from_file_path(&file)
-                    .map_or_else(|()| file.display().to_string(), String::from),
-            ),
-        }
-    };
+    let uri_of = |file: &Path| file_uri(&root, file);
     let unparsed = report.unparsed.iter().map(|file| {
         let uri = uri_of(&file.file);
         Alert {
@@ -421,7 +429,21 @@ fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
 /// The SARIF rule of a config that does not parse.
 const UNPARSED_RULE: &str = "unparsed-config";
 
-fn uri_text(uri: &FileUri) -> String {
+/// `file` as SARIF names it: relative to the repository `root` when inside
+/// it, else an absolute `file:` URI.
+pub fn file_uri(root: &Path, file: &Path) -> FileUri {
+    let file = lexical(file);
+    match file.strip_prefix(root) {
+        Ok(relative) => FileUri::InRepository(relative_uri(relative)),
+        Err(_) => FileUri::Elsewhere(
+            url::Url::from_file_path(&file)
+                .map_or_else(|()| file.display().to_string(), String::from),
+        ),
+    }
+}
+
+/// The URI's text.
+pub fn uri_text(uri: &FileUri) -> String {
     match uri {
         FileUri::InRepository(uri) | FileUri::Elsewhere(uri) => uri.clone(),
     }
