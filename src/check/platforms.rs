@@ -368,8 +368,10 @@ pub fn judge_project(
 ) -> Vec<Judgement> {
     let mut judgements: Vec<Judgement> = Vec::new();
     for sourced in &inventory.entries {
+        // A server the organisation's policy blocks starts nowhere.
         if sourced.scope != Scope::Project
             || !sourced.loading.is_loaded()
+            || sourced.blocked.is_some()
             || sourced.entry.transport().is_remote()
         {
             continue;
