@@ -8,8 +8,16 @@
 //! The set is a superset of what the heads match (a literal is only the
 //! start of a head), so running the rules it names finds exactly what
 //! running every rule would.
+//!
+//! Building the automaton costs several million instructions, most of a
+//! small command's run (the shield scans the environment's values before
+//! the first line it prints), so short texts are searched without it, by
+//! the literals' first two bytes: both ways find every occurrence of every
+//! literal, and the automaton is built once a run has searched enough text
+//! for it to pay.
 
-use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 #[cfg(test)]
@@ -101,18 +109,38 @@ struct Literal {
 struct Variant {
     /// The exact bytes a case-sensitive rule needs; `None` for a `(?i)`
     /// rule, which takes any case.
-    exact: Option<Vec<u8>>,
+    exact: Option<&'static [u8]>,
     /// Whether the rule's pattern has a `\b` (ASCII) right before it.
     boundary: bool,
     rules: RuleSet,
 }
 
+/// How many bytes a run searches through [`PairIndex`] before it builds
+/// the automaton: about what the automaton's build costs, searched the
+/// slower way.
+const SEARCH_BEFORE_AUTOMATON: usize = 128 * 1024;
+
+/// A literal of a rule while the prefilter is built: its folded bytes,
+/// the rule, its exact spelling (`None` for a `(?i)` rule) and whether a
+/// `\b` comes before it.
+type LiteralEntry = (Vec<u8>, usize, Option<&'static [u8]>, bool);
+
 /// The literals of every rule's head, in one automaton.
 #[derive(Debug)]
 pub(super) struct Prefilter {
-    /// `None` when no rule has a literal (then every rule is a candidate).
-    automaton: Option<AhoCorasick>,
-    /// By the automaton's pattern id.
+    /// Every literal, ASCII case folded, by pattern id.
+    folded: Vec<Vec<u8>>,
+    /// Built when first worth it; `None` inside when it could not be built
+    /// (then [`PairIndex`] finds the same).
+    automaton: OnceLock<Option<AhoCorasick>>,
+    /// The search without the automaton; `None` when a literal is shorter
+    /// than two bytes (then the automaton is always used).
+    pairs: Option<PairIndex>,
+    /// Bytes searched so far without the automaton.
+    searched: AtomicUsize,
+    /// How many rules there are.
+    rule_count: usize,
+    /// By pattern id.
     literals: Vec<Literal>,
     /// Rules with no literal to find: candidates for every string.
     always: RuleSet,
@@ -126,12 +154,14 @@ impl Prefilter {
     /// The prefilter of `specs` (`(id, provider, lead, head, tail)`).
     pub(super) fn new(specs: &[Spec]) -> Self {
         assert!(specs.len() <= MAX_RULES, "a RuleSet holds every rule");
-        let mut folded: Vec<Vec<u8>> = Vec::new();
-        let mut by_folded: HashMap<Vec<u8>, usize> = HashMap::new();
-        let mut literals: Vec<Literal> = Vec::new();
         let mut always = RuleSet::default();
         let mut any_case = RuleSet::default();
         assert_eq!(specs.len(), RULE_LITERALS.len(), "{STALE_TABLE}");
+        // Every (folded literal, rule, exact spelling, `\b` before it),
+        // sorted by the folded literal to group equal ones: cheaper than a
+        // map, which every masked command would pay at start-up.
+        let mut entries: Vec<LiteralEntry> =
+            Vec::with_capacity(RULE_LITERALS.iter().map(|(_, found, _)| found.len()).sum());
         for (index, &(_, _, lead, head, _)) in specs.iter().enumerate() {
             let insensitive = lead.starts_with("(?i)") || head.starts_with("(?i)");
             if insensitive {
@@ -141,56 +171,88 @@ impl Prefilter {
                 always.insert(index);
                 continue;
             };
-            for literal in found {
-                let literal = literal.to_vec();
-                let key = literal.to_ascii_lowercase();
-                let at = *by_folded.entry(key.clone()).or_insert_with(|| {
-                    folded.push(key);
-                    literals.push(Literal::default());
-                    folded.len() - 1
-                });
+            for &literal in found {
                 let exact = (!insensitive).then_some(literal);
-                let variants = &mut literals[at].variants;
-                match variants
-                    .iter_mut()
-                    .find(|variant| variant.exact == exact && variant.boundary == boundary)
-                {
-                    Some(variant) => variant.rules.insert(index),
-                    None => {
-                        let mut rules = RuleSet::default();
-                        rules.insert(index);
-                        variants.push(Variant {
-                            exact,
-                            boundary,
-                            rules,
-                        });
-                    }
+                entries.push((literal.to_ascii_lowercase(), index, exact, boundary));
+            }
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut folded: Vec<Vec<u8>> = Vec::new();
+        let mut literals: Vec<Literal> = Vec::new();
+        for (key, index, exact, boundary) in entries {
+            if folded.last() != Some(&key) {
+                folded.push(key);
+                literals.push(Literal::default());
+            }
+            let variants = &mut literals.last_mut().expect("pushed above").variants;
+            match variants
+                .iter_mut()
+                .find(|variant| variant.exact == exact && variant.boundary == boundary)
+            {
+                Some(variant) => variant.rules.insert(index),
+                None => {
+                    let mut rules = RuleSet::default();
+                    rules.insert(index);
+                    variants.push(Variant {
+                        exact,
+                        boundary,
+                        rules,
+                    });
                 }
             }
         }
-        // A few hundred short literals, searched overlapping as each one
-        // found names rules. The contiguous NFA builds in a fraction of
-        // the DFA's time, which every command whose output is masked
-        // pays (the shield scans the environment's values), and searches
-        // nearly as fast.
-        let automaton = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .build(&folded)
-            .ok();
-        if automaton.is_none() {
-            // Invariant: plain literals always build; should they not,
-            // every rule runs, which finds the same.
-            for index in 0..specs.len() {
-                always.insert(index);
-            }
-        }
         Self {
-            automaton,
+            pairs: PairIndex::new(&folded),
+            folded,
+            automaton: OnceLock::new(),
+            searched: AtomicUsize::new(0),
+            rule_count: specs.len(),
             literals,
             always,
             any_case,
         }
+    }
+
+    /// The automaton, built on first use.
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        self.automaton
+            .get_or_init(|| {
+                // A few hundred short literals, searched overlapping as
+                // each one found names rules. The contiguous NFA builds in
+                // a fraction of the DFA's time and searches nearly as fast.
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .kind(Some(AhoCorasickKind::ContiguousNFA))
+                    .build(&self.folded)
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Every `(pattern, start, end)` of a literal in `bytes`, in some
+    /// order: through the automaton once a run has searched enough text,
+    /// or when `pairs` cannot.
+    fn hits(&self, bytes: &[u8], by_automaton: bool) -> Vec<(usize, usize, usize)> {
+        if by_automaton && let Some(automaton) = self.automaton() {
+            return automaton
+                .find_overlapping_iter(bytes)
+                .map(|hit| (hit.pattern().as_usize(), hit.start(), hit.end()))
+                .collect();
+        }
+        match &self.pairs {
+            Some(pairs) => pairs.hits(bytes, &self.folded),
+            // Invariant: plain literals always build; were it not so, no
+            // literal could be found, and every rule runs instead (see
+            // `candidates`).
+            None => Vec::new(),
+        }
+    }
+
+    /// Whether this text goes through the automaton.
+    fn by_automaton(&self, length: usize) -> bool {
+        self.pairs.is_none()
+            || self.automaton.get().is_some()
+            || self.searched.fetch_add(length, Ordering::Relaxed) + length > SEARCH_BEFORE_AUTOMATON
     }
 
     /// The rules `text` may match, and where.
@@ -204,28 +266,35 @@ impl Prefilter {
             found.rules.union(&self.any_case);
             found.anywhere.union(&self.any_case);
         }
-        let Some(automaton) = &self.automaton else {
-            return found;
-        };
         let bytes = text.as_bytes();
-        for hit in automaton.find_overlapping_iter(bytes) {
-            let literal = &self.literals[hit.pattern().as_usize()];
+        let by_automaton = self.by_automaton(bytes.len());
+        if by_automaton && self.automaton().is_none() && self.pairs.is_none() {
+            // Nothing can find the literals: every rule runs, which finds
+            // the same.
+            for index in 0..self.rule_count {
+                found.rules.insert(index);
+                found.anywhere.insert(index);
+            }
+            return found;
+        }
+        for (pattern, start, end) in self.hits(bytes, by_automaton) {
+            let literal = &self.literals[pattern];
             // An ASCII `\b`: a word byte on one side only.
             let at_boundary = || {
-                let before = hit.start().checked_sub(1).map(|at| bytes[at]);
-                before.is_some_and(is_word_byte) != is_word_byte(bytes[hit.start()])
+                let before = start.checked_sub(1).map(|at| bytes[at]);
+                before.is_some_and(is_word_byte) != is_word_byte(bytes[start])
             };
             for variant in &literal.variants {
                 if variant
                     .exact
                     .as_ref()
-                    .is_none_or(|exact| bytes[hit.range()] == exact[..])
+                    .is_none_or(|exact| bytes[start..end] == exact[..])
                     && (!variant.boundary || at_boundary())
                 {
                     found.rules.union(&variant.rules);
                     found
                         .starts
-                        .extend(variant.rules.iter().map(|rule| (rule, hit.start())));
+                        .extend(variant.rules.iter().map(|rule| (rule, start)));
                 }
             }
         }
@@ -236,6 +305,82 @@ impl Prefilter {
     #[cfg(test)]
     fn always(&self) -> RuleSet {
         self.always
+    }
+}
+
+/// The literals by their first two bytes (ASCII case folded): a short
+/// text is searched by looking up each position's pair, which needs no
+/// automaton and costs little to build. Hand-written because
+/// aho-corasick's cheapest builder still compiles a trie with failure
+/// transitions, which is the cost avoided here.
+#[derive(Debug)]
+struct PairIndex {
+    /// Which first bytes any literal starts with (256 bits).
+    firsts: [u64; 4],
+    /// Distinct pairs, sorted, each with its range in `order`.
+    pairs: Vec<(u16, u32, u32)>,
+    /// Pattern ids, grouped by pair.
+    order: Vec<u32>,
+}
+
+impl PairIndex {
+    /// The index of `folded` (lower-case literals); `None` when one is
+    /// shorter than two bytes.
+    fn new(folded: &[Vec<u8>]) -> Option<Self> {
+        let mut keyed: Vec<(u16, u32)> = Vec::with_capacity(folded.len());
+        let mut firsts = [0u64; 4];
+        for (pattern, literal) in folded.iter().enumerate() {
+            let [first, second, ..] = literal[..] else {
+                return None;
+            };
+            firsts[usize::from(first) / 64] |= 1 << (first % 64);
+            keyed.push((
+                u16::from_be_bytes([first, second]),
+                u32::try_from(pattern).ok()?,
+            ));
+        }
+        keyed.sort_unstable();
+        let mut pairs: Vec<(u16, u32, u32)> = Vec::new();
+        for (at, (pair, _)) in keyed.iter().enumerate() {
+            let at = u32::try_from(at).ok()?;
+            match pairs.last_mut() {
+                Some((last, _, end)) if last == pair => *end = at + 1,
+                _ => pairs.push((*pair, at, at + 1)),
+            }
+        }
+        Some(Self {
+            firsts,
+            pairs,
+            order: keyed.into_iter().map(|(_, pattern)| pattern).collect(),
+        })
+    }
+
+    /// Every `(pattern, start, end)` of a literal of `folded` in `bytes`,
+    /// ASCII case ignored.
+    fn hits(&self, bytes: &[u8], folded: &[Vec<u8>]) -> Vec<(usize, usize, usize)> {
+        let mut hits = Vec::new();
+        for start in 0..bytes.len().saturating_sub(1) {
+            let first = bytes[start].to_ascii_lowercase();
+            if self.firsts[usize::from(first) / 64] & (1 << (first % 64)) == 0 {
+                continue;
+            }
+            let pair = u16::from_be_bytes([first, bytes[start + 1].to_ascii_lowercase()]);
+            let Ok(found) = self.pairs.binary_search_by_key(&pair, |(key, _, _)| *key) else {
+                continue;
+            };
+            let (_, from, to) = self.pairs[found];
+            for &pattern in &self.order[from as usize..to as usize] {
+                let literal = &folded[pattern as usize];
+                let end = start + literal.len();
+                if bytes
+                    .get(start..end)
+                    .is_some_and(|here| here.eq_ignore_ascii_case(literal))
+                {
+                    hits.push((pattern as usize, start, end));
+                }
+            }
+        }
+        hits
     }
 }
 
@@ -369,6 +514,74 @@ mod tests {
         }
         let table = std::fs::read_to_string(path).unwrap();
         assert!(table == wanted, "{STALE_TABLE}");
+    }
+
+    /// Every literal found both ways, on texts made of literals, their
+    /// pieces in other cases, word bytes and other text.
+    #[test]
+    fn the_pair_index_finds_what_the_automaton_finds() {
+        let prefilter = Prefilter::new(RULE_SPECS);
+        let automaton = prefilter.automaton().expect("the literals build");
+        let pairs = prefilter
+            .pairs
+            .as_ref()
+            .expect("every literal has two bytes");
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..2_000 {
+            let mut text = Vec::new();
+            for _ in 0..(next() % 12) {
+                let literal = &prefilter.folded[(next() % prefilter.folded.len() as u64) as usize];
+                match next() % 5 {
+                    0 => text.extend(literal.iter().map(u8::to_ascii_uppercase)),
+                    1 => text.extend(&literal[..literal.len() / 2 + 1]),
+                    2 => text.extend(b"x_9"),
+                    3 => text.extend("é ".as_bytes()),
+                    _ => text.extend(literal),
+                }
+            }
+            let mut by_automaton: Vec<(usize, usize, usize)> = automaton
+                .find_overlapping_iter(&text)
+                .map(|hit| (hit.pattern().as_usize(), hit.start(), hit.end()))
+                .collect();
+            let mut by_pairs = pairs.hits(&text, &prefilter.folded);
+            by_automaton.sort_unstable();
+            by_pairs.sort_unstable();
+            assert_eq!(
+                by_pairs,
+                by_automaton,
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+    }
+
+    #[test]
+    fn a_short_text_needs_no_automaton() {
+        let prefilter = Prefilter::new(RULE_SPECS);
+        let found = prefilter.candidates("token ghp_abc");
+        assert!(
+            found
+                .rules
+                .iter()
+                .any(|index| RULE_SPECS[index].0 == "github-pat")
+        );
+        assert!(prefilter.automaton.get().is_none());
+        // Past the threshold the automaton is built, and finds the same.
+        let long = "token ghp_abc ".repeat(SEARCH_BEFORE_AUTOMATON / 10);
+        let by_automaton = prefilter.candidates(&long);
+        assert!(prefilter.automaton.get().is_some());
+        assert!(
+            by_automaton
+                .rules
+                .iter()
+                .any(|index| RULE_SPECS[index].0 == "github-pat")
+        );
     }
 
     #[test]
