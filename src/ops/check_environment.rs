@@ -96,28 +96,29 @@ pub fn check_environment_for(
         .extend(crate::check::project_links::findings(&context.locations));
     let mut platform = platform_findings(context, &inventory, platforms);
     if *platforms == Platforms::Cheap {
-        // A command that fails here already has its error, whose hint
+        // A command that fails here already has its error (whose hint
         // says how to write it for every system when it is another
-        // system's; the other systems can wait until it is fixed.
+        // system's, below); the other systems can wait until it is fixed.
         platform.retain(|finding| {
             !report
                 .findings
                 .iter()
                 .any(|known| known.code == "command-not-found" && known.server == finding.server)
         });
-        if let Some(here) = System::current() {
-            for judgement in platforms::judge_project(&inventory, &[here], true) {
-                let hint = platform_hint(context, &judgement);
-                if let Some(known) = report.findings.iter_mut().find(|known| {
-                    known.code == "command-not-found"
-                        && known.server.as_ref() == Some(&judgement.server)
-                        && known.file.as_ref() == Some(&judgement.file)
-                }) {
-                    known.hint = Some(format!(
-                        "{}; {hint}",
-                        judgement.obstacle.describe(&judgement.server, &[here])
-                    ));
-                }
+    }
+    if let Some(here) = System::current() {
+        // "Install `cmd`" would be no help: say whose command it is.
+        for judgement in platforms::judge_project(&inventory, &[here], true) {
+            let hint = platform_hint(context, &judgement);
+            if let Some(known) = report.findings.iter_mut().find(|known| {
+                known.code == "command-not-found"
+                    && known.server.as_ref() == Some(&judgement.server)
+                    && known.file.as_ref() == Some(&judgement.file)
+            }) {
+                known.hint = Some(format!(
+                    "{}; {hint}",
+                    judgement.obstacle.describe(&judgement.server, &[here])
+                ));
             }
         }
     }

@@ -68,6 +68,13 @@ fn check_for_windows_flags_a_bare_npx_and_what_cannot_start_there() {
         text.contains("hint: write it as `uvx mcp-server-git` in `.mcp.json`"),
         "{text}"
     );
+    // The Windows form is missing here too: its hint says whose it is,
+    // never "install `cmd`".
+    assert!(!text.contains("install `cmd`"), "{text}");
+    assert!(
+        text.contains("`windows` runs `cmd`, which exists only on Windows"),
+        "{text}"
+    );
 }
 
 #[test]
