@@ -485,7 +485,7 @@ fn policy_check_fails_a_repository_that_uses_a_denied_server() {
     repos/team/.mcp.json:6:5: `web` blocked by enterprise policy: deniedMcpServers entry {"serverUrl":"https://*.example.invalid/*"} in `../org/policy.json`
     "#);
     assert_snapshot!(out.stderr, @"
-    2 server(s) in 2 `.mcp.json` file(s) kept out by `../org/policy.json`
+    2 servers in 2 `.mcp.json` files kept out by `../org/policy.json`
     hint: Claude Code hides these servers and never starts them; remove them from `.mcp.json`, or change the policy before it ships
     ");
     let out = env
@@ -497,7 +497,7 @@ fn policy_check_fails_a_repository_that_uses_a_denied_server() {
             "repos/clean",
         ])
         .expect_code(0);
-    assert_snapshot!(out.stderr, @"No server in 1 `.mcp.json` file(s) is kept out by `../org/policy.json`");
+    assert_snapshot!(out.stderr, @"No server in 1 `.mcp.json` file is kept out by `../org/policy.json`");
     let out = env.run(&[
         "policy",
         "check",

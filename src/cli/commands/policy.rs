@@ -123,17 +123,25 @@ impl Report for PolicyOutput {
                 ),
             )?;
         }
-        let files = self.report.files.len();
+        let count = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        let files = count(
+            self.report.files.len(),
+            "`.mcp.json` file",
+            "`.mcp.json` files",
+        );
         match self.report.findings.len() {
             0 => writeln!(
                 err,
-                "No server in {files} `.mcp.json` file(s) is kept out by `{}`",
+                "No server in {files} is kept out by `{}`",
                 shown(&self.shown_policy)
             )?,
             found => {
                 writeln!(
                     err,
-                    "{found} server(s) in {files} `.mcp.json` file(s) kept out by `{}`",
+                    "{} in {files} kept out by `{}`",
+                    count(found, "server", "servers"),
                     shown(&self.shown_policy)
                 )?;
                 writeln!(
