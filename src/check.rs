@@ -307,10 +307,7 @@ pub fn check(
         let status = inventory.status(winner);
         let reason = winner.reason();
         if let Some(reason) = &reason {
-            let file = winner.file.file_name().map_or_else(
-                || winner.file.display().to_string(),
-                |name| name.to_string_lossy().into_owned(),
-            );
+            let file = file_name(&winner.file);
             findings.push(Finding {
                 code: match status {
                     Status::Reserved => "reserved-name",
@@ -517,6 +514,15 @@ pub fn check(
         variables,
         findings,
     }
+}
+
+/// A file as a hint names it: its name (`.mcp.json`), or the whole path
+/// when it has none.
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// An error and its causes, on one line.

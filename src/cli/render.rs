@@ -324,6 +324,11 @@ pub fn table_fitted(
     Ok(())
 }
 
+/// `1 edit`, `2 edits`: a count and its noun, plural when it is not one.
+pub fn counted(count: usize, noun: &str) -> String {
+    format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -202,10 +202,7 @@ fn platform_findings(
 
 /// The next step for a server that meets `judgement`.
 fn platform_hint(context: &Context, judgement: &Judgement) -> String {
-    let file = judgement.file.file_name().map_or_else(
-        || judgement.file.display().to_string(),
-        |name| name.to_string_lossy().into_owned(),
-    );
+    let file = check::file_name(&judgement.file);
     match (&judgement.obstacle, &judgement.portable) {
         (Obstacle::BatchFile { .. }, _) if !judgement.server.starts_with('-') => {
             let mut words = vec!["add", "-s", "local", judgement.server.as_str(), "--", "cmd", "/c"];

@@ -19,19 +19,27 @@ const TEAM_FILE: &str = r#"{
 }
 "#;
 
+/// The findings of `check --json` with one of `codes`.
+fn platform_findings<'a>(
+    json: &'a serde_json::Value,
+    codes: &[&str],
+) -> Vec<&'a serde_json::Value> {
+    json["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| codes.contains(&finding["code"].as_str().unwrap()))
+        .collect()
+}
+
 #[test]
 fn check_for_windows_flags_a_bare_npx_and_what_cannot_start_there() {
     let env = TestEnv::new();
     env.write("project/.mcp.json", TEAM_FILE);
     let out = env.run(&["check", "--for", "windows", "--json"]);
     let json = out.json();
-    let found: Vec<String> = json["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|finding| {
-            ["platform-command", "windows-batch-file"].contains(&finding["code"].as_str().unwrap())
-        })
+    let found: Vec<String> = platform_findings(&json, &["platform-command", "windows-batch-file"])
+        .into_iter()
         .map(|finding| {
             format!(
                 "{} {} {}",
@@ -120,11 +128,8 @@ fn the_default_check_warns_only_about_what_surely_fails_elsewhere() {
     );
     let out = env.run(&["check", "--json"]);
     let json = out.json();
-    let platform: Vec<String> = json["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|finding| finding["code"] == "platform-command")
+    let platform: Vec<String> = platform_findings(&json, &["platform-command"])
+        .into_iter()
         .map(|finding| {
             format!(
                 "{}: {}",
@@ -182,11 +187,8 @@ fn a_local_override_does_not_hide_what_teammates_get() {
         .expect_code(0);
     let out = env.run(&["check", "--for", "macos", "--json"]);
     let json = out.json();
-    let finding = json["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|finding| finding["code"] == "platform-command")
+    let finding = *platform_findings(&json, &["platform-command"])
+        .first()
         .expect("the project's entry is judged");
     assert_eq!(finding["severity"], "error");
     assert!(finding["file"].as_str().unwrap().ends_with(".mcp.json"));
@@ -256,11 +258,7 @@ fn add_portable_writes_the_form_every_system_starts() {
     let out = env.run(&["check", "--for", "windows,macos,linux", "--json"]);
     let json = out.json();
     assert!(
-        !json["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|finding| finding["code"] == "platform-command"),
+        platform_findings(&json, &["platform-command"]).is_empty(),
         "{json}"
     );
     // And Claude Code reads it back as the stdio server meant.

@@ -10,7 +10,7 @@ use crate::cli::args::{PolicyCheckArgs, ScanFormat};
 use crate::cli::commands::scan::{emit_as, file_uri, format_of, uri_text};
 use crate::cli::commands::shown_path;
 use crate::cli::error::CliError;
-use crate::cli::render::{RED, Report, shown, warning};
+use crate::cli::render::{RED, Report, counted, shown, warning};
 use crate::cli::resolve::Ctx;
 use crate::config::managed_policy::BlockKind;
 use crate::ops::policy_check::{PolicyReport, PolicyRequest, policy_check};
@@ -141,7 +141,7 @@ impl Report for PolicyOutput {
                 writeln!(
                     err,
                     "{} in {files} kept out by `{}`",
-                    count(found, "server", "servers"),
+                    counted(found, "server"),
                     shown(&self.shown_policy)
                 )?;
                 writeln!(

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::cli::args::UndoArgs;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
-use crate::cli::render::{BOLD, DIM, Report, shown};
+use crate::cli::render::{BOLD, DIM, Report, counted, shown};
 use crate::cli::resolve::Ctx;
 use crate::ops::undo::{self, EditList, EditSummary, Target, UndoPlan, UndoReport};
 
@@ -92,7 +92,7 @@ impl Report for UndoOutput {
                     writeln!(
                         err,
                         "{} of other projects {} not shown; `mcpenv undo --list --all` lists every edit",
-                        count(list.elsewhere, "edit"),
+                        counted(list.elsewhere, "edit"),
                         if list.elsewhere == 1 { "is" } else { "are" }
                     )?;
                 }
@@ -115,7 +115,7 @@ impl Report for UndoOutput {
                     writeln!(
                         err,
                         "{} kept; `mcpenv undo --list` shows them",
-                        count(report.remaining, "earlier edit")
+                        counted(report.remaining, "earlier edit")
                     )?;
                 }
                 if let Some(problem) = &report.redo_lost {
@@ -129,10 +129,6 @@ impl Report for UndoOutput {
             }
         }
     }
-}
-
-fn count(count: usize, noun: &str) -> String {
-    format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
 }
 
 /// How a file of an edit is listed: its path, and what undo does to it.
