@@ -324,3 +324,20 @@ fn add_portable_refuses_what_has_no_portable_form() {
     assert!(out.to_string().contains("applies only to stdio"), "{out}");
     assert!(!env.project.join(".mcp.json").exists());
 }
+
+#[test]
+fn a_hostile_entry_reaches_the_hint_quoted_and_escaped() {
+    let env = TestEnv::new();
+    // A repository's arguments, shell syntax and a terminal escape among
+    // them, are quoted in the command the hint suggests, and the escape is
+    // shown, never sent raw.
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"docs": {"command": "npx", "args": ["-y", "pkg;$(touch pwned)", "\u001b[2Jx"]}}}"#,
+    );
+    let out = env.run(&["check", "--for", "windows"]).expect_code(0);
+    let text = out.to_string();
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("'pkg;$(touch pwned)'"), "{text}");
+    assert!(!env.project.join("pwned").exists());
+}
