@@ -231,6 +231,9 @@ pub fn corpus(seed: u64) -> Corpus {
             cases.push(plant(&mut rng, place, rule, secret));
         }
     }
+    for name in ["GOOGLE_SERVICE_ACCOUNT_JSON", "GCP_SA_KEY", "CONFIG"] {
+        cases.push(service_account_file(&mut rng, name));
+    }
     Corpus { cases }
 }
 
@@ -279,6 +282,9 @@ const LATER_TOKEN_RULES: &[&str] = &[
     "salesforce-session-id",
     "amazon-mws-token",
     "teamcity-token",
+    "github-app-installation-token",
+    "azure-devops-pat",
+    "mongodb-atlas-service-account-secret",
 ];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
@@ -759,6 +765,11 @@ fn token(rng: &mut Rng, rule: &str) -> String {
             rng.chars(HEX, 32)
         ),
         "jwt-base64" => STANDARD.encode(jwt(rng, "service_role")),
+        "github-app-installation-token" => {
+            format!("ghs_{}_{}", rng.chars(DIGITS, 7), jwt(rng, "installation"))
+        }
+        "azure-devops-pat" => format!("{}AZDO{}", rng.chars(ALNUM, 76), rng.chars(ALNUM, 4)),
+        "mongodb-atlas-service-account-secret" => format!("mdb_sa_sk_{}", rng.chars(URLSAFE, 40)),
         other => panic!("no generator for rule `{other}`"),
     }
 }
@@ -802,6 +813,33 @@ fn private_key(rng: &mut Rng) -> String {
         "-----BEGIN {kind}-----{newline}{}{newline}-----END {kind}-----",
         lines.join(newline)
     )
+}
+
+/// A Google Cloud service-account key file in one env value, its key cut
+/// short (no `END` line, as pasted in a hurry): found by the file's shape,
+/// where the PEM rule sees no block.
+fn service_account_file(rng: &mut Rng, name: &str) -> Case {
+    let key = format!(
+        "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ{}\\n{}",
+        rng.chars(BASE64, 14),
+        rng.chars(BASE64, 64)
+    );
+    let file = format!(
+        r#"{{"type": "service_account", "project_id": "analytics-{}", "private_key_id": "{}", "private_key": "{key}", "client_email": "mcp@analytics.iam.gserviceaccount.com"}}"#,
+        rng.chars(LOWER_DIGITS, 6),
+        rng.chars(HEX, 40)
+    );
+    let mut server = stdio(rng);
+    server.env(name, &file);
+    Case {
+        server: server.to_value(),
+        planted: vec![Planted {
+            field: format!("env.{name}"),
+            rule: "gcp-service-account-key",
+            secret: key,
+            placement: "service-account JSON in env",
+        }],
+    }
 }
 
 /// A 40-character AWS secret; one in four starts with `/` (a path filter
