@@ -278,14 +278,16 @@ fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
 /// secretlint's rule snapshots (`tests/data/peer-secrets/secretlint`, MIT,
 /// made by `scripts/peer-data/secretlint.py`): a third scanner, measured
 /// before any rule was changed for it (226/395 found, 9/114 decoys
-/// flagged). Floors as above.
+/// flagged; 223/250 and 7/69 without stand-ins). Floors at today's
+/// figures, and without stand-ins the goals of issue 29: 97% found, no
+/// more than 0.5% of decoys flagged (with 69 decoys: none).
 #[test]
 fn recall_and_false_positives_on_a_third_scanner() {
     measure_vendored(
         "secretlint",
         "secretlint's rule snapshots (unseen)",
-        (0.60, 0.02),
-        (0.93, 0.03),
+        (0.62, MAX_DECOYS_FLAGGED),
+        (0.97, MAX_DECOYS_FLAGGED),
     );
 }
 

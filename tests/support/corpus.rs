@@ -241,11 +241,14 @@ pub fn corpus(seed: u64) -> Corpus {
 /// format alone (under a neutral name) must be found as.
 pub fn one_token_per_rule(seed: u64) -> Vec<(&'static str, String)> {
     let mut rng = Rng::new(seed);
-    TOKEN_RULES
+    let mut tokens: Vec<(&'static str, String)> = TOKEN_RULES
         .iter()
         .chain(LATER_TOKEN_RULES)
         .map(|&rule| (rule, token(&mut rng, rule)))
-        .collect()
+        .collect();
+    // A key file is a value of its own format too.
+    tokens.push(("gcp-service-account-key", service_account_json(&mut rng).0));
+    tokens
 }
 
 /// Token rules added once the corpus above was settled (the formats
@@ -819,16 +822,7 @@ fn private_key(rng: &mut Rng) -> String {
 /// short (no `END` line, as pasted in a hurry): found by the file's shape,
 /// where the PEM rule sees no block.
 fn service_account_file(rng: &mut Rng, name: &str) -> Case {
-    let key = format!(
-        "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ{}\\n{}",
-        rng.chars(BASE64, 14),
-        rng.chars(BASE64, 64)
-    );
-    let file = format!(
-        r#"{{"type": "service_account", "project_id": "analytics-{}", "private_key_id": "{}", "private_key": "{key}", "client_email": "mcp@analytics.iam.gserviceaccount.com"}}"#,
-        rng.chars(LOWER_DIGITS, 6),
-        rng.chars(HEX, 40)
-    );
+    let (file, key) = service_account_json(rng);
     let mut server = stdio(rng);
     server.env(name, &file);
     Case {
@@ -840,6 +834,21 @@ fn service_account_file(rng: &mut Rng, name: &str) -> Case {
             placement: "service-account JSON in env",
         }],
     }
+}
+
+/// A service-account key file with its key cut short, and that key.
+fn service_account_json(rng: &mut Rng) -> (String, String) {
+    let key = format!(
+        "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ{}\\n{}",
+        rng.chars(BASE64, 14),
+        rng.chars(BASE64, 64)
+    );
+    let file = format!(
+        r#"{{"type": "service_account", "project_id": "analytics-{}", "private_key_id": "{}", "private_key": "{key}", "client_email": "mcp@analytics.iam.gserviceaccount.com"}}"#,
+        rng.chars(LOWER_DIGITS, 6),
+        rng.chars(HEX, 40)
+    );
+    (file, key)
 }
 
 /// A 40-character AWS secret; one in four starts with `/` (a path filter
