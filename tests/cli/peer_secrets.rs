@@ -271,14 +271,17 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
 
 /// Nosey Parker's rule examples (`tests/data/peer-secrets/noseyparker`,
 /// Apache-2.0, vendored so CI measures them too): a scanner whose data
-/// mcpenv's rules were not written from. The floors are what the rules
-/// reach on it today (the README's second-source table): a change that
-/// loses ground on unseen data fails here.
+/// mcpenv's rules were not written from at first (952/1,139 found, 3/34
+/// decoys flagged), and have been adjusted to since, always to the
+/// issuers' formats. The floors are what the rules reach on it today (the
+/// README's table): a change that loses ground on it fails here. The 3
+/// decoys flagged are credentials by Nosey Parker's own file (the book's
+/// "Decoys that look like credentials").
 #[test]
 fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
     measure_vendored(
         "noseyparker",
-        "Nosey Parker's rule examples (unseen)",
+        "Nosey Parker's rule examples (unseen at first)",
         (0.91, 0.09),
         (0.97, 0.12),
     );
@@ -294,7 +297,7 @@ fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
 fn recall_and_false_positives_on_a_third_scanner() {
     measure_vendored(
         "secretlint",
-        "secretlint's rule snapshots (unseen)",
+        "secretlint's rule snapshots (unseen at first)",
         (0.62, MAX_DECOYS_FLAGGED),
         (0.97, MAX_DECOYS_FLAGGED),
     );
