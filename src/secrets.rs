@@ -48,6 +48,10 @@ pub const GENERIC_SECRET: &str = "generic-secret";
 /// name (the format has no prefix, so it needs the name).
 pub const AWS_SECRET_ACCESS_KEY: &str = "aws-secret-access-key";
 
+/// Rule id of the private key of a Google Cloud service-account key file
+/// held in one value (`{"type": "service_account", "private_key": …}`).
+pub const GCP_SERVICE_ACCOUNT_KEY: &str = "gcp-service-account-key";
+
 /// Rule id of a URL userinfo password (`scheme://user:PASSWORD@host`).
 pub const URL_USERINFO_PASSWORD: &str = "url-userinfo-password";
 
@@ -633,6 +637,10 @@ fn accept_capture(rule: &str, text: &str, span: Range<usize>) -> bool {
         let user = &before[before.rfind("://").map_or(0, |at| at + 3)..];
         return !is_decoy_password(user, secret);
     }
+    // Google's key file says what it is: `"type": "service_account"`.
+    if rule == GCP_SERVICE_ACCOUNT_KEY && !text.contains("\"service_account\"") {
+        return false;
+    }
     if is_decoy(secret) {
         return false;
     }
@@ -915,10 +923,12 @@ fn basic_is_credential(encoded: &str) -> bool {
 
 /// Whether the password of `user:password` (URL userinfo, `Basic`) is made
 /// up rather than a secret: a reference or placeholder, masked, filler, a
-/// stand-in word (`password`, `changeme`) or the user name again
-/// (`guest:guest`, `postgres:postgres`). A plain word is a password here:
-/// nothing else goes in that place; so is a chosen one made of filler words
-/// in mixed case (`secretKey456`).
+/// stand-in word (`password`, `changeme`), the user name again
+/// (`guest:guest`, `postgres:postgres`) or one run of the alphabet or the
+/// digits, however short (`abc`, `123`, `4321`: what documentation types
+/// where a password goes). A plain word is a password here: nothing else
+/// goes in that place; so is a chosen one made of filler words in mixed
+/// case (`secretKey456`).
 fn is_decoy_password(user: &str, password: &str) -> bool {
     const STAND_INS: [&str; 11] = [
         "password",
@@ -944,7 +954,38 @@ fn is_decoy_password(user: &str, password: &str) -> bool {
         || is_template_slot(password)
         || is_masked(password)
         || has_filler(password)
+        || is_one_run(password)
         || (is_filler(password) && !mixed_case(password))
+}
+
+/// Letters or digits in order, up or down, and nothing else: `abc`,
+/// `123`, `xyz`, `CBA`, `7890` (case aside; see [`ascends`]).
+fn is_one_run(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let folded = |byte: &u8| byte.to_ascii_lowercase();
+    bytes.len() >= 3
+        && bytes.iter().all(u8::is_ascii_alphanumeric)
+        && (bytes
+            .windows(2)
+            .all(|pair| ascends(folded(&pair[0]), folded(&pair[1])))
+            || bytes
+                .windows(2)
+                .all(|pair| ascends(folded(&pair[1]), folded(&pair[0]))))
+}
+
+/// Where a folded letter or digit stands: `0`–`9`, then `a`–`z`.
+fn rank(byte: u8) -> u8 {
+    if byte.is_ascii_digit() {
+        byte - b'0'
+    } else {
+        byte - b'a' + 10
+    }
+}
+
+/// Whether `b` comes right after `a` (folded letters and digits): the
+/// digits, then the letters, in a circle; `9` also goes on to `0`.
+fn ascends(a: u8, b: u8) -> bool {
+    (rank(a) + 1) % 36 == rank(b) || (a == b'9' && b == b'0')
 }
 
 // ---------------------------------------------------------------------------
@@ -958,7 +999,7 @@ enum Strength {
     Strong,
 }
 
-const STRONG_SEGMENTS: [&str; 18] = [
+const STRONG_SEGMENTS: [&str; 19] = [
     "TOKEN",
     "SECRET",
     "PASSWORD",
@@ -978,12 +1019,15 @@ const STRONG_SEGMENTS: [&str; 18] = [
     "ACCESSTOKEN",
     "SECRETKEY",
     "PRIVATEKEY",
+    "PRIVKEY",
 ];
 
-const WEAK_SEGMENTS: [&str; 8] = [
+const WEAK_SEGMENTS: [&str; 9] = [
     "PASS",
     "AUTH",
     "PRIVATE",
+    // `SECP256K1_PRIV`, `privHex`: the short form of `PRIVATE`.
+    "PRIV",
     "COOKIE",
     "SESSION",
     "SIGNATURE",
@@ -1991,6 +2035,8 @@ fn token_shape_is_decoy(rule: &str, token: &str, body: &str) -> bool {
                 && body.iter().any(u8::is_ascii_uppercase)
                 && body.iter().any(u8::is_ascii_digit))
         }
+        // Its 76 random characters come before the `AZDO` marker, not after.
+        "azure-devops-pat" => is_filler(token),
         "twilio-key" | "octopus-deploy-key" => {
             let body = token.as_bytes().get(4..).unwrap_or_default();
             !(body.iter().any(u8::is_ascii_alphabetic) && body.iter().any(u8::is_ascii_digit))
@@ -2045,15 +2091,6 @@ fn is_filler(value: &str) -> bool {
     if len < 6 {
         return false;
     }
-    // 0-9 then a-z, in a circle.
-    let rank = |byte: u8| {
-        if byte.is_ascii_digit() {
-            byte - b'0'
-        } else {
-            byte - b'a' + 10
-        }
-    };
-    let ascends = |a: u8, b: u8| (rank(a) + 1) % 36 == rank(b) || (a == b'9' && b == b'0');
     let run_from = |at: usize| {
         let rest = &chars[at..];
         let up = rest
@@ -2664,6 +2701,125 @@ mod tests {
         // A file name that happens to contain `ico-` and 32 characters.
         let file = "http://cdn.example.net/img/box.ico-7a388b69018576d24b59331fd60aab0c.png";
         assert!(scan(json!({"command": "x", "args": [file]})).is_empty());
+    }
+
+    /// The formats of issue 29's last round, each from its issuer's
+    /// published shape, found under a neutral name; the look-alikes next
+    /// to them are not.
+    #[test]
+    fn issuer_formats_of_the_last_round() {
+        let body93 = format!("{RANDOM24}{RANDOM24}{RANDOM24}Tq7Vw2Xz9KpL4mN8bR3cY");
+        assert_eq!(body93.len(), 93);
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJnaXRodWIiLCJpYXQiOjE3NzcyNzY4MDB9.Qm9ndXNTaWduYXR1cmVWYWx1ZQ";
+        let azure = format!("{RANDOM24}{RANDOM24}{RANDOM24}Tq7W");
+        assert_eq!(azure.len(), 76);
+        for (rule, value) in [
+            // Anthropic's next key version, same body.
+            ("anthropic-key", format!("sk-ant-api04-{body93}AA")),
+            // Shopify: letters and digits, 32 characters and more.
+            ("shopify-token", format!("shpat_{RANDOM24}Tq7Vw2Xz")),
+            ("shopify-token", format!("shpca_{RANDOM24}Tq7Vw2Xz9KpL4m")),
+            (
+                "shopify-token",
+                "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".to_string(),
+            ),
+            // GitHub's stateless installation token: app id, then a JWT.
+            ("github-app-installation-token", format!("ghs_123456_{jwt}")),
+            ("azure-devops-pat", format!("{azure}AZDO7fQ2")),
+            (
+                "mongodb-atlas-service-account-secret",
+                format!("mdb_sa_sk_{RANDOM24}Tq7Vw2Xz9KpL4mN8"),
+            ),
+        ] {
+            assert_eq!(
+                scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}})),
+                [found("env.CONFIG_VALUE", rule, &value)],
+                "{rule}"
+            );
+        }
+        for value in [
+            // Too short for Anthropic's body, or Shopify's.
+            "sk-ant-api05-Xk3j9fLq0Pz8".to_string(),
+            format!("shpat_{RANDOM24}"),
+            // `ghs_` and an id with no JWT after it.
+            format!("ghs_123456_{RANDOM24}"),
+            // Microsoft's own example: the alphabet in a row.
+            "abcdefghijklmnopqrstuvwxyz012345679ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnoAZDOabcd"
+                .to_string(),
+        ] {
+            let found_ = scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}}));
+            assert!(found_.is_empty(), "{value}: {found_:?}");
+        }
+    }
+
+    #[test]
+    fn a_service_account_key_file_is_found_by_its_key_even_cut_short() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu";
+        // The END line lost a dash: no PEM block, still Google's key file.
+        let key = format!("-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY----\\n");
+        let file = format!(
+            r#"{{"type": "service_account", "project_id": "analytics", "private_key": "{key}", "client_email": "mcp@analytics.iam.gserviceaccount.com"}}"#
+        );
+        assert_eq!(
+            scan(json!({"command": "x", "env": {"CONFIG_VALUE": file}})),
+            [found("env.CONFIG_VALUE", GCP_SERVICE_ACCOUNT_KEY, &key)]
+        );
+        // A JSON that is no service-account key file is not judged by it.
+        let other = file.replace("service_account", "authorized_user");
+        assert!(scan(json!({"command": "x", "env": {"CONFIG_VALUE": other}})).is_empty());
+        // A well-formed key stays the PEM rule's.
+        let pem = format!("-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----");
+        let whole = file.replace(&key, &format!("{pem}\\n"));
+        assert_eq!(
+            scan(json!({"command": "x", "env": {"CONFIG_VALUE": whole}})),
+            [found("env.CONFIG_VALUE", "private-key-block", &pem)]
+        );
+    }
+
+    #[test]
+    fn a_priv_name_holds_a_private_key() {
+        let hex = "c41f0a9d7e3b25c86f14ad9e0b7c3f2815e6d4a9b0c7f3e1d28a5b6c9f0e4d71";
+        for name in ["SECP256K1_PRIV", "privKey", "WALLET_PRIVKEY"] {
+            assert_eq!(
+                scan(json!({"command": "x", "env": {name: hex}})),
+                [found(&format!("env.{name}"), GENERIC_SECRET, hex)],
+                "{name}"
+            );
+        }
+        // A weak name: words are words, and a mode is no key.
+        assert!(scan(json!({"command": "x", "env": {"PRIV": "production-readonly"}})).is_empty());
+        assert!(scan(json!({"command": "x", "env": {"PRIV_MODE": hex}})).is_empty());
+    }
+
+    #[test]
+    fn a_password_that_is_one_run_of_the_alphabet_is_a_stand_in() {
+        for url in [
+            "https://user:abc@api.com/v1",
+            "postgres://app:123@db.internal:5432/app",
+            "mysql://root:4321@localhost/app",
+            "https://svc:XYZ@api.com/",
+        ] {
+            let found_ = scan(json!({"command": "x", "args": [url]}));
+            assert!(found_.is_empty(), "{url}: {found_:?}");
+        }
+        // Short, but no run: a password all the same.
+        for (url, password) in [
+            ("https://user:abd@api.com/v1", "abd"),
+            ("postgres://app:x7Kq@db.internal:5432/app", "x7Kq"),
+            ("https://user:s3cr3tPass@api.com/v1", "s3cr3tPass"),
+        ] {
+            assert_eq!(
+                scan(json!({"command": "x", "args": [url]})),
+                [found("args[0]", URL_USERINFO_PASSWORD, password)],
+                "{url}"
+            );
+        }
+        let basic = STANDARD_PAD_INDIFFERENT.encode("user:123");
+        let found_ = scan(json!({"type": "http", "url": "https://mcp.example.com/mcp",
+            "headers": {"Authorization": format!("Basic {basic}")}}));
+        assert!(found_.is_empty(), "{found_:?}");
+        assert!(is_one_run("abc") && is_one_run("7890") && is_one_run("CBA"));
+        assert!(!is_one_run("ab") && !is_one_run("abd") && !is_one_run("a-b-c"));
     }
 
     #[test]

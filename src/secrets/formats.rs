@@ -13,7 +13,8 @@
 //! checks that no token character follows a match.
 
 use super::{
-    API_KEY_HEADER, AUTH_HEADER, CLI_FLAG_SECRET, QUERY_PARAM_SECRET, URL_USERINFO_PASSWORD,
+    API_KEY_HEADER, AUTH_HEADER, CLI_FLAG_SECRET, GCP_SERVICE_ACCOUNT_KEY, QUERY_PARAM_SECRET,
+    URL_USERINFO_PASSWORD,
 };
 
 pub(super) type Spec = (
@@ -39,6 +40,15 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "",
         r"\bgh[ousr]_",
         r"[0-9A-Za-z]{36}\b",
+    ),
+    (
+        // GitHub's stateless installation tokens (rolled out from April
+        // 2026): `ghs_`, the app id, `_`, then a JWT of three parts.
+        "github-app-installation-token",
+        "GitHub App installation token (stateless)",
+        "",
+        r"\bghs_",
+        r"[0-9]{1,20}_eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}",
     ),
     (
         "github-fine-grained-pat",
@@ -265,7 +275,9 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Anthropic API/admin/OAuth",
         "",
         r"\bsk-ant-",
-        r"(?:api03|admin01|oat01|ort01)-[A-Za-z0-9_-]{93}AA\b",
+        // The kind and its two-digit version (`api03`, `admin01`, `oat01`):
+        // the version moves on (`api04`), the 93 characters and `AA` stay.
+        r"(?:api|admin|oat|ort)[0-9]{2}-[A-Za-z0-9_-]{93}AA\b",
     ),
     (
         "openrouter-key",
@@ -383,6 +395,16 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9_~.-]{31,34}",
     ),
     (
+        // Azure DevOps PATs since 2024: 84 letters and digits with the
+        // fixed signature `AZDO` at positions 77 to 80 (Microsoft's
+        // published pattern; the older 52-character ones have no marker).
+        "azure-devops-pat",
+        "Azure DevOps personal access token",
+        r"\b[A-Za-z0-9]{76}",
+        r"AZDO",
+        r"[A-Za-z0-9]{4}\b",
+    ),
+    (
         "alibaba-access-key-id",
         "Alibaba Cloud AccessKey id",
         "",
@@ -488,6 +510,15 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "",
         r"\bpscale_(?:tkn|oauth|pw)_",
         r"[A-Za-z0-9_=.-]{32,64}",
+    ),
+    (
+        // MongoDB Atlas service-account client secrets: the prefix is what
+        // MongoDB documents (its client ids, `mdb_sa_id_`, are public).
+        "mongodb-atlas-service-account-secret",
+        "MongoDB Atlas service-account secret",
+        "",
+        r"\bmdb_sa_sk_",
+        r"[A-Za-z0-9_-]{20,100}",
     ),
     (
         "supabase-pat",
@@ -820,7 +851,10 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "Shopify access token/secret",
         "",
         r"\bshp(?:at|ca|pa|ss)_",
-        r"[a-fA-F0-9]{32}\b",
+        // Shopify publishes the prefixes and tells integrators not to rely
+        // on the length (its tokens grew from 32 to 38 characters once):
+        // the prefix identifies them, the rest is letters and digits.
+        r"[A-Za-z0-9]{32,64}\b",
     ),
     (
         "facebook-access-token",
@@ -1163,6 +1197,17 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "",
         r"-----BEGIN",
         r"[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{64,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    (
+        // A Google Cloud service-account key file (`"type":
+        // "service_account"`, checked when a match is accepted) in one
+        // value: its `private_key` is the secret, whole or cut short. A
+        // well-formed key is the PEM rule's (it wins the overlap).
+        GCP_SERVICE_ACCOUNT_KEY,
+        "Google Cloud service-account key (JSON)",
+        "",
+        r#""private_key""#,
+        r#"\s*:\s*"(-----BEGIN PRIVATE KEY-----[^"]{64,})""#,
     ),
     // --- Context: a secret found by what surrounds it
     (

@@ -1,5 +1,5 @@
 //! Secret detection measured on test data other secret scanners wrote for
-//! themselves, from three sources: the team's shared corpus
+//! themselves, from four sources: the team's shared corpus
 //! (`../shared/corpus/peer-secrets/examples.json`: gitleaks' rule
 //! examples, detect-secrets' and ripsecrets' tests; outside the repository
 //! and never copied into it; skipped, saying so, when absent), which the
@@ -7,7 +7,10 @@
 //! Parker's rule examples (`tests/data/peer-secrets/noseyparker`,
 //! Apache-2.0, made by `scripts/peer-data/noseyparker.py`) and secretlint's
 //! rule snapshots (`tests/data/peer-secrets/secretlint`, MIT, made by
-//! `scripts/peer-data/secretlint.py`).
+//! `scripts/peer-data/secretlint.py`), since adjusted to as well; and
+//! TruffleHog's detector pattern tests, which nobody tuned to (AGPL, so
+//! derived into `target/` by `scripts/peer-data/trufflehog.py`, never
+//! committed; skipped, saying so, when absent).
 //!
 //! Every usable example is planted in a `.mcp.json` in the places MCP
 //! configs hold secrets, and the real `mcpenv scan --json` judges them:
@@ -49,20 +52,26 @@ const NEUTRAL_NAME: &str = "CONFIG_VALUE";
 /// The data set: `MCPENV_PEER_SECRETS`, else the team's shared corpus next
 /// to the repository.
 fn examples_file() -> Option<PathBuf> {
-    let path = std::env::var_os("MCPENV_PEER_SECRETS").map_or_else(
-        || {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/corpus/peer-secrets/examples.json")
-        },
+    outside_data(
+        "MCPENV_PEER_SECRETS",
+        "../shared/corpus/peer-secrets/examples.json",
+        "the peer scanners' test data",
+        "it lives outside the repository",
+    )
+}
+
+/// A data file kept out of the repository: the file `variable` names, else
+/// `default` (relative to the repository); `None`, the skip recorded with
+/// `why`, when it is not there.
+fn outside_data(variable: &str, default: &str, what: &str, why: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(variable).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join(default),
         PathBuf::from,
     );
     if path.is_file() {
         Some(path)
     } else {
-        crate::skips::skip_without_data(&format!(
-            "the peer scanners' test data is not at `{}` (it lives outside the repository)",
-            path.display()
-        ));
+        crate::skips::skip_without_data(&format!("{what} is not at `{}` ({why})", path.display()));
         None
     }
 }
@@ -262,14 +271,17 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
 
 /// Nosey Parker's rule examples (`tests/data/peer-secrets/noseyparker`,
 /// Apache-2.0, vendored so CI measures them too): a scanner whose data
-/// mcpenv's rules were not written from. The floors are what the rules
-/// reach on it today (the README's second-source table): a change that
-/// loses ground on unseen data fails here.
+/// mcpenv's rules were not written from at first (952/1,139 found, 3/34
+/// decoys flagged), and have been adjusted to since, always to the
+/// issuers' formats. The floors are what the rules reach on it today (the
+/// README's table): a change that loses ground on it fails here. The 3
+/// decoys flagged are credentials by Nosey Parker's own file (the book's
+/// "Decoys that look like credentials").
 #[test]
 fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
     measure_vendored(
         "noseyparker",
-        "Nosey Parker's rule examples (unseen)",
+        "Nosey Parker's rule examples (unseen at first)",
         (0.91, 0.09),
         (0.97, 0.12),
     );
@@ -278,14 +290,44 @@ fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
 /// secretlint's rule snapshots (`tests/data/peer-secrets/secretlint`, MIT,
 /// made by `scripts/peer-data/secretlint.py`): a third scanner, measured
 /// before any rule was changed for it (226/395 found, 9/114 decoys
-/// flagged). Floors as above.
+/// flagged; 223/250 and 7/69 without stand-ins). Floors at today's
+/// figures, and without stand-ins the goals of issue 29: 97% found, no
+/// more than 0.5% of decoys flagged (with 69 decoys: none).
 #[test]
 fn recall_and_false_positives_on_a_third_scanner() {
     measure_vendored(
         "secretlint",
-        "secretlint's rule snapshots (unseen)",
-        (0.60, 0.02),
-        (0.93, 0.03),
+        "secretlint's rule snapshots (unseen at first)",
+        (0.62, MAX_DECOYS_FLAGGED),
+        (0.97, MAX_DECOYS_FLAGGED),
+    );
+}
+
+/// TruffleHog's detector pattern tests: a fourth scanner, measured after
+/// the rules of issue 29 were written and never adjusted to it. It is
+/// AGPL-3.0, so nothing of it is in the repository:
+/// `scripts/peer-data/trufflehog.py` derives the examples into
+/// `target/peer-secrets/trufflehog/examples.json` from a clone (or
+/// `MCPENV_PEER_TRUFFLEHOG` names the file), and without them the test
+/// skips, saying so (in CI too: CI has no clone). Floors at the first
+/// figures (818/1,000 found, 0/43 decoys flagged; 805/843 and 0/32
+/// without stand-ins, at TruffleHog `3ab759f`), so a change that loses
+/// ground on it fails here.
+#[test]
+fn recall_and_false_positives_on_a_fourth_scanner_nobody_tuned_to() {
+    let Some(path) = outside_data(
+        "MCPENV_PEER_TRUFFLEHOG",
+        "target/peer-secrets/trufflehog/examples.json",
+        "TruffleHog's examples file",
+        "AGPL: made by scripts/peer-data/trufflehog.py from a clone, never committed",
+    ) else {
+        return;
+    };
+    measure_file(
+        &path,
+        "TruffleHog's detector pattern tests (unseen)",
+        (0.81, MAX_DECOYS_FLAGGED),
+        (0.95, MAX_DECOYS_FLAGGED),
     );
 }
 
@@ -298,7 +340,12 @@ fn measure_vendored(folder: &str, source: &str, all: (f64, f64), but_stand_ins: 
         .join("tests/data/peer-secrets")
         .join(folder)
         .join("examples.json");
-    let text = std::fs::read_to_string(&path).expect("the vendored examples read");
+    measure_file(&path, source, all, but_stand_ins);
+}
+
+/// [`measure_vendored`] for the examples file at `path`.
+fn measure_file(path: &Path, source: &str, all: (f64, f64), but_stand_ins: (f64, f64)) {
+    let text = std::fs::read_to_string(path).expect("the examples read");
     let examples: Vec<Value> = serde_json::from_str(&text).expect("the examples file is JSON");
     let plantings = plantings(&examples);
     assert!(plantings.len() > 200, "only {} plantings", plantings.len());

@@ -451,6 +451,59 @@ fn other_clients_files_are_scanned_without_a_panic_or_a_hang() {
     assert!(scanned > 0);
 }
 
+/// Every file of the corpus scanned at once: the findings (file, server,
+/// field, rule; never a value) are exactly those recorded in
+/// `tests/data/realworld-scan-findings.tsv`, so a rule that starts firing
+/// on real configs, or stops finding what it found, fails here until a
+/// person has looked and recorded it.
+#[test]
+fn scan_finds_in_real_configs_only_what_is_recorded() {
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    let mut files = Vec::new();
+    for entry in fs::read_dir(&corpus).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.is_dir() {
+            files.extend(files_in(&dir));
+        }
+    }
+    files.sort();
+    let env = TestEnv::new();
+    let mut args = vec!["scan", "--json", "--only-paths"];
+    args.extend(files.iter().map(|file| file.to_str().unwrap()));
+    let report = env.run(&args).json();
+    assert_eq!(report["files_scanned"], files.len(), "{report}");
+    // The report names files by their real path.
+    let root = format!("{}/", corpus.canonicalize().unwrap().display());
+    let mut found: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            let text = |key: &str| finding[key].as_str().unwrap_or_default().to_string();
+            let file = text("file");
+            let file = file.strip_prefix(&root).unwrap_or(&file);
+            format!(
+                "{file}\t{}\t{}\t{}",
+                text("server"),
+                text("field"),
+                text("rule")
+            )
+        })
+        .collect();
+    found.sort();
+    let recorded: Vec<String> = include_str!("../data/realworld-scan-findings.tsv")
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.is_empty())
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        found, recorded,
+        "scan's findings on the real-world corpus changed: review them, then record them"
+    );
+}
+
 #[test]
 fn claude_list_lines_are_parsed_by_name() {
     let output = "Checking MCP server health…\n\na: b: npx x - ⏸ Pending approval (run `claude` to approve)\nweb: https://x (HTTP) - ⏸ Pending approval\n\nMCP config diagnostics ⚠\n";

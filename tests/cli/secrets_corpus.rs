@@ -214,14 +214,157 @@ fn every_planted_secret_is_found_and_no_decoy() {
 /// (`CONFIG_VALUE`), where nothing but the format says it is a secret.
 #[test]
 fn every_token_format_is_found_under_a_neutral_name() {
-    let env = crate::harness::TestEnv::new();
     let tokens = corpus::one_token_per_rule(SEED);
-    let servers: serde_json::Map<String, serde_json::Value> = tokens
+    let found = servers_flagged(
+        tokens
+            .iter()
+            .map(|(rule, token)| (*rule, "CONFIG_VALUE", token.as_str())),
+    );
+    let missed: Vec<&str> = tokens
         .iter()
-        .map(|(rule, token)| {
+        .map(|(rule, _)| *rule)
+        .filter(|rule| !found.contains(*rule))
+        .collect();
+    assert!(tokens.len() > 150, "only {} rules", tokens.len());
+    assert!(
+        missed.is_empty(),
+        "not found under a neutral name: {missed:?}"
+    );
+}
+
+/// The families issue 29 names, each with the rules that find it by its
+/// format alone: every one of those rules has a token in
+/// `corpus::one_token_per_rule`, which the test above plants under
+/// `CONFIG_VALUE` and requires found.
+const ISSUE_29_FAMILIES: &[(&str, &[&str])] = &[
+    ("HashiCorp Vault", &["vault-token"]),
+    (
+        "New Relic",
+        &[
+            "new-relic-key",
+            "new-relic-license-key",
+            "new-relic-pixie-key",
+        ],
+    ),
+    ("NuGet", &["nuget-key"]),
+    ("SonarQube/SonarCloud", &["sonarqube-token"]),
+    ("Sourcegraph", &["sourcegraph-token"]),
+    ("Doppler service tokens", &["doppler-token"]),
+    ("MongoDB Atlas", &["mongodb-atlas-service-account-secret"]),
+    ("AWS AppSync/MWS", &["aws-appsync-key", "amazon-mws-token"]),
+    ("Azure DevOps PATs", &["azure-devops-pat"]),
+    ("CircleCI", &["circleci-token"]),
+    ("Twitch stream keys", &["twitch-stream-key"]),
+    ("Slack app-level tokens", &["slack-app-token"]),
+    ("Telegram bot tokens", &["telegram-bot-token"]),
+    ("Square", &["square-token"]),
+    ("Segment", &["segment-public-api-token"]),
+    ("Ionic", &["ionic-token"]),
+    ("crates.io", &["crates-io-token"]),
+    ("Django secret keys", &["django-insecure-key"]),
+    ("Dropbox short-lived tokens", &["dropbox-short-lived-token"]),
+    ("Dependency-Track", &["dependency-track-key"]),
+    ("Jina", &["jina-key"]),
+    ("Salesforce session ids", &["salesforce-session-id"]),
+    ("StackHawk", &["stackhawk-key"]),
+    ("TeamCity", &["teamcity-token"]),
+    ("Pulumi", &["pulumi-token"]),
+    ("Supabase management tokens", &["supabase-pat"]),
+    ("Atlassian", &["atlassian-token"]),
+    ("Buildkite", &["buildkite-token"]),
+    (
+        "GitHub refresh/server tokens",
+        &[
+            "github-refresh-token",
+            "github-oauth-app-refresh",
+            "github-app-installation-token",
+        ],
+    ),
+    ("LaunchDarkly", &["launchdarkly-key"]),
+    ("Postman", &["postman-key"]),
+    ("RubyGems", &["rubygems-token"]),
+    ("Typeform", &["typeform-token"]),
+    ("Mailgun", &["mailgun-key"]),
+    ("SendGrid", &["sendgrid-key"]),
+    ("Brevo", &["sendinblue-key"]),
+    ("Flutterwave", &["flutterwave-key"]),
+    ("Lob", &["lob-key"]),
+    ("Adafruit", &["adafruit-io-key"]),
+    ("Apify", &["apify-token"]),
+    ("Figma", &["figma-token"]),
+    ("PostHog", &["posthog-personal-key"]),
+    ("PubNub", &["pubnub-secret-key"]),
+    ("Rootly", &["rootly-key"]),
+    ("Tailscale", &["tailscale-key"]),
+    ("Ubidots", &["ubidots-token"]),
+    ("Zoho", &["zoho-token"]),
+    ("OpenAI", &["openai-key"]),
+    ("Anthropic", &["anthropic-key"]),
+    ("base64-encoded PEM keys", &["private-key-base64"]),
+    (
+        "GCP service-account JSON in a single value",
+        &["gcp-service-account-key"],
+    ),
+    ("Zapier hook URLs", &["zapier-webhook"]),
+    (
+        "Microsoft Teams outlook.office.com webhooks",
+        &["teams-webhook-legacy"],
+    ),
+];
+
+/// Families of the issue whose issuers publish no shape that identifies
+/// itself (Microsoft calls Entra refresh tokens opaque; Codemagic's and
+/// Alchemy's keys carry no prefix): found under the name they go by.
+const NAME_ONLY_FAMILIES: &[(&str, &str, &str)] = &[
+    (
+        "Microsoft Entra refresh tokens",
+        "AZURE_REFRESH_TOKEN",
+        "0.AXoAq8ZtR2mVx7LkP4wN9cJ3bH6sTq7Vw2Xz9KpL4mN8bR3cYd5Fh",
+    ),
+    (
+        "Codemagic API tokens",
+        "CODEMAGIC_API_TOKEN",
+        "q8ZtR2mVx7LkP4wN9cJ3bH6sTq7Vw2Xz9KpL4mN8bR3",
+    ),
+    (
+        "Alchemy API keys",
+        "ALCHEMY_API_KEY",
+        "Xk3j9fLq0Pz8mW2nR5tY7uQ4vB6cD1eG",
+    ),
+];
+
+#[test]
+fn every_family_of_issue_29_is_found() {
+    let tokens = corpus::one_token_per_rule(SEED);
+    for (family, rules) in ISSUE_29_FAMILIES {
+        for rule in *rules {
+            assert!(
+                tokens.iter().any(|(id, _)| id == rule),
+                "{family}: no `{rule}` token is planted under a neutral name"
+            );
+        }
+    }
+    let found = servers_flagged(
+        NAME_ONLY_FAMILIES
+            .iter()
+            .map(|(_, name, value)| (*name, *name, *value)),
+    );
+    for (family, name, _) in NAME_ONLY_FAMILIES {
+        assert!(found.contains(*name), "{family}: not found under `{name}`");
+    }
+}
+
+/// Runs the real `mcpenv scan --json` on one `.mcp.json` holding a server
+/// per `(server, env name, value)` and gives the servers it flags.
+fn servers_flagged<'a>(
+    servers: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
+) -> std::collections::BTreeSet<String> {
+    let env = crate::harness::TestEnv::new();
+    let servers: serde_json::Map<String, Value> = servers
+        .map(|(server, name, value)| {
             (
-                (*rule).to_string(),
-                serde_json::json!({"command": "npx", "env": {"CONFIG_VALUE": token}}),
+                server.to_string(),
+                serde_json::json!({"command": "npx", "env": {name: value}}),
             )
         })
         .collect();
@@ -230,22 +373,12 @@ fn every_token_format_is_found_under_a_neutral_name() {
         &serde_json::to_string(&serde_json::json!({"mcpServers": servers})).unwrap(),
     );
     let report = env.run(&["scan", "--json", ".mcp.json"]).json();
-    let found: std::collections::BTreeSet<&str> = report["findings"]
+    report["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|finding| finding["server"].as_str().unwrap())
-        .collect();
-    let missed: Vec<&str> = tokens
-        .iter()
-        .map(|(rule, _)| *rule)
-        .filter(|rule| !found.contains(rule))
-        .collect();
-    assert!(tokens.len() > 150, "only {} rules", tokens.len());
-    assert!(
-        missed.is_empty(),
-        "not found under a neutral name: {missed:?}"
-    );
+        .map(|finding| finding["server"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]

@@ -231,6 +231,9 @@ pub fn corpus(seed: u64) -> Corpus {
             cases.push(plant(&mut rng, place, rule, secret));
         }
     }
+    for name in ["GOOGLE_SERVICE_ACCOUNT_JSON", "GCP_SA_KEY", "CONFIG"] {
+        cases.push(service_account_file(&mut rng, name));
+    }
     Corpus { cases }
 }
 
@@ -238,11 +241,14 @@ pub fn corpus(seed: u64) -> Corpus {
 /// format alone (under a neutral name) must be found as.
 pub fn one_token_per_rule(seed: u64) -> Vec<(&'static str, String)> {
     let mut rng = Rng::new(seed);
-    TOKEN_RULES
+    let mut tokens: Vec<(&'static str, String)> = TOKEN_RULES
         .iter()
         .chain(LATER_TOKEN_RULES)
         .map(|&rule| (rule, token(&mut rng, rule)))
-        .collect()
+        .collect();
+    // A key file is a value of its own format too.
+    tokens.push(("gcp-service-account-key", service_account_json(&mut rng).0));
+    tokens
 }
 
 /// Token rules added once the corpus above was settled (the formats
@@ -279,6 +285,9 @@ const LATER_TOKEN_RULES: &[&str] = &[
     "salesforce-session-id",
     "amazon-mws-token",
     "teamcity-token",
+    "github-app-installation-token",
+    "azure-devops-pat",
+    "mongodb-atlas-service-account-secret",
 ];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
@@ -759,6 +768,11 @@ fn token(rng: &mut Rng, rule: &str) -> String {
             rng.chars(HEX, 32)
         ),
         "jwt-base64" => STANDARD.encode(jwt(rng, "service_role")),
+        "github-app-installation-token" => {
+            format!("ghs_{}_{}", rng.chars(DIGITS, 7), jwt(rng, "installation"))
+        }
+        "azure-devops-pat" => format!("{}AZDO{}", rng.chars(ALNUM, 76), rng.chars(ALNUM, 4)),
+        "mongodb-atlas-service-account-secret" => format!("mdb_sa_sk_{}", rng.chars(URLSAFE, 40)),
         other => panic!("no generator for rule `{other}`"),
     }
 }
@@ -802,6 +816,39 @@ fn private_key(rng: &mut Rng) -> String {
         "-----BEGIN {kind}-----{newline}{}{newline}-----END {kind}-----",
         lines.join(newline)
     )
+}
+
+/// A Google Cloud service-account key file in one env value, its key cut
+/// short (no `END` line, as pasted in a hurry): found by the file's shape,
+/// where the PEM rule sees no block.
+fn service_account_file(rng: &mut Rng, name: &str) -> Case {
+    let (file, key) = service_account_json(rng);
+    let mut server = stdio(rng);
+    server.env(name, &file);
+    Case {
+        server: server.to_value(),
+        planted: vec![Planted {
+            field: format!("env.{name}"),
+            rule: "gcp-service-account-key",
+            secret: key,
+            placement: "service-account JSON in env",
+        }],
+    }
+}
+
+/// A service-account key file with its key cut short, and that key.
+fn service_account_json(rng: &mut Rng) -> (String, String) {
+    let key = format!(
+        "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ{}\\n{}",
+        rng.chars(BASE64, 14),
+        rng.chars(BASE64, 64)
+    );
+    let file = format!(
+        r#"{{"type": "service_account", "project_id": "analytics-{}", "private_key_id": "{}", "private_key": "{key}", "client_email": "mcp@analytics.iam.gserviceaccount.com"}}"#,
+        rng.chars(LOWER_DIGITS, 6),
+        rng.chars(HEX, 40)
+    );
+    (file, key)
 }
 
 /// A 40-character AWS secret; one in four starts with `/` (a path filter
