@@ -274,16 +274,18 @@ fn recall_and_false_positives_on_other_scanners_test_data() {
 /// mcpenv's rules were not written from at first (952/1,139 found, 3/34
 /// decoys flagged), and have been adjusted to since, always to the
 /// issuers' formats. The floors are what the rules reach on it today (the
-/// README's table): a change that loses ground on it fails here. The 3
-/// decoys flagged are credentials by Nosey Parker's own file (the book's
-/// "Decoys that look like credentials").
+/// README's table): a change that loses ground on it fails here. Its
+/// decoys are negative examples that are no secret by Nosey Parker's own
+/// files: the 4 that are (a FIXME says match it, or it holds a secret a
+/// positive example gives) were relabelled by the script's two rules, so
+/// no decoy may be flagged.
 #[test]
 fn recall_and_false_positives_on_a_scanner_the_rules_were_not_written_from() {
     measure_vendored(
         "noseyparker",
         "Nosey Parker's rule examples (unseen at first)",
-        (0.91, 0.09),
-        (0.97, 0.12),
+        (0.91, MAX_DECOYS_FLAGGED),
+        (0.97, MAX_DECOYS_FLAGGED),
     );
 }
 
