@@ -129,11 +129,13 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9_=.-]{28,}",
     ),
     (
+        // Buildkite publishes the `bkua_` prefix (its GitHub secret
+        // scanning page), not a hex body: lower-case letters and digits.
         "buildkite-token",
         "Buildkite API token",
         "",
         r"\bbkua_",
-        r"[a-f0-9]{40}\b",
+        r"[a-z0-9]{40}\b",
     ),
     (
         "circleci-token",
@@ -803,6 +805,15 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         "",
         r"\b(?:sk|rk)_(?:live|test|prod)_",
         r"[0-9A-Za-z]{10,99}\b",
+    ),
+    (
+        // Pagar.me's API keys (API v1 to v4): `ak_`, the environment
+        // (`live` or `test`), then random characters, by its docs.
+        "pagarme-api-key",
+        "Pagar.me API key",
+        "",
+        r"\bak_(?:live|test)_",
+        r"[A-Za-z0-9]{20,64}\b",
     ),
     (
         "stripe-webhook-secret",
