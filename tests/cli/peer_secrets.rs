@@ -8,7 +8,7 @@
 //! Apache-2.0, made by `scripts/peer-data/noseyparker.py`) and secretlint's
 //! rule snapshots (`tests/data/peer-secrets/secretlint`, MIT, made by
 //! `scripts/peer-data/secretlint.py`), since adjusted to as well; and
-//! TruffleHog's detector pattern tests, which nobody tuned to (AGPL, so
+//! TruffleHog's detector pattern tests, unseen at first (AGPL, so
 //! derived into `target/` by `scripts/peer-data/trufflehog.py`, never
 //! committed; skipped, saying so, when absent).
 //!
@@ -311,10 +311,12 @@ fn recall_and_false_positives_on_a_third_scanner() {
 /// `scripts/peer-data/trufflehog.py` derives the examples into
 /// `target/peer-secrets/trufflehog/examples.json` from a clone (or
 /// `MCPENV_PEER_TRUFFLEHOG` names the file), and without them the test
-/// skips, saying so (in CI too: CI has no clone). Floors at the first
-/// figures (818/1,000 found, 0/43 decoys flagged; 805/843 and 0/32
-/// without stand-ins, at TruffleHog `3ab759f`), so a change that loses
-/// ground on it fails here.
+/// skips, saying so (in CI too: CI has no clone). First figures, before
+/// any rule was changed for it: 819/992 found, 0/43 decoys flagged
+/// (806/840 and 0/32 without stand-ins, at TruffleHog `3ab759f`); two
+/// formats since widened or added from their issuers' docs (Buildkite
+/// `bkua_`, Pagar.me `ak_live_`) make 822/992 and 809/840. Floors at
+/// today's figures, so a change that loses ground on it fails here.
 #[test]
 fn recall_and_false_positives_on_a_fourth_scanner_nobody_tuned_to() {
     let Some(path) = outside_data(
@@ -327,9 +329,9 @@ fn recall_and_false_positives_on_a_fourth_scanner_nobody_tuned_to() {
     };
     measure_file(
         &path,
-        "TruffleHog's detector pattern tests (unseen)",
-        (0.81, MAX_DECOYS_FLAGGED),
-        (0.95, MAX_DECOYS_FLAGGED),
+        "TruffleHog's detector pattern tests (unseen at first)",
+        (0.82, MAX_DECOYS_FLAGGED),
+        (0.96, MAX_DECOYS_FLAGGED),
     );
 }
 
