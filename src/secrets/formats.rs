@@ -952,11 +952,13 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9_-]{43}",
     ),
     (
+        // Typeform's own page shows a token of 40 hex characters after
+        // `tfp_`; others are longer, with `_`, `-`, `.` and `=`.
         "typeform-token",
         "Typeform personal token",
         "",
         r"\btfp_",
-        r"[A-Za-z0-9_.=-]{44,64}",
+        r"[A-Za-z0-9_.=-]{40,64}",
     ),
     (
         "mapbox-secret-token",

@@ -760,7 +760,13 @@ fn token(rng: &mut Rng, rule: &str) -> String {
         "hubspot-token" => format!("pat-na1-{}", rng.uuid()),
         "figma-token" => format!("figd_{}", rng.chars(URLSAFE, 40)),
         "contentful-token" => format!("CFPAT-{}", rng.chars(URLSAFE, 43)),
-        "typeform-token" => format!("tfp_{}", rng.chars(URLSAFE, 59)),
+        "typeform-token" => {
+            if *rng.pick(&[true, false]) {
+                format!("tfp_{}", rng.chars(HEX, 40))
+            } else {
+                format!("tfp_{}", rng.chars(URLSAFE, 59))
+            }
+        }
         "mapbox-secret-token" => format!(
             "sk.eyJ1{}.{}",
             rng.chars(URLSAFE, 60),
