@@ -2752,6 +2752,43 @@ mod tests {
         }
     }
 
+    /// Formats widened or added after TruffleHog's pattern tests were
+    /// measured, each from what its issuer publishes: Buildkite's `bkua_`
+    /// prefix (no hex body), Pagar.me's `ak_live_`/`ak_test_` keys,
+    /// Typeform's `tfp_` with 40 hex characters.
+    #[test]
+    fn issuer_formats_after_the_fourth_source() {
+        let lower40 = "q7x2m9k4p1z8w3n6r5t0y2u8i4o7a1s3d5f9g2h6";
+        assert_eq!(lower40.len(), 40);
+        let hex40 = "7c1e9a04f3b28d65e0a7c94b1f2d3e8a6b5c0d97";
+        assert_eq!(hex40.len(), 40);
+        for (rule, value) in [
+            ("buildkite-token", format!("bkua_{lower40}")),
+            ("typeform-token", format!("tfp_{hex40}")),
+            ("pagarme-api-key", format!("ak_live_{RANDOM24}Tq7")),
+            ("pagarme-api-key", format!("ak_test_{RANDOM24}")),
+        ] {
+            assert_eq!(
+                scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}})),
+                [found("env.CONFIG_VALUE", rule, &value)],
+                "{rule}"
+            );
+        }
+        for value in [
+            // One character short of Buildkite's 40, or upper case in it.
+            format!("bkua_{}", &lower40[1..]),
+            format!("bkua_{}", lower40.to_uppercase()),
+            // One short of Typeform's 40.
+            format!("tfp_{}", &hex40[1..]),
+            // Not Pagar.me's environments, or too short a body.
+            format!("ak_prod_{RANDOM24}"),
+            "ak_live_Tq7Vw2Xz9Kp".to_string(),
+        ] {
+            let found_ = scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}}));
+            assert!(found_.is_empty(), "{value}: {found_:?}");
+        }
+    }
+
     #[test]
     fn a_service_account_key_file_is_found_by_its_key_even_cut_short() {
         let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu";

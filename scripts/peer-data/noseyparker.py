@@ -10,6 +10,22 @@ blank, one line) is a decoy planted where its format alone decides. The
 rules were written by another team for another scanner: mcpenv's rules
 were not tuned to them.
 
+A negative example means "this rule's pattern must not match this text",
+not "this text is not a secret". Two rules, both about Nosey Parker's own
+files (never about what mcpenv finds), keep a negative example that is a
+secret out of the decoys:
+
+(a) one that the rules file itself says should be matched: a YAML comment
+    with FIXME or TODO and "match" or "detect" right above the
+    `negative_examples:` key covers the whole block, one inside the block
+    covers the next example (`yaml.safe_load` drops comments, so the
+    text is read with `yaml.compose`'s line numbers);
+(b) one that contains the secret part of any positive example, of any
+    rule (the captured value, and a URI's password): Nosey Parker labels
+    that secret a secret elsewhere. Parts shorter than 12 characters are
+    not compared (`secret`, `password`, `D1fficult` are words that turn
+    up in unrelated text).
+
 usage: noseyparker.py RULES_DIR COMMIT > examples.json
 """
 
@@ -74,6 +90,50 @@ def literal_prefix(pattern):
     return prefix
 
 
+SAYS_MATCH = re.compile(r"(?i)\b(?:FIXME|TODO)\b.*\b(?:match|detect)")
+SHORTEST_SHARED_SECRET = 12
+
+
+def negatives_said_to_match(text):
+    """{(rule id, index)} of negative examples the file's own FIXME/TODO
+    comments say should be matched (rule (a) of the module comment)."""
+    lines = text.splitlines()
+    comments = [
+        number
+        for number, line in enumerate(lines)
+        if line.lstrip().startswith("#") and SAYS_MATCH.search(line)
+    ]
+    said = set()
+    root = yaml.compose(text)
+    rules = next(value for key, value in root.value if key.value == "rules")
+    for rule in rules.value:
+        fields = {key.value: (key, value) for key, value in rule.value}
+        if "negative_examples" not in fields:
+            continue
+        rule_id = fields["id"][1].value
+        key, block = fields["negative_examples"]
+        items = [item.start_mark.line for item in block.value]
+        for number in comments:
+            between = lines[number + 1 : key.start_mark.line]
+            if number < key.start_mark.line and all(
+                not line.strip() or line.lstrip().startswith("#") for line in between
+            ):
+                said.update((rule_id, index) for index in range(len(items)))
+            elif items and key.start_mark.line < number < items[-1]:
+                index = next(i for i, line in enumerate(items) if line > number)
+                said.add((rule_id, index))
+    return said
+
+
+def secret_parts(value):
+    """A positive example's secret, and a URI's password inside it."""
+    parts = [value]
+    userinfo = re.match(r"[a-z][a-z0-9+.-]*://[^:/@\s]*:([^@\s]+)@", value)
+    if userinfo:
+        parts.append(userinfo.group(1))
+    return [part for part in parts if len(part) >= SHORTEST_SHARED_SECRET]
+
+
 def main():
     rules_dir, commit = Path(sys.argv[1]), sys.argv[2]
     out = []
@@ -81,7 +141,9 @@ def main():
     # bot token is one for the user-token rule. One that another rule
     # finds is that rule's secret, not a decoy.
     every_pattern = []
+    said_to_match = set()
     for path in sorted(rules_dir.glob("*.yml")):
+        said_to_match |= negatives_said_to_match(path.read_text())
         for rule in yaml.safe_load(path.read_text())["rules"]:
             categories = rule.get("categories") or []
             if "secret" in categories and "identifier" not in categories:
@@ -159,9 +221,23 @@ def main():
                     entry["excluded"] = "one character repeated: no format to mimic"
                 elif any(other.search(value) for other in every_pattern):
                     entry["excluded"] = "another of its rules finds a secret in it"
+                elif (rule["id"], index) in said_to_match:
+                    entry["excluded"] = "its rules file says it should be matched (a FIXME/TODO comment)"
                 else:
                     entry.update(decoy_category="format-lookalike", excluded=None)
                 out.append(entry)
+    # Rule (b): a decoy holding a secret a positive example gives.
+    secrets = {
+        part
+        for entry in out
+        if entry["label"] == "tp" and not entry["excluded"]
+        for part in secret_parts(entry["value"])
+    }
+    for entry in out:
+        if entry["label"] == "fp" and not entry["excluded"]:
+            if any(secret in entry["value"] for secret in secrets):
+                entry.pop("decoy_category")
+                entry["excluded"] = "it holds a secret Nosey Parker labels a secret elsewhere"
     json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
     sys.stdout.write("\n")
 

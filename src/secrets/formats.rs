@@ -129,11 +129,13 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9_=.-]{28,}",
     ),
     (
+        // Buildkite publishes the `bkua_` prefix (its GitHub secret
+        // scanning page), not a hex body: lower-case letters and digits.
         "buildkite-token",
         "Buildkite API token",
         "",
         r"\bbkua_",
-        r"[a-f0-9]{40}\b",
+        r"[a-z0-9]{40}\b",
     ),
     (
         "circleci-token",
@@ -805,6 +807,15 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[0-9A-Za-z]{10,99}\b",
     ),
     (
+        // Pagar.me's API keys (API v1 to v4): `ak_`, the environment
+        // (`live` or `test`), then random characters, by its docs.
+        "pagarme-api-key",
+        "Pagar.me API key",
+        "",
+        r"\bak_(?:live|test)_",
+        r"[A-Za-z0-9]{20,64}\b",
+    ),
+    (
         "stripe-webhook-secret",
         "Stripe webhook signing secret",
         "",
@@ -941,11 +952,13 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9_-]{43}",
     ),
     (
+        // Typeform's own page shows a token of 40 hex characters after
+        // `tfp_`; others are longer, with `_`, `-`, `.` and `=`.
         "typeform-token",
         "Typeform personal token",
         "",
         r"\btfp_",
-        r"[A-Za-z0-9_.=-]{44,64}",
+        r"[A-Za-z0-9_.=-]{40,64}",
     ),
     (
         "mapbox-secret-token",

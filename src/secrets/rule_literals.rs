@@ -117,6 +117,7 @@ pub(super) const RULE_LITERALS: &[(&str, &[&[u8]], bool)] = &[
     ("easypost-key", &[b"EZAK", b"EZTK"], true),
     ("shippo-token", &[b"shippo_live_", b"shippo_test_"], true),
     ("stripe-key", &[b"sk_live_", b"sk_test_", b"sk_prod_", b"rk_live_", b"rk_test_", b"rk_prod_"], true),
+    ("pagarme-api-key", &[b"ak_live_", b"ak_test_"], true),
     ("stripe-webhook-secret", &[b"whsec_"], true),
     ("square-token", &[b"EAAA", b"sq0atp-", b"sq0csp-"], true),
     ("flutterwave-key", &[b"FLWSECK_TEST-", b"FLWSECK-"], true),

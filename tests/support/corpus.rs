@@ -288,6 +288,7 @@ const LATER_TOKEN_RULES: &[&str] = &[
     "github-app-installation-token",
     "azure-devops-pat",
     "mongodb-atlas-service-account-secret",
+    "pagarme-api-key",
 ];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
@@ -513,7 +514,7 @@ fn token(rng: &mut Rng, rule: &str) -> String {
         "gitlab-runner-registration-token" => format!("GR1348941{}", rng.chars(URLSAFE, 20)),
         "gitlab-session-cookie" => format!("_gitlab_session={}", rng.chars(LOWER_DIGITS, 32)),
         "bitbucket-token" => format!("ATBB{}", rng.chars(ALNUM, 32)),
-        "buildkite-token" => format!("bkua_{}", rng.chars(HEX, 40)),
+        "buildkite-token" => format!("bkua_{}", rng.chars(LOWER_DIGITS, 40)),
         "circleci-token" => format!("CCIPAT_{}_{}", rng.chars(ALNUM, 22), rng.chars(HEX, 40)),
         "sourcegraph-token" => format!("sgp_{}_{}", rng.chars(HEX, 16), rng.chars(HEX, 40)),
         "harness-token" => format!(
@@ -698,6 +699,10 @@ fn token(rng: &mut Rng, rule: &str) -> String {
         ),
         "segment-public-api-token" => format!("sgp_{}", rng.chars(ALNUM, 64)),
         "ionic-token" => format!("ion_{}", rng.chars(ALNUM, 42)),
+        "pagarme-api-key" => {
+            let mode = rng.pick(&["live", "test"]);
+            format!("ak_{mode}_{}", rng.chars(ALNUM, 30))
+        }
         "django-insecure-key" => format!("django-insecure-{}", rng.chars(LOWER_DIGITS, 50)),
         "launchdarkly-key" => {
             let kind = rng.pick(&["api", "sdk", "mob"]);
@@ -755,7 +760,13 @@ fn token(rng: &mut Rng, rule: &str) -> String {
         "hubspot-token" => format!("pat-na1-{}", rng.uuid()),
         "figma-token" => format!("figd_{}", rng.chars(URLSAFE, 40)),
         "contentful-token" => format!("CFPAT-{}", rng.chars(URLSAFE, 43)),
-        "typeform-token" => format!("tfp_{}", rng.chars(URLSAFE, 59)),
+        "typeform-token" => {
+            if *rng.pick(&[true, false]) {
+                format!("tfp_{}", rng.chars(HEX, 40))
+            } else {
+                format!("tfp_{}", rng.chars(URLSAFE, 59))
+            }
+        }
         "mapbox-secret-token" => format!(
             "sk.eyJ1{}.{}",
             rng.chars(URLSAFE, 60),
