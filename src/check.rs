@@ -285,13 +285,17 @@ impl CheckReport {
     }
 }
 
-/// Checks the servers in effect in `inventory` against `sources`.
+/// Checks the servers in effect in `inventory` against `sources`;
+/// `templates` loads the templates a server may come from, only once a
+/// server is there to match (parsing the embedded ones was most of what
+/// `env` and `run` did in a project without servers).
 pub fn check(
     locations: &Locations,
     inventory: &Inventory,
     sources: &EnvSources,
-    templates: &[Template],
+    templates: impl FnOnce() -> Vec<Template>,
 ) -> CheckReport {
+    let templates = std::cell::LazyCell::new(templates);
     let mut findings = Vec::new();
     let mut variables: Vec<Variable> = Vec::new();
     let mut servers = Vec::new();
@@ -333,7 +337,7 @@ pub fn check(
         let mut names = Vec::new();
         let mut required: Vec<String> = Vec::new();
         // What the server's template (if it came from one) says about its variables.
-        let declared = templates::matching(templates, &winner.entry)
+        let declared = templates::matching(&templates, &winner.entry)
             .map(|template| (template, templates::declared_variables(template, name)));
         if status.checked() {
             for (field, value) in winner.entry.expandable_fields() {

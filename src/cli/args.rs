@@ -70,7 +70,16 @@ pub fn version_only(words: &[String]) -> Option<String> {
 }
 
 /// The subcommands.
+///
+/// `defer`: each subcommand's arguments are added to clap's command line
+/// only when that subcommand is parsed or its help shown, so a run builds
+/// the arguments of one command, not of some 30 (the same for the command
+/// groups below). Help, errors and completions are as before. Their
+/// argument structs are documented for rustdoc only (`cfg_attr(doc, …)`):
+/// clap would take a doc comment there as the command's about, and a
+/// deferred struct's about comes after, and instead of, the variant's.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Add a server from a command (stdio) or a URL (http, sse).
     #[command(after_help = ADD_EXAMPLES, override_usage = ADD_USAGE)]
@@ -174,7 +183,7 @@ impl Command {
     }
 }
 
-/// `mcpenv probe`.
+#[cfg_attr(doc, doc = "`mcpenv probe`.")]
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Only these servers (default: every server in effect).
@@ -244,7 +253,7 @@ pub enum ClientArg {
     Zed,
 }
 
-/// `mcpenv import`.
+#[cfg_attr(doc, doc = "`mcpenv import`.")]
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// The client to import from.
@@ -256,7 +265,10 @@ pub struct ImportArgs {
     pub options: ImportOptions,
 }
 
-/// `mcpenv add-from-claude-desktop`: `import`'s flags but `--from`.
+#[cfg_attr(
+    doc,
+    doc = "`mcpenv add-from-claude-desktop`: `import`'s flags but `--from`."
+)]
 #[derive(Debug, Args)]
 pub struct AddFromClaudeDesktopArgs {
     /// `import`'s flags.
@@ -274,7 +286,7 @@ impl AddFromClaudeDesktopArgs {
     }
 }
 
-/// The flags of `import` other than `--from`.
+#[cfg_attr(doc, doc = "The flags of `import` other than `--from`.")]
 #[derive(Debug, Clone, Args)]
 pub struct ImportOptions {
     /// Scope to add the servers to.
@@ -330,7 +342,7 @@ pub enum ExportScope {
     User,
 }
 
-/// `mcpenv export`.
+#[cfg_attr(doc, doc = "`mcpenv export`.")]
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// The client to write to.
@@ -372,6 +384,7 @@ pub struct ExportArgs {
 
 /// `mcpenv secrets`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum SecretsCommand {
     /// Every variable of the dotenv files mcpenv reads here: where its value
     /// lives, its file, the servers that use it. Never a value.
@@ -385,7 +398,7 @@ pub enum SecretsCommand {
     Move(SecretsMoveArgs),
 }
 
-/// `mcpenv secrets list`.
+#[cfg_attr(doc, doc = "`mcpenv secrets list`.")]
 #[derive(Debug, Args)]
 pub struct SecretsListArgs {
     /// Print JSON.
@@ -393,7 +406,7 @@ pub struct SecretsListArgs {
     pub json: bool,
 }
 
-/// `mcpenv secrets rm`.
+#[cfg_attr(doc, doc = "`mcpenv secrets rm`.")]
 #[derive(Debug, Args)]
 pub struct SecretsRmArgs {
     /// The variable.
@@ -410,7 +423,7 @@ pub struct SecretsRmArgs {
     pub dry_run: bool,
 }
 
-/// `mcpenv secrets move`.
+#[cfg_attr(doc, doc = "`mcpenv secrets move`.")]
 #[derive(Debug, Args)]
 pub struct SecretsMoveArgs {
     /// The variable.
@@ -460,7 +473,7 @@ impl CompletionShell {
     }
 }
 
-/// `mcpenv completions`.
+#[cfg_attr(doc, doc = "`mcpenv completions`.")]
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell.
@@ -478,7 +491,7 @@ The script asks mcpenv for each completion, so server names, templates and the v
   pwsh   mcpenv completions powershell | Out-String | Invoke-Expression   (in $PROFILE)
   elvish eval (mcpenv completions elvish | slurp)   (in ~/.config/elvish/rc.elv)";
 
-/// `mcpenv man`.
+#[cfg_attr(doc, doc = "`mcpenv man`.")]
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// A subcommand (`mcpenv man add` is the page `mcpenv-add(1)`); none for mcpenv's own page.
@@ -488,6 +501,7 @@ pub struct ManArgs {
 
 /// `mcpenv templates`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum TemplatesCommand {
     /// List the templates: embedded, yours and the project's.
     List(TemplatesListArgs),
@@ -495,7 +509,7 @@ pub enum TemplatesCommand {
     Show(TemplatesShowArgs),
 }
 
-/// `mcpenv templates list`.
+#[cfg_attr(doc, doc = "`mcpenv templates list`.")]
 #[derive(Debug, Args)]
 pub struct TemplatesListArgs {
     /// Print JSON.
@@ -503,7 +517,7 @@ pub struct TemplatesListArgs {
     pub json: bool,
 }
 
-/// `mcpenv templates show`.
+#[cfg_attr(doc, doc = "`mcpenv templates show`.")]
 #[derive(Debug, Args)]
 pub struct TemplatesShowArgs {
     /// The template's name, or a `server.json` file.
@@ -606,7 +620,7 @@ pub enum ColorWhen {
     Never,
 }
 
-/// `mcpenv add`.
+#[cfg_attr(doc, doc = "`mcpenv add`.")]
 #[derive(Debug, Args)]
 pub struct AddArgs {
     /// Scope to add to.
@@ -708,7 +722,7 @@ fn callback_port(text: &str) -> Result<u16, String> {
     }
 }
 
-/// `mcpenv add-json`.
+#[cfg_attr(doc, doc = "`mcpenv add-json`.")]
 #[derive(Debug, Args)]
 pub struct AddJsonArgs {
     /// Scope to add to.
@@ -743,7 +757,7 @@ pub struct AddJsonArgs {
     pub dry_run: bool,
 }
 
-/// `mcpenv get`.
+#[cfg_attr(doc, doc = "`mcpenv get`.")]
 #[derive(Debug, Args)]
 pub struct GetArgs {
     /// Server name.
@@ -759,7 +773,7 @@ pub struct GetArgs {
     pub json: bool,
 }
 
-/// `mcpenv list`.
+#[cfg_attr(doc, doc = "`mcpenv list`.")]
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Only this scope.
@@ -771,7 +785,7 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-/// `mcpenv scan`.
+#[cfg_attr(doc, doc = "`mcpenv scan`.")]
 #[derive(Debug, Args)]
 #[command(after_help = SCAN_EXAMPLES)]
 pub struct ScanArgs {
@@ -795,6 +809,7 @@ pub struct ScanArgs {
 
 /// `mcpenv policy`.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum PolicyCommand {
     /// Judge every `.mcp.json` under PATHS against a policy; exits 1 when
     /// one uses a server the policy denies or does not allow.
@@ -802,7 +817,7 @@ pub enum PolicyCommand {
     Check(PolicyCheckArgs),
 }
 
-/// `mcpenv policy check`.
+#[cfg_attr(doc, doc = "`mcpenv policy check`.")]
 #[derive(Debug, Args)]
 pub struct PolicyCheckArgs {
     /// Folders (each walked for `.mcp.json`) or `.mcp.json` files [default: .].
@@ -844,7 +859,7 @@ const SCAN_EXAMPLES: &str = "Examples:
   mcpenv scan --format sarif . > mcpenv.sarif
   mcpenv scan --only-paths .mcp.json   what a pre-commit hook runs";
 
-/// `mcpenv extract`.
+#[cfg_attr(doc, doc = "`mcpenv extract`.")]
 #[derive(Debug, Args)]
 pub struct ExtractArgs {
     /// Scope to extract from [default: project].
@@ -908,7 +923,7 @@ pub enum PrivateScope {
     User,
 }
 
-/// `mcpenv share`.
+#[cfg_attr(doc, doc = "`mcpenv share`.")]
 #[derive(Debug, Args)]
 pub struct ShareArgs {
     /// The server to share.
@@ -941,11 +956,11 @@ pub struct ShareArgs {
     pub dry_run: bool,
 }
 
-/// `mcpenv serve`.
+#[cfg_attr(doc, doc = "`mcpenv serve`.")]
 #[derive(Debug, Args)]
 pub struct ServeArgs {}
 
-/// `mcpenv confirm`.
+#[cfg_attr(doc, doc = "`mcpenv confirm`.")]
 #[derive(Debug, Args)]
 pub struct ConfirmArgs {
     /// Only the change of this id (as the agent names it); default: every change waiting.
@@ -953,7 +968,7 @@ pub struct ConfirmArgs {
     pub id: Option<String>,
 }
 
-/// `mcpenv doctor`.
+#[cfg_attr(doc, doc = "`mcpenv doctor`.")]
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     /// Also start each server in effect, as `mcpenv probe` does.
@@ -973,7 +988,7 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-/// `mcpenv check`.
+#[cfg_attr(doc, doc = "`mcpenv check`.")]
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Print JSON.
@@ -1003,7 +1018,7 @@ pub enum OnboardTarget {
     Keychain,
 }
 
-/// `mcpenv onboard`.
+#[cfg_attr(doc, doc = "`mcpenv onboard`.")]
 #[derive(Debug, Args)]
 pub struct OnboardArgs {
     /// Where to save the values.
@@ -1042,7 +1057,7 @@ pub struct OnboardArgs {
     pub dry_run: bool,
 }
 
-/// `mcpenv approve`.
+#[cfg_attr(doc, doc = "`mcpenv approve`.")]
 #[derive(Debug, Args)]
 #[command(after_help = APPROVE_HELP)]
 pub struct ApproveArgs {
@@ -1085,7 +1100,7 @@ folder not trusted yet, `approve` asks (in a terminal) whether to record that tr
 dialog does; `--trust` records it without asking. Trusting a folder also lets Claude Code apply
 its settings and run its hooks.";
 
-/// `mcpenv reject`.
+#[cfg_attr(doc, doc = "`mcpenv reject`.")]
 #[derive(Debug, Args)]
 pub struct RejectArgs {
     /// Project servers to reject.
@@ -1102,7 +1117,7 @@ pub struct RejectArgs {
     pub dry_run: bool,
 }
 
-/// `mcpenv undo`.
+#[cfg_attr(doc, doc = "`mcpenv undo`.")]
 #[derive(Debug, Args)]
 pub struct UndoArgs {
     /// Take back the edit with this number (from `--list --all`), wherever
@@ -1161,7 +1176,7 @@ you agree (asked on a terminal, or `--restore-secrets`). An edit that moved a
 secret into the keychain or removed it keeps no copy of it, so it cannot be
 undone.";
 
-/// `mcpenv reset-project-choices`.
+#[cfg_attr(doc, doc = "`mcpenv reset-project-choices`.")]
 #[derive(Debug, Args)]
 pub struct ResetProjectChoicesArgs {
     /// Print what was done as JSON.
@@ -1174,7 +1189,7 @@ pub struct ResetProjectChoicesArgs {
     pub dry_run: bool,
 }
 
-/// `mcpenv run`.
+#[cfg_attr(doc, doc = "`mcpenv run`.")]
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// A file to load instead of `.env.local` and `.env` (repeat for more; earlier files win).
@@ -1199,7 +1214,7 @@ pub enum EnvFormat {
     Json,
 }
 
-/// `mcpenv env`.
+#[cfg_attr(doc, doc = "`mcpenv env`.")]
 #[derive(Debug, Args)]
 pub struct EnvArgs {
     /// Output format.
@@ -1211,7 +1226,7 @@ pub struct EnvArgs {
     pub json: bool,
 }
 
-/// `mcpenv remove`.
+#[cfg_attr(doc, doc = "`mcpenv remove`.")]
 #[derive(Debug, Args)]
 pub struct RemoveArgs {
     /// Scope to remove from; required when NAME is in several.
@@ -1273,6 +1288,40 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// What each command says of itself is its variant's doc comment,
+    /// whether its deferred arguments were added (its help) or not (the
+    /// list of commands in its parent's help).
+    #[test]
+    fn deferred_arguments_keep_each_command_s_about() {
+        fn abouts(command: &clap::Command, path: &str, into: &mut Vec<String>) {
+            // `help`, which building adds, aside.
+            for sub in command
+                .get_subcommands()
+                .filter(|sub| sub.get_name() != "help")
+            {
+                let path = format!("{path} {}", sub.get_name());
+                into.push(format!(
+                    "{path}: {:?} / {:?}",
+                    sub.get_about().map(ToString::to_string),
+                    sub.get_long_about().map(ToString::to_string)
+                ));
+                abouts(sub, &path, into);
+            }
+        }
+        let mut before = Vec::new();
+        abouts(&Cli::command(), "mcpenv", &mut before);
+        let mut built = Cli::command();
+        built.build();
+        let mut after = Vec::new();
+        abouts(&built, "mcpenv", &mut after);
+        assert_eq!(before, after);
+        assert!(after.len() > 30, "{after:?}");
+        assert!(
+            after.iter().all(|line| !line.contains("Some(\"`mcpenv")),
+            "{after:#?}"
+        );
     }
 
     fn add(argv: &[&str]) -> AddArgs {

@@ -85,12 +85,9 @@ pub fn check_environment_for(
         Ok(sources) => sources,
         Err(error) => return Err(CheckError::EnvFiles(error)),
     };
-    let mut report = check::check(
-        &context.locations,
-        &inventory,
-        &sources,
-        &crate::templates::all(&context.template_dirs).0,
-    );
+    let mut report = check::check(&context.locations, &inventory, &sources, || {
+        crate::templates::all(&context.template_dirs).0
+    });
     report
         .findings
         .extend(crate::check::project_links::findings(&context.locations));

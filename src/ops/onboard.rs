@@ -204,12 +204,9 @@ impl OnboardPlan {
 pub fn plan_onboard(ctx: &Context, request: &OnboardRequest) -> Result<OnboardPlan, Error> {
     let inventory = ctx.inventory()?;
     let sources = ctx.env_sources()?;
-    let found = check::check(
-        &ctx.locations,
-        &inventory,
-        &sources,
-        &crate::templates::all(&ctx.template_dirs).0,
-    );
+    let found = check::check(&ctx.locations, &inventory, &sources, || {
+        crate::templates::all(&ctx.template_dirs).0
+    });
     check_names(&request.only, "--only", &found)?;
     check_names(&request.reset, "--reset", &found)?;
     check_names(&request.accept_references, "--accept-reference", &found)?;

@@ -104,7 +104,7 @@ pub fn list(ctx: &Context) -> Result<SecretList, Error> {
     let inventory = Inventory::load_all(&ctx.locations);
     ctx.shield.learn_inventory(&inventory);
     let used_by: BTreeMap<String, Vec<String>> =
-        check::check(&ctx.locations, &inventory, &sources, &[])
+        check::check(&ctx.locations, &inventory, &sources, Vec::new)
             .variables
             .into_iter()
             .map(|variable| (variable.name, variable.servers))

@@ -31,12 +31,9 @@ pub struct ServerEnv {
 pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
     let inventory = ctx.inventory()?;
     let sources = ctx.env_sources()?;
-    let report = check::check(
-        &ctx.locations,
-        &inventory,
-        &sources,
-        &crate::templates::all(&ctx.template_dirs).0,
-    );
+    let report = check::check(&ctx.locations, &inventory, &sources, || {
+        crate::templates::all(&ctx.template_dirs).0
+    });
     // What the repository ships is not the person's to export.
     let held = handed::held_files(&ctx.locations);
     let wanted = report

@@ -16,6 +16,7 @@
 //! literal, and the automaton is built once a run has searched enough text
 //! for it to pay.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -24,7 +25,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use super::formats::Spec;
-use super::rule_literals::RULE_LITERALS;
+use super::rule_literals::{FOLDED_LITERALS, LITERAL_ORDER, RULE_LITERALS};
 
 /// How many rules a [`RuleSet`] holds at most.
 const MAX_RULES: usize = 256;
@@ -98,14 +99,8 @@ impl Candidates {
     }
 }
 
-/// One literal as the automaton knows it (ASCII case folded): the
-/// spellings rules start with, each with the rules it names.
-#[derive(Debug, Default)]
-struct Literal {
-    variants: Vec<Variant>,
-}
-
-#[derive(Debug)]
+/// A spelling of a literal rules start with, and the rules it names.
+#[derive(Debug, PartialEq, Eq)]
 struct Variant {
     /// The exact bytes a case-sensitive rule needs; `None` for a `(?i)`
     /// rule, which takes any case.
@@ -120,16 +115,11 @@ struct Variant {
 /// slower way.
 const SEARCH_BEFORE_AUTOMATON: usize = 128 * 1024;
 
-/// A literal of a rule while the prefilter is built: its folded bytes,
-/// the rule, its exact spelling (`None` for a `(?i)` rule) and whether a
-/// `\b` comes before it.
-type LiteralEntry = (Vec<u8>, usize, Option<&'static [u8]>, bool);
-
 /// The literals of every rule's head, in one automaton.
 #[derive(Debug)]
 pub(super) struct Prefilter {
     /// Every literal, ASCII case folded, by pattern id.
-    folded: Vec<Vec<u8>>,
+    folded: &'static [&'static [u8]],
     /// Built when first worth it; `None` inside when it could not be built
     /// (then [`PairIndex`] finds the same).
     automaton: OnceLock<Option<AhoCorasick>>,
@@ -140,8 +130,11 @@ pub(super) struct Prefilter {
     searched: AtomicUsize,
     /// How many rules there are.
     rule_count: usize,
-    /// By pattern id.
-    literals: Vec<Literal>,
+    /// By pattern id: where its spellings are in `variants`.
+    literals: Vec<Range<usize>>,
+    /// The spellings of every literal (ASCII case kept, or not for a
+    /// `(?i)` rule), each with the rules it names.
+    variants: Vec<Variant>,
     /// Rules with no literal to find: candidates for every string.
     always: RuleSet,
     /// The `(?i)` rules: Unicode case folding lets `K` (Kelvin) and `ſ`
@@ -154,60 +147,42 @@ impl Prefilter {
     /// The prefilter of `specs` (`(id, provider, lead, head, tail)`).
     pub(super) fn new(specs: &[Spec]) -> Self {
         assert!(specs.len() <= MAX_RULES, "a RuleSet holds every rule");
+        assert_eq!(specs.len(), RULE_LITERALS.len(), "{STALE_TABLE}");
         let mut always = RuleSet::default();
         let mut any_case = RuleSet::default();
-        assert_eq!(specs.len(), RULE_LITERALS.len(), "{STALE_TABLE}");
-        // Every (folded literal, rule, exact spelling, `\b` before it),
-        // sorted by the folded literal to group equal ones: cheaper than a
-        // map, which every masked command would pay at start-up.
-        let mut entries: Vec<LiteralEntry> =
-            Vec::with_capacity(RULE_LITERALS.iter().map(|(_, found, _)| found.len()).sum());
-        for (index, &(_, _, lead, head, _)) in specs.iter().enumerate() {
-            let insensitive = lead.starts_with("(?i)") || head.starts_with("(?i)");
-            if insensitive {
+        let mut count = 0;
+        for (index, &(id, _, lead, head, _)) in specs.iter().enumerate() {
+            if lead.starts_with("(?i)") || head.starts_with("(?i)") {
                 any_case.insert(index);
             }
-            let Some((found, boundary)) = table_literals(index, specs[index].0) else {
-                always.insert(index);
-                continue;
-            };
-            for &literal in found {
-                let exact = (!insensitive).then_some(literal);
-                entries.push((literal.to_ascii_lowercase(), index, exact, boundary));
+            match table_literals(index, id) {
+                Some((found, _)) => count += found.len(),
+                None => always.insert(index),
             }
         }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut folded: Vec<Vec<u8>> = Vec::new();
-        let mut literals: Vec<Literal> = Vec::new();
-        for (key, index, exact, boundary) in entries {
-            if folded.last() != Some(&key) {
-                folded.push(key);
-                literals.push(Literal::default());
-            }
-            let variants = &mut literals.last_mut().expect("pushed above").variants;
-            match variants
-                .iter_mut()
-                .find(|variant| variant.exact == exact && variant.boundary == boundary)
-            {
-                Some(variant) => variant.rules.insert(index),
-                None => {
-                    let mut rules = RuleSet::default();
-                    rules.insert(index);
-                    variants.push(Variant {
-                        exact,
-                        boundary,
-                        rules,
-                    });
-                }
-            }
-        }
+        assert_eq!(count, LITERAL_ORDER.len(), "{STALE_TABLE}");
+        // The literals come sorted and folded from the table (written by a
+        // unit test that sorts them as this did at every start): sorting,
+        // folding and allocating for each here was most of the cost of the
+        // first masked string of every run.
+        let folded = FOLDED_LITERALS;
+        let (literals, variants) = grouped(
+            LITERAL_ORDER.iter().map(|&(rule, at)| {
+                let index = usize::from(rule);
+                let (_, found, boundary) = RULE_LITERALS[index];
+                (found[usize::from(at)], index, boundary)
+            }),
+            &any_case,
+            folded,
+        );
         Self {
-            pairs: PairIndex::new(&folded),
+            pairs: PairIndex::new(folded),
             folded,
             automaton: OnceLock::new(),
             searched: AtomicUsize::new(0),
             rule_count: specs.len(),
             literals,
+            variants,
             always,
             any_case,
         }
@@ -223,7 +198,7 @@ impl Prefilter {
                 AhoCorasick::builder()
                     .ascii_case_insensitive(true)
                     .kind(Some(AhoCorasickKind::ContiguousNFA))
-                    .build(&self.folded)
+                    .build(self.folded)
                     .ok()
             })
             .as_ref()
@@ -240,7 +215,7 @@ impl Prefilter {
                 .collect();
         }
         match &self.pairs {
-            Some(pairs) => pairs.hits(bytes, &self.folded),
+            Some(pairs) => pairs.hits(bytes, self.folded),
             // Invariant: plain literals always build; were it not so, no
             // literal could be found, and every rule runs instead (see
             // `candidates`).
@@ -278,13 +253,13 @@ impl Prefilter {
             return found;
         }
         for (pattern, start, end) in self.hits(bytes, by_automaton) {
-            let literal = &self.literals[pattern];
+            let spellings = self.literals[pattern].clone();
             // An ASCII `\b`: a word byte on one side only.
             let at_boundary = || {
                 let before = start.checked_sub(1).map(|at| bytes[at]);
                 before.is_some_and(is_word_byte) != is_word_byte(bytes[start])
             };
-            for variant in &literal.variants {
+            for variant in &self.variants[spellings] {
                 if variant
                     .exact
                     .as_ref()
@@ -308,6 +283,68 @@ impl Prefilter {
     }
 }
 
+/// The spellings of `entries` (`(literal, rule, \b before it)`, equal
+/// folded literals next to each other, in the order of `folded`), grouped
+/// by literal: where each literal's spellings are in the second vector,
+/// each spelling with the rules it names. A rule in `any_case` takes any
+/// case.
+fn grouped(
+    entries: impl Iterator<Item = (&'static [u8], usize, bool)>,
+    any_case: &RuleSet,
+    folded: &[&[u8]],
+) -> (Vec<Range<usize>>, Vec<Variant>) {
+    let mut literals: Vec<Range<usize>> = Vec::with_capacity(folded.len());
+    let mut variants: Vec<Variant> = Vec::with_capacity(LITERAL_ORDER.len());
+    for (literal, index, boundary) in entries {
+        let exact = (!any_case.contains(index)).then_some(literal);
+        let same = literals
+            .len()
+            .checked_sub(1)
+            .is_some_and(|last| folded[last].eq_ignore_ascii_case(literal));
+        if !same {
+            assert!(
+                folded
+                    .get(literals.len())
+                    .is_some_and(|next| next.eq_ignore_ascii_case(literal)),
+                "{STALE_TABLE}"
+            );
+            literals.push(variants.len()..variants.len());
+        }
+        let spellings = literals.last_mut().expect("pushed above");
+        if add_spelling(&mut variants, spellings.start, exact, boundary, index) {
+            spellings.end += 1;
+        }
+    }
+    assert_eq!(literals.len(), folded.len(), "{STALE_TABLE}");
+    (literals, variants)
+}
+
+/// Adds rule `index` to the spelling `(exact, boundary)` among
+/// `variants[from..]`, or that spelling at the end; whether it is new.
+fn add_spelling(
+    variants: &mut Vec<Variant>,
+    from: usize,
+    exact: Option<&'static [u8]>,
+    boundary: bool,
+    index: usize,
+) -> bool {
+    if let Some(variant) = variants[from..]
+        .iter_mut()
+        .find(|variant| variant.exact == exact && variant.boundary == boundary)
+    {
+        variant.rules.insert(index);
+        return false;
+    }
+    let mut rules = RuleSet::default();
+    rules.insert(index);
+    variants.push(Variant {
+        exact,
+        boundary,
+        rules,
+    });
+    true
+}
+
 /// The literals by their first two bytes (ASCII case folded): a short
 /// text is searched by looking up each position's pair, which needs no
 /// automaton and costs little to build. Hand-written because
@@ -326,7 +363,7 @@ struct PairIndex {
 impl PairIndex {
     /// The index of `folded` (lower-case literals); `None` when one is
     /// shorter than two bytes.
-    fn new(folded: &[Vec<u8>]) -> Option<Self> {
+    fn new(folded: &[&[u8]]) -> Option<Self> {
         let mut keyed: Vec<(u16, u32)> = Vec::with_capacity(folded.len());
         let mut firsts = [0u64; 4];
         for (pattern, literal) in folded.iter().enumerate() {
@@ -357,7 +394,7 @@ impl PairIndex {
 
     /// Every `(pattern, start, end)` of a literal of `folded` in `bytes`,
     /// ASCII case ignored.
-    fn hits(&self, bytes: &[u8], folded: &[Vec<u8>]) -> Vec<(usize, usize, usize)> {
+    fn hits(&self, bytes: &[u8], folded: &[&[u8]]) -> Vec<(usize, usize, usize)> {
         let mut hits = Vec::new();
         for start in 0..bytes.len().saturating_sub(1) {
             let first = bytes[start].to_ascii_lowercase();
@@ -370,7 +407,7 @@ impl PairIndex {
             };
             let (_, from, to) = self.pairs[found];
             for &pattern in &self.order[from as usize..to as usize] {
-                let literal = &folded[pattern as usize];
+                let literal = folded[pattern as usize];
                 let end = start + literal.len();
                 if bytes
                     .get(start..end)
@@ -487,14 +524,7 @@ mod tests {
             let (literals, boundary) = rule_literals(lead, head).unwrap_or_default();
             let literals: Vec<String> = literals
                 .iter()
-                .map(|literal| {
-                    let escaped: String = literal
-                        .iter()
-                        .flat_map(|byte| std::ascii::escape_default(*byte))
-                        .map(char::from)
-                        .collect();
-                    format!("b\"{escaped}\"")
-                })
+                .map(|literal| byte_string(literal))
                 .collect();
             text.push_str(&format!(
                 "    ({id:?}, &[{}], {boundary}),\n",
@@ -502,7 +532,103 @@ mod tests {
             ));
         }
         text.push_str("];\n");
+        // (rule, literal of the rule) sorted by the folded literal, ties in
+        // rule order: the stable sort `Prefilter::new` would otherwise do.
+        let mut order: Vec<(Vec<u8>, usize, usize)> = Vec::new();
+        for (index, (_, _, lead, head, _)) in RULE_SPECS.iter().enumerate() {
+            let (literals, _) = rule_literals(lead, head).unwrap_or_default();
+            for (at, literal) in literals.iter().enumerate() {
+                order.push((literal.to_ascii_lowercase(), index, at));
+            }
+        }
+        order.sort_by(|a, b| a.0.cmp(&b.0));
+        text.push_str(
+            "\n/// Every literal of `RULE_LITERALS` as (rule, its place in the rule's\n\
+             /// list), sorted by its ASCII-lowercased bytes, ties in rule order: the\n\
+             /// prefilter groups equal literals without sorting them at start-up.\n\
+             #[rustfmt::skip]\n\
+             pub(super) const LITERAL_ORDER: &[(u16, u16)] = &[\n",
+        );
+        for line in order.chunks(8) {
+            let pairs: Vec<String> = line
+                .iter()
+                .map(|(_, index, at)| format!("({index}, {at})"))
+                .collect();
+            text.push_str(&format!("    {},\n", pairs.join(", ")));
+        }
+        text.push_str(
+            "];\n\n\
+             /// The distinct literals of `LITERAL_ORDER`, ASCII-lowercased, in its\n\
+             /// order: the patterns of the prefilter's automaton.\n\
+             #[rustfmt::skip]\n\
+             pub(super) const FOLDED_LITERALS: &[&[u8]] = &[\n",
+        );
+        let mut distinct: Vec<&[u8]> = order.iter().map(|(folded, _, _)| &folded[..]).collect();
+        distinct.dedup();
+        for literal in distinct {
+            text.push_str(&format!("    {},\n", byte_string(literal)));
+        }
+        text.push_str("];\n");
         text
+    }
+
+    /// `literal` as a Rust byte string.
+    fn byte_string(literal: &[u8]) -> String {
+        let escaped: String = literal
+            .iter()
+            .flat_map(|byte| std::ascii::escape_default(*byte))
+            .map(char::from)
+            .collect();
+        format!("b\"{escaped}\"")
+    }
+
+    /// The prefilter's literals grouped as sorting them at start-up
+    /// grouped them (what `Prefilter::new` did before `LITERAL_ORDER`):
+    /// the same literals, in the same order, with the same spellings,
+    /// boundaries and rules.
+    #[test]
+    fn the_sorted_table_groups_as_sorting_does() {
+        let prefilter = Prefilter::new(RULE_SPECS);
+        let insensitive = |index: usize| {
+            let (_, _, lead, head, _) = RULE_SPECS[index];
+            lead.starts_with("(?i)") || head.starts_with("(?i)")
+        };
+        // (folded literal, rule, exact spelling, `\b` before it)
+        type Entry = (Vec<u8>, usize, Option<&'static [u8]>, bool);
+        let mut entries: Vec<Entry> = Vec::new();
+        for (index, (id, _, _, _, _)) in RULE_SPECS.iter().enumerate() {
+            if let Some((found, boundary)) = table_literals(index, id) {
+                for &literal in found {
+                    let exact = (!insensitive(index)).then_some(literal);
+                    entries.push((literal.to_ascii_lowercase(), index, exact, boundary));
+                }
+            }
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut sorted: Vec<(Vec<u8>, Vec<Variant>)> = Vec::new();
+        for (key, index, exact, boundary) in entries {
+            if sorted.last().is_none_or(|(last, _)| *last != key) {
+                sorted.push((key, Vec::new()));
+            }
+            let variants = &mut sorted.last_mut().expect("pushed above").1;
+            add_spelling(variants, 0, exact, boundary, index);
+        }
+        let built: Vec<(Vec<u8>, &[Variant])> = prefilter
+            .folded
+            .iter()
+            .zip(&prefilter.literals)
+            .map(|(folded, spellings)| (folded.to_vec(), &prefilter.variants[spellings.clone()]))
+            .collect();
+        assert_eq!(built.len(), sorted.len());
+        for ((folded, variants), (key, wanted)) in built.iter().zip(&sorted) {
+            assert_eq!(folded, key);
+            assert_eq!(*variants, &wanted[..]);
+        }
+        assert!(prefilter.folded.windows(2).all(|pair| pair[0] < pair[1]));
+        let any_case: Vec<usize> = (0..RULE_SPECS.len())
+            .filter(|&index| insensitive(index))
+            .collect();
+        assert_eq!(prefilter.any_case.iter().collect::<Vec<_>>(), any_case);
     }
 
     #[test]
@@ -536,7 +662,7 @@ mod tests {
         for _ in 0..2_000 {
             let mut text = Vec::new();
             for _ in 0..(next() % 12) {
-                let literal = &prefilter.folded[(next() % prefilter.folded.len() as u64) as usize];
+                let literal = prefilter.folded[(next() % prefilter.folded.len() as u64) as usize];
                 match next() % 5 {
                     0 => text.extend(literal.iter().map(u8::to_ascii_uppercase)),
                     1 => text.extend(&literal[..literal.len() / 2 + 1]),
@@ -549,7 +675,7 @@ mod tests {
                 .find_overlapping_iter(&text)
                 .map(|hit| (hit.pattern().as_usize(), hit.start(), hit.end()))
                 .collect();
-            let mut by_pairs = pairs.hits(&text, &prefilter.folded);
+            let mut by_pairs = pairs.hits(&text, prefilter.folded);
             by_automaton.sort_unstable();
             by_pairs.sort_unstable();
             assert_eq!(
