@@ -1,8 +1,7 @@
 //! Records what `mcpenv --version` says of the build: the commit it was
 //! built from and the day (UTC; `SOURCE_DATE_EPOCH` when set, for
 //! reproducible builds). Outside a git checkout (a crate from crates.io)
-//! the commit is `unknown`. On Linux with glibc 2.36 or later, also packs
-//! the binary's relative relocations (see [`pack_relative_relocations`]).
+//! the commit is `unknown`.
 
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -34,55 +33,6 @@ fn main() {
         });
     println!("cargo:rustc-env=MCPENV_COMMIT={commit}");
     println!("cargo:rustc-env=MCPENV_BUILD_DATE={}", civil_date(seconds));
-    pack_relative_relocations();
-}
-
-/// Links the binary with `-z pack-relative-relocs` (DT_RELR): its ~18,000
-/// relative relocations (pointers in static data, fixed up by the dynamic
-/// loader at every start because the binary is position-independent) are
-/// stored as a few kilobytes of bitmaps instead of 440 KB of entries, which
-/// the loader reads and applies in a fraction of the time. ASLR is kept.
-///
-/// Only when the binary is built for the machine building it (not a cross
-/// build), for Linux with glibc, and that machine's glibc is 2.36 or later:
-/// such a binary needs glibc 2.36 at run time (the linker records a need of
-/// `GLIBC_ABI_DT_RELR`, and an older loader refuses it rather than crash),
-/// which the machine that built it has. Elsewhere the binary is linked as
-/// before. `MCPENV_NO_RELR=1` turns it off, for a binary meant for older
-/// systems or a linker that does not know the option.
-fn pack_relative_relocations() {
-    println!("cargo:rerun-if-env-changed=MCPENV_NO_RELR");
-    let var = |name: &str| std::env::var(name).unwrap_or_default();
-    let native = var("TARGET") == var("HOST");
-    let linux_gnu = var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
-    let off = std::env::var_os("MCPENV_NO_RELR").is_some_and(|value| !value.is_empty());
-    if native && linux_gnu && !off && glibc_at_least((2, 36)) {
-        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
-    }
-}
-
-/// Whether this machine's glibc (`getconf GNU_LIBC_VERSION`: `glibc 2.36`)
-/// is at least `wanted`; false when that cannot be told.
-fn glibc_at_least(wanted: (u32, u32)) -> bool {
-    let Some(text) = Command::new("getconf")
-        .arg("GNU_LIBC_VERSION")
-        .output()
-        .ok()
-        .filter(|output| output.status.success())
-        .and_then(|output| String::from_utf8(output.stdout).ok())
-    else {
-        return false;
-    };
-    let mut numbers = text
-        .trim()
-        .strip_prefix("glibc ")
-        .unwrap_or_default()
-        .split('.')
-        .map(|part| part.parse::<u32>().ok());
-    match (numbers.next().flatten(), numbers.next().flatten()) {
-        (Some(major), Some(minor)) => (major, minor) >= wanted,
-        _ => false,
-    }
 }
 
 /// `YYYY-MM-DD` of a Unix time, in UTC (Howard Hinnant's `civil_from_days`;
