@@ -2022,20 +2022,6 @@ fn github_checksum_holds(rule: &str, token: &str) -> bool {
 /// `0`, `z` to `0`) at least three long, and the words people put in
 /// made-up values. A random string has almost none of these.
 fn is_filler(value: &str) -> bool {
-    const WORDS: [&[u8]; 12] = [
-        b"your",
-        b"here",
-        b"token",
-        b"secret",
-        b"key",
-        b"api",
-        b"test",
-        b"demo",
-        b"value",
-        b"insert",
-        b"replace",
-        b"changeme",
-    ];
     let mut buffer = [0u8; 1024];
     // Longer than anyone types filler by hand.
     let Some(chars) = folded_alnum(value, &mut buffer) else {
@@ -2073,7 +2059,7 @@ fn is_filler(value: &str) -> bool {
     let mut covered = 0;
     let mut at = 0;
     while at < len {
-        if let Some(word) = WORDS.iter().find(|word| chars[at..].starts_with(word)) {
+        if let Some(word) = filler_word_at(&chars[at..]) {
             covered += word.len();
             at += word.len();
             continue;
@@ -2087,6 +2073,33 @@ fn is_filler(value: &str) -> bool {
         }
     }
     covered * 10 >= len * 7
+}
+
+/// The words people put in made-up values, folded to lower case.
+const FILLER_WORDS: [&[u8]; 12] = [
+    b"your",
+    b"here",
+    b"token",
+    b"secret",
+    b"key",
+    b"api",
+    b"test",
+    b"demo",
+    b"value",
+    b"insert",
+    b"replace",
+    b"changeme",
+];
+
+/// The first of [`FILLER_WORDS`] that `chars` starts with. Its first byte
+/// rules out most words before any comparison (this runs at every
+/// position of every value judged).
+fn filler_word_at(chars: &[u8]) -> Option<&'static [u8]> {
+    let first = *chars.first()?;
+    FILLER_WORDS
+        .iter()
+        .find(|word| word[0] == first && chars.starts_with(word))
+        .copied()
 }
 
 fn distinct_bytes(text: &str) -> usize {
@@ -2936,6 +2949,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn filler_word_at_finds_the_first_word_the_text_starts_with(
+            text in "(your|here|token|secret|key|api|test|demo|value|insert|replace|changeme|[a-z0-9]{0,3}){0,4}",
+        ) {
+            let chars = text.as_bytes();
+            let plain = FILLER_WORDS.iter().find(|word| chars.starts_with(word)).copied();
+            proptest::prop_assert_eq!(filler_word_at(chars), plain);
+        }
+
         /// Spans point at the secret, on any text (multi-byte included)
         /// behind the prefixes that start each kind of rule.
         #[test]
