@@ -1094,7 +1094,53 @@ pub fn is_secret_name(name: &str) -> bool {
     name_strength(name).is_some()
 }
 
+/// What a name says of its value, worked out once per distinct name on
+/// each thread: a scan meets the same few names (`HOME`, `GITHUB_TOKEN`,
+/// `NODE_OPTIONS`) in entry after entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NameVerdict {
+    strength: Option<Strength>,
+    password: bool,
+}
+
+/// Names remembered per thread, at most; later ones are worked out each
+/// time (a hostile file's million names cannot grow the memo).
+const NAME_MEMO_ENTRIES: usize = 1 << 12;
+
+/// Longest name remembered; longer ones are rarely met twice.
+const NAME_MEMO_BYTES: usize = 64;
+
+thread_local! {
+    static NAME_MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, NameVerdict>> =
+        std::cell::RefCell::default();
+}
+
+fn name_verdict(name: &str) -> NameVerdict {
+    let work_out = || NameVerdict {
+        strength: name_strength_of(name),
+        password: is_password_name_of(name),
+    };
+    if name.len() > NAME_MEMO_BYTES {
+        return work_out();
+    }
+    NAME_MEMO.with_borrow_mut(|memo| {
+        if let Some(verdict) = memo.get(name) {
+            return *verdict;
+        }
+        let verdict = work_out();
+        if memo.len() < NAME_MEMO_ENTRIES {
+            memo.insert(name.into(), verdict);
+        }
+        verdict
+    })
+}
+
 fn name_strength(name: &str) -> Option<Strength> {
+    name_verdict(name).strength
+}
+
+/// [`name_strength`] worked out, not remembered.
+fn name_strength_of(name: &str) -> Option<Strength> {
     if is_shell_directory(name) {
         return None;
     }
@@ -1290,6 +1336,11 @@ const PASSWORD_SEGMENTS: [&str; 6] = ["PASSWORD", "PASSWD", "PWD", "PASSPHRASE",
 /// the word on (`PGPASSWORD`, `REDISPASSWORD`). Public names (`NEXT_PUBLIC_…`,
 /// `…_PUBLIC_…`) are not.
 fn is_password_name(name: &str) -> bool {
+    name_verdict(name).password
+}
+
+/// [`is_password_name`] worked out, not remembered.
+fn is_password_name_of(name: &str) -> bool {
     if is_shell_directory(name) {
         return false;
     }
@@ -2946,6 +2997,44 @@ mod tests {
             Field::Header(name) => fields["headers"][name].as_str(),
         }
         .unwrap()
+    }
+
+    #[test]
+    fn remembered_name_verdicts_are_the_ones_worked_out() {
+        let long = "SECRET_".repeat(NAME_MEMO_BYTES);
+        let names = [
+            "GITHUB_TOKEN",
+            "HOME",
+            "PWD",
+            "OLDPWD",
+            "DB_PASSWORD",
+            "PGPASSWORD",
+            "apiKey",
+            "X-API-Key",
+            "NEXT_PUBLIC_TOKEN",
+            "PUBLIC_KEY",
+            "PRIMARY_KEY",
+            "AWS_ACCESS_KEY_ID",
+            "CSRF_TOKEN",
+            "",
+            "p",
+            "client-secret",
+            &long,
+        ];
+        // Twice: worked out, then remembered.
+        for _ in 0..2 {
+            for name in names {
+                assert_eq!(name_strength(name), name_strength_of(name), "{name}");
+                assert_eq!(is_password_name(name), is_password_name_of(name), "{name}");
+            }
+        }
+        // Past the memo's bound, names are still judged right.
+        for index in 0..NAME_MEMO_ENTRIES + 10 {
+            let name = format!("N{index}_TOKEN");
+            assert_eq!(name_strength(&name), Some(Strength::Strong));
+        }
+        assert_eq!(name_strength("GITHUB_TOKEN"), Some(Strength::Strong));
+        assert!(NAME_MEMO.with_borrow(|memo| memo.len()) <= NAME_MEMO_ENTRIES);
     }
 
     proptest::proptest! {
