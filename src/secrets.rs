@@ -1138,7 +1138,53 @@ pub fn is_secret_name(name: &str) -> bool {
     name_strength(name).is_some()
 }
 
+/// What a name says of its value, worked out once per distinct name on
+/// each thread: a scan meets the same few names (`HOME`, `GITHUB_TOKEN`,
+/// `NODE_OPTIONS`) in entry after entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NameVerdict {
+    strength: Option<Strength>,
+    password: bool,
+}
+
+/// Names remembered per thread, at most; later ones are worked out each
+/// time (a hostile file's million names cannot grow the memo).
+const NAME_MEMO_ENTRIES: usize = 1 << 12;
+
+/// Longest name remembered; longer ones are rarely met twice.
+const NAME_MEMO_BYTES: usize = 64;
+
+thread_local! {
+    static NAME_MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, NameVerdict>> =
+        std::cell::RefCell::default();
+}
+
+fn name_verdict(name: &str) -> NameVerdict {
+    let work_out = || NameVerdict {
+        strength: name_strength_of(name),
+        password: is_password_name_of(name),
+    };
+    if name.len() > NAME_MEMO_BYTES {
+        return work_out();
+    }
+    NAME_MEMO.with_borrow_mut(|memo| {
+        if let Some(verdict) = memo.get(name) {
+            return *verdict;
+        }
+        let verdict = work_out();
+        if memo.len() < NAME_MEMO_ENTRIES {
+            memo.insert(name.into(), verdict);
+        }
+        verdict
+    })
+}
+
 fn name_strength(name: &str) -> Option<Strength> {
+    name_verdict(name).strength
+}
+
+/// [`name_strength`] worked out, not remembered.
+fn name_strength_of(name: &str) -> Option<Strength> {
     if is_shell_directory(name) {
         return None;
     }
@@ -1334,6 +1380,11 @@ const PASSWORD_SEGMENTS: [&str; 6] = ["PASSWORD", "PASSWD", "PWD", "PASSPHRASE",
 /// the word on (`PGPASSWORD`, `REDISPASSWORD`). Public names (`NEXT_PUBLIC_…`,
 /// `…_PUBLIC_…`) are not.
 fn is_password_name(name: &str) -> bool {
+    name_verdict(name).password
+}
+
+/// [`is_password_name`] worked out, not remembered.
+fn is_password_name_of(name: &str) -> bool {
     if is_shell_directory(name) {
         return false;
     }
@@ -2068,20 +2119,6 @@ fn github_checksum_holds(rule: &str, token: &str) -> bool {
 /// `0`, `z` to `0`) at least three long, and the words people put in
 /// made-up values. A random string has almost none of these.
 fn is_filler(value: &str) -> bool {
-    const WORDS: [&[u8]; 12] = [
-        b"your",
-        b"here",
-        b"token",
-        b"secret",
-        b"key",
-        b"api",
-        b"test",
-        b"demo",
-        b"value",
-        b"insert",
-        b"replace",
-        b"changeme",
-    ];
     let mut buffer = [0u8; 1024];
     // Longer than anyone types filler by hand.
     let Some(chars) = folded_alnum(value, &mut buffer) else {
@@ -2110,7 +2147,7 @@ fn is_filler(value: &str) -> bool {
     let mut covered = 0;
     let mut at = 0;
     while at < len {
-        if let Some(word) = WORDS.iter().find(|word| chars[at..].starts_with(word)) {
+        if let Some(word) = filler_word_at(&chars[at..]) {
             covered += word.len();
             at += word.len();
             continue;
@@ -2124,6 +2161,33 @@ fn is_filler(value: &str) -> bool {
         }
     }
     covered * 10 >= len * 7
+}
+
+/// The words people put in made-up values, folded to lower case.
+const FILLER_WORDS: [&[u8]; 12] = [
+    b"your",
+    b"here",
+    b"token",
+    b"secret",
+    b"key",
+    b"api",
+    b"test",
+    b"demo",
+    b"value",
+    b"insert",
+    b"replace",
+    b"changeme",
+];
+
+/// The first of [`FILLER_WORDS`] that `chars` starts with. Its first byte
+/// rules out most words before any comparison (this runs at every
+/// position of every value judged).
+fn filler_word_at(chars: &[u8]) -> Option<&'static [u8]> {
+    let first = *chars.first()?;
+    FILLER_WORDS
+        .iter()
+        .find(|word| word[0] == first && chars.starts_with(word))
+        .copied()
 }
 
 fn distinct_bytes(text: &str) -> usize {
@@ -3128,7 +3192,54 @@ mod tests {
         .unwrap()
     }
 
+    #[test]
+    fn remembered_name_verdicts_are_the_ones_worked_out() {
+        let long = "SECRET_".repeat(NAME_MEMO_BYTES);
+        let names = [
+            "GITHUB_TOKEN",
+            "HOME",
+            "PWD",
+            "OLDPWD",
+            "DB_PASSWORD",
+            "PGPASSWORD",
+            "apiKey",
+            "X-API-Key",
+            "NEXT_PUBLIC_TOKEN",
+            "PUBLIC_KEY",
+            "PRIMARY_KEY",
+            "AWS_ACCESS_KEY_ID",
+            "CSRF_TOKEN",
+            "",
+            "p",
+            "client-secret",
+            &long,
+        ];
+        // Twice: worked out, then remembered.
+        for _ in 0..2 {
+            for name in names {
+                assert_eq!(name_strength(name), name_strength_of(name), "{name}");
+                assert_eq!(is_password_name(name), is_password_name_of(name), "{name}");
+            }
+        }
+        // Past the memo's bound, names are still judged right.
+        for index in 0..NAME_MEMO_ENTRIES + 10 {
+            let name = format!("N{index}_TOKEN");
+            assert_eq!(name_strength(&name), Some(Strength::Strong));
+        }
+        assert_eq!(name_strength("GITHUB_TOKEN"), Some(Strength::Strong));
+        assert!(NAME_MEMO.with_borrow(|memo| memo.len()) <= NAME_MEMO_ENTRIES);
+    }
+
     proptest::proptest! {
+        #[test]
+        fn filler_word_at_finds_the_first_word_the_text_starts_with(
+            text in "(your|here|token|secret|key|api|test|demo|value|insert|replace|changeme|[a-z0-9]{0,3}){0,4}",
+        ) {
+            let chars = text.as_bytes();
+            let plain = FILLER_WORDS.iter().find(|word| chars.starts_with(word)).copied();
+            proptest::prop_assert_eq!(filler_word_at(chars), plain);
+        }
+
         /// Spans point at the secret, on any text (multi-byte included)
         /// behind the prefixes that start each kind of rule.
         #[test]

@@ -73,11 +73,23 @@ impl Reference {
     }
 }
 
+/// Whether `text` may hold a form [`unsupported_forms`] reports: every
+/// form starts with `$` or is `{env:…}`, and most strings hold neither.
+pub fn may_hold_forms(text: &str) -> bool {
+    text.contains('$') || text.contains("{env:")
+}
+
+/// Whether `text` may hold a reference [`references`] finds: each starts
+/// with `$`, and most strings hold none.
+pub fn may_hold_references(text: &str) -> bool {
+    text.contains('$')
+}
+
 /// Every reference Claude Code expands in `text`, left to right and
 /// non-overlapping, exactly as its pattern finds them.
 pub fn references(text: &str) -> Vec<Reference> {
     // Most strings hold no `$` at all; skip the regex for them.
-    if !text.contains('$') {
+    if !may_hold_references(text) {
         return Vec::new();
     }
     REFERENCE
@@ -145,8 +157,7 @@ pub struct UnsupportedForm {
 /// `$` alone, `$5`, `$$` and `${1X}` (positional parameters of a shell
 /// script in `args`) are not findings.
 pub fn unsupported_forms(text: &str) -> Vec<UnsupportedForm> {
-    // Every form starts with `$` or is `{env:…}`; most strings hold neither.
-    if !text.contains('$') && !text.contains("{env:") {
+    if !may_hold_forms(text) {
         return Vec::new();
     }
     let valid: Vec<Range<usize>> = references(text).into_iter().map(|r| r.span).collect();

@@ -521,6 +521,10 @@ fn entry_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
 /// SCRIPT`, …) is the interpreter's own code: its `$VAR` forms are the
 /// interpreter's to expand, so they are not reported.
 pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
+    let fields = entry.expandable_fields_where(crate::config::expansion::may_hold_forms);
+    if fields.is_empty() {
+        return Vec::new();
+    }
     let scripts = if entry.transport().is_remote() {
         Vec::new()
     } else {
@@ -536,8 +540,7 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
             .unwrap_or_default();
         crate::config::expansion::script_arguments(entry.command().unwrap_or_default(), &args)
     };
-    entry
-        .expandable_fields()
+    fields
         .into_iter()
         .filter(|(field, _)| !matches!(field, Field::Arg(index) if scripts.contains(index)))
         .flat_map(|(field, value)| {

@@ -214,27 +214,37 @@ impl ServerEntry {
     /// stdio `command`, each of `args`, `env` values; remote `url` and
     /// header values. Keys are never expanded.
     pub fn expandable_fields(&self) -> Vec<(Field, &str)> {
+        self.expandable_fields_where(|_| true)
+    }
+
+    /// [`Self::expandable_fields`] whose value passes `keep`: the others
+    /// cost no [`Field`] (a scan asks only for the values holding a `$`).
+    pub fn expandable_fields_where(&self, keep: impl Fn(&str) -> bool) -> Vec<(Field, &str)> {
         let mut fields = Vec::new();
         if self.transport().is_remote() {
-            if let Some(url) = self.url() {
+            if let Some(url) = self.url().filter(|url| keep(url)) {
                 fields.push((Field::Url, url));
             }
-            for (name, value) in self.headers() {
-                fields.push((Field::Header(name.to_string()), value));
+            for (name, value) in string_members(self.fields.get("headers")) {
+                if keep(value) {
+                    fields.push((Field::Header(name.to_string()), value));
+                }
             }
         } else {
-            if let Some(command) = self.command() {
+            if let Some(command) = self.command().filter(|command| keep(command)) {
                 fields.push((Field::Command, command));
             }
             if let Some(Value::Array(args)) = self.fields.get("args") {
                 for (index, arg) in args.iter().enumerate() {
-                    if let Some(arg) = arg.as_str() {
+                    if let Some(arg) = arg.as_str().filter(|arg| keep(arg)) {
                         fields.push((Field::Arg(index), arg));
                     }
                 }
             }
-            for (key, value) in self.env() {
-                fields.push((Field::Env(key.to_string()), value));
+            for (key, value) in string_members(self.fields.get("env")) {
+                if keep(value) {
+                    fields.push((Field::Env(key.to_string()), value));
+                }
             }
         }
         fields
@@ -289,15 +299,16 @@ impl ServerEntry {
 }
 
 fn string_map(value: Option<&Value>) -> Vec<(&str, &str)> {
+    string_members(value).collect()
+}
+
+/// The string members of an object, in order; none for anything else.
+fn string_members(value: Option<&Value>) -> impl Iterator<Item = (&str, &str)> {
     value
         .and_then(Value::as_object)
-        .map(|members| {
-            members
-                .iter()
-                .filter_map(|(key, value)| value.as_str().map(|value| (key.as_str(), value)))
-                .collect()
-        })
-        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, value)| Some((key.as_str(), value.as_str()?)))
 }
 
 /// A stdio entry as `claude mcp add` writes it: all four keys, empty ones kept.
@@ -886,6 +897,31 @@ pub fn string_list(value: Option<&Value>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expandable_fields_where_keeps_what_the_filter_keeps_in_order() {
+        let entries = [
+            json!({"command": "run $A", "args": ["x", "${B}", 3, "y$"], "env": {"K": "v", "L": "$L", "N": 1}, "url": "$U"}),
+            json!({"type": "http", "url": "https://h/$P", "headers": {"A": "Bearer ${T}", "B": "plain", "C": null}, "env": {"E": "$E"}}),
+            json!({"type": "sse", "headers": ["not", "an", "object"]}),
+            json!("not an object"),
+        ];
+        for entry in entries {
+            let entry = ServerEntry::from_value(entry);
+            for keep in [
+                |_: &str| true,
+                |text: &str| text.contains('$'),
+                |_: &str| false,
+            ] {
+                let expected: Vec<(Field, &str)> = entry
+                    .expandable_fields()
+                    .into_iter()
+                    .filter(|(_, value)| keep(value))
+                    .collect();
+                assert_eq!(entry.expandable_fields_where(keep), expected, "{entry:?}");
+            }
+        }
+    }
 
     #[test]
     fn names() {

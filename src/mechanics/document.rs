@@ -657,14 +657,21 @@ pub fn nesting_depth(text: &str) -> usize {
 /// [`ValueError::TooDeep`], found before anything is built. The value must be
 /// handled on a thread with [`STACK_BYTES`] of stack.
 pub fn parse_value(text: &str) -> Result<Value, ValueError> {
-    if nesting_depth(text) > MAX_DEPTH {
+    parse_value_measured(text).map(|(value, _)| value)
+}
+
+/// [`parse_value`], with the [`nesting_depth`] of `text` it measured first
+/// (a caller that needs it too does not measure it again).
+pub fn parse_value_measured(text: &str) -> Result<(Value, usize), ValueError> {
+    let depth = nesting_depth(text);
+    if depth > MAX_DEPTH {
         return Err(ValueError::TooDeep(TooDeep));
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     deserializer.disable_recursion_limit();
     let value = serde::Deserialize::deserialize(&mut deserializer)?;
     deserializer.end()?;
-    Ok(value)
+    Ok((value, depth))
 }
 
 /// The last root member named `key` of `text`, which must be valid JSON

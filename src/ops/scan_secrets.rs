@@ -454,11 +454,12 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
     // knowing the text is strict lets its findings be located without
     // parsing it again.
     let strict = (!is_toml)
-        .then(|| crate::mechanics::document::parse_value(&text).ok())
+        .then(|| crate::mechanics::document::parse_value_measured(&text).ok())
         .flatten();
-    let is_strict = strict.is_some();
+    // The depth measured before the parse, which locating needs too.
+    let strict_depth = strict.as_ref().map(|(_, depth)| *depth);
     let parsed = match strict {
-        Some(value) => Ok(value),
+        Some((value, _)) => Ok(value),
         None => clients::parse(path, &text),
     };
     let value = match parsed {
@@ -523,8 +524,8 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
         );
     }
     if !findings.is_empty() {
-        let parsed = if is_strict {
-            ParsedText::strict_json(&text)
+        let parsed = if let Some(depth) = strict_depth {
+            ParsedText::strict_json_of_depth(&text, depth)
         } else if is_toml {
             ParsedText::parse(&text, Syntax::Toml)
         } else {

@@ -240,7 +240,7 @@ impl Redactor {
     /// are what [`secrets::scan_entry`] found in it.
     pub fn learn_scanned_entry(&mut self, entry: &ServerEntry, findings: &[secrets::Finding]) {
         self.note_findings(findings);
-        for (_, text) in entry.expandable_fields() {
+        for (_, text) in entry.expandable_fields_where(expansion::may_hold_references) {
             self.note_defaults(text);
         }
     }

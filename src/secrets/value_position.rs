@@ -85,7 +85,14 @@ impl<'t> ParsedText<'t> {
     /// it): the same positions, found by stepping over the text where a
     /// finding is asked for instead of building jsonc-parser's tree.
     pub fn strict_json(text: &'t str) -> Option<Self> {
-        if crate::mechanics::document::nesting_depth(text) > STRICT_DEPTH {
+        Self::strict_json_of_depth(text, crate::mechanics::document::nesting_depth(text))
+    }
+
+    /// [`Self::strict_json`] of `text` whose
+    /// [`nesting_depth`](crate::mechanics::document::nesting_depth) is
+    /// `depth`, measured already.
+    pub fn strict_json_of_depth(text: &'t str, depth: usize) -> Option<Self> {
+        if depth > STRICT_DEPTH {
             return Self::parse(text, Syntax::Json);
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
