@@ -7,8 +7,7 @@
 //! status is ours. Windows cannot replace a process by another: there
 //! mcpenv starts COMMAND, waits for it, and exits with its exit code.
 
-#[cfg(unix)]
-use std::os::unix::process::CommandExt;
+#[cfg(not(unix))]
 use std::process::Command;
 
 use crate::cli::args::RunArgs;
@@ -19,57 +18,74 @@ use crate::cli::resolve::Ctx;
 use crate::ops::run_environment::{RunEnvError, RunEnvRequest, RunEnvironment, run_environment};
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
+///
+/// What `Command::exec` would do, with the environment block built once
+/// (see [`crate::cli::exec`]): a `.env` may hold 100,000 variables.
 #[cfg(unix)]
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
-    let (mut command, variables) = match prepare(ctx, args) {
-        Ok(prepared) => prepared,
+    let variables = match environment(ctx, args) {
+        Ok(variables) => variables,
         Err(error) => return error,
     };
-    // Only returns on failure.
-    let error = command.exec();
-    not_started(&args.command[0], variables, error)
+    let count = variables.len();
+    let program = &args.command[0];
+    if ctx.project_dir.is_some() {
+        // `-C DIR` acts as if started in DIR, for the command too.
+        if let Err(error) = std::env::set_current_dir(&ctx.locations.working_dir) {
+            return not_started(program, count, error);
+        }
+    }
+    // The environment's variables win; the files gave none of their names.
+    let inherited = |name: &std::ffi::OsStr| {
+        name.to_str()
+            .is_some_and(|name| ctx.process_env.contains_key(name))
+    };
+    let error = match crate::cli::exec::environment(std::env::vars_os(), inherited, variables) {
+        // Only returns on failure.
+        Ok(block) => crate::cli::exec::replace(&args.command, &block),
+        Err(error) => error,
+    };
+    not_started(program, count, error)
 }
 
 /// Runs `mcpenv run`: COMMAND's exit code once it ends (1 when it ended
 /// without one), or why it could not be started.
 #[cfg(not(unix))]
 pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
-    let (mut command, variables) = prepare(ctx, args)?;
-    let status = command
-        .status()
-        .map_err(|error| not_started(&args.command[0], variables, error))?;
-    // Windows exit codes are 32 bits; an exit code is one byte.
-    Ok(status
-        .code()
-        .map_or(1, |code| u8::try_from(code).unwrap_or(1)))
-}
-
-/// COMMAND with its environment, and how many variables the env files gave.
-fn prepare(ctx: &Ctx, args: &RunArgs) -> Result<(Command, usize), CliError> {
-    let request = RunEnvRequest {
-        env_files: args.env_files.clone(),
-    };
-    let environment = match run_environment(ctx, &request) {
-        Ok(environment) => environment,
-        Err(RunEnvError { loaded, error }) => {
-            write_warnings(ctx, &loaded);
-            return Err(error);
-        }
-    };
-    write_warnings(ctx, &environment);
+    let variables = environment(ctx, args)?;
+    let count = variables.len();
     let mut command = Command::new(&args.command[0]);
     command.args(&args.command[1..]);
     if ctx.project_dir.is_some() {
         // `-C DIR` acts as if started in DIR, for the command too.
         command.current_dir(&ctx.locations.working_dir);
     }
-    command.envs(
-        environment
-            .variables
-            .iter()
-            .map(|(name, value)| (name, value)),
-    );
-    Ok((command, environment.variables.len()))
+    command.envs(variables);
+    let status = command
+        .status()
+        .map_err(|error| not_started(&args.command[0], count, error))?;
+    // Windows exit codes are 32 bits; an exit code is one byte.
+    Ok(status
+        .code()
+        .map_or(1, |code| u8::try_from(code).unwrap_or(1)))
+}
+
+/// The variables the env files give COMMAND (the environment's own left
+/// out), once the files' warnings are written.
+fn environment(ctx: &Ctx, args: &RunArgs) -> Result<Vec<(String, String)>, CliError> {
+    let request = RunEnvRequest {
+        env_files: args.env_files.clone(),
+    };
+    match run_environment(ctx, &request) {
+        Ok(environment) => {
+            write_warnings(ctx, &environment);
+            Ok(environment.variables)
+        }
+        Err(RunEnvError { loaded, error }) => {
+            write_warnings(ctx, &loaded);
+            Err(error)
+        }
+    }
 }
 
 /// The error for COMMAND (`program`) that could not be started.
