@@ -18,6 +18,7 @@ use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 
+use indexmap::IndexMap;
 use nix::errno::Errno;
 use nix::unistd::execve;
 
@@ -30,7 +31,7 @@ use nix::unistd::execve;
 pub fn environment(
     inherited: impl IntoIterator<Item = (OsString, OsString)>,
     not_added: impl Fn(&OsStr) -> bool,
-    added: Vec<(String, String)>,
+    added: IndexMap<String, String>,
 ) -> io::Result<Vec<CString>> {
     let inherited: Vec<(OsString, OsString)> = inherited.into_iter().collect();
     let mut block = Vec::with_capacity(inherited.len() + added.len());
@@ -39,10 +40,8 @@ pub fn environment(
         if !seen.insert(name) {
             continue;
         }
-        let replaced = !not_added(name)
-            && added
-                .iter()
-                .any(|(added, _)| added.as_bytes() == name.as_bytes());
+        let replaced =
+            !not_added(name) && name.to_str().is_some_and(|name| added.contains_key(name));
         if replaced {
             continue;
         }
@@ -218,17 +217,17 @@ mod tests {
     fn the_block_is_what_command_envs_would_give() {
         let inherited = [("A", "1"), ("B", "2"), ("A", "3"), ("C", "4")]
             .map(|(name, value)| (OsString::from(name), OsString::from(value)));
-        let added = vec![
-            ("C".to_string(), "file".to_string()),
-            ("D".to_string(), "x=y".to_string()),
-        ];
+        let added: IndexMap<String, String> = [("C", "file"), ("D", "x=y")]
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .into();
         // `C` is not known to be absent from the added ones: replaced.
         let block = environment(inherited.clone(), |name| name != "C", added.clone()).unwrap();
         assert_eq!(strings(&block), ["B=2", "A=3", "C=file", "D=x=y"]);
         // The same whatever the caller knows.
         let block = environment(inherited, |_| false, added).unwrap();
         assert_eq!(strings(&block), ["B=2", "A=3", "C=file", "D=x=y"]);
-        let error = environment([], |_| true, vec![("E".into(), "a\0b".into())]).unwrap_err();
+        let error =
+            environment([], |_| true, IndexMap::from([("E".into(), "a\0b".into())])).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
         assert_eq!(error.to_string(), "nul byte found in provided data");
     }

@@ -7,8 +7,11 @@
 //! status is ours. Windows cannot replace a process by another: there
 //! mcpenv starts COMMAND, waits for it, and exits with its exit code.
 
-#[cfg(not(unix))]
+#[cfg(unix)]
+use std::os::unix::process::CommandExt;
 use std::process::Command;
+
+use indexmap::IndexMap;
 
 use crate::cli::args::RunArgs;
 use crate::cli::error::CliError;
@@ -19,8 +22,11 @@ use crate::ops::run_environment::{RunEnvError, RunEnvRequest, RunEnvironment, ru
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
 ///
-/// What `Command::exec` would do, with the environment block built once
-/// (see [`crate::cli::exec`]): a `.env` may hold 100,000 variables.
+/// With many variables, what `Command::exec` would do, with the
+/// environment block built once (see [`crate::cli::exec`]): a `.env` may
+/// hold 100,000 of them. With few, `Command::exec` itself, which starts
+/// sooner (`exec` resets `SIGPIPE` through a tokio runtime, which costs more
+/// than `Command`'s copies of a few variables).
 #[cfg(unix)]
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     let variables = match environment(ctx, args) {
@@ -29,6 +35,11 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     };
     let count = variables.len();
     let program = &args.command[0];
+    if count < MANY_VARIABLES {
+        let mut command = command(ctx, args, variables);
+        // Only returns on failure.
+        return not_started(program, count, command.exec());
+    }
     if ctx.project_dir.is_some() {
         // `-C DIR` acts as if started in DIR, for the command too.
         if let Err(error) = std::env::set_current_dir(&ctx.locations.working_dir) {
@@ -48,12 +59,15 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     not_started(program, count, error)
 }
 
-/// Runs `mcpenv run`: COMMAND's exit code once it ends (1 when it ended
-/// without one), or why it could not be started.
-#[cfg(not(unix))]
-pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
-    let variables = environment(ctx, args)?;
-    let count = variables.len();
+/// From how many variables the env files give `run` builds the
+/// environment block itself; tests/cli/run.rs runs each case on both
+/// sides of it.
+#[cfg(unix)]
+const MANY_VARIABLES: usize = 256;
+
+/// COMMAND as `std::process::Command`, with `variables` added to the
+/// environment and `-C`'s directory.
+fn command(ctx: &Ctx, args: &RunArgs, variables: IndexMap<String, String>) -> Command {
     let mut command = Command::new(&args.command[0]);
     command.args(&args.command[1..]);
     if ctx.project_dir.is_some() {
@@ -61,7 +75,16 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
         command.current_dir(&ctx.locations.working_dir);
     }
     command.envs(variables);
-    let status = command
+    command
+}
+
+/// Runs `mcpenv run`: COMMAND's exit code once it ends (1 when it ended
+/// without one), or why it could not be started.
+#[cfg(not(unix))]
+pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
+    let variables = environment(ctx, args)?;
+    let count = variables.len();
+    let status = command(ctx, args, variables)
         .status()
         .map_err(|error| not_started(&args.command[0], count, error))?;
     // Windows exit codes are 32 bits; an exit code is one byte.
@@ -72,7 +95,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
 
 /// The variables the env files give COMMAND (the environment's own left
 /// out), once the files' warnings are written.
-fn environment(ctx: &Ctx, args: &RunArgs) -> Result<Vec<(String, String)>, CliError> {
+fn environment(ctx: &Ctx, args: &RunArgs) -> Result<IndexMap<String, String>, CliError> {
     let request = RunEnvRequest {
         env_files: args.env_files.clone(),
     };
