@@ -7,6 +7,8 @@ pub mod clap_hints;
 pub mod commands;
 pub mod completion;
 pub mod error;
+#[cfg(unix)]
+pub mod exec;
 pub mod output;
 pub mod render;
 pub mod resolve;

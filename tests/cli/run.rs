@@ -160,3 +160,121 @@ fn run_with_project_dir_runs_there() {
     );
     assert_eq!(out.stdout, "from-project project\n", "{out}");
 }
+
+/// `.env` holding `A=from-file`, alone or followed by 300 more variables:
+/// from 256 of them `run` builds the command's environment itself instead
+/// of handing it to `std::process::Command`, and both ways must agree.
+fn env_files_both_ways() -> [String; 2] {
+    let mut many = "A=from-file\n".to_string();
+    for index in 0..300 {
+        many.push_str(&format!("FILLER_{index}={index}\n"));
+    }
+    ["A=from-file\n".to_string(), many]
+}
+
+/// COMMAND starts with `SIGPIPE` at its default (Rust programs ignore it,
+/// and an ignored signal stays ignored in the program started) and no
+/// signal blocked: `yes` ends quietly when `head` has read enough, instead
+/// of complaining of a broken pipe.
+#[test]
+fn the_command_gets_sigpipe_at_its_default() {
+    let env = TestEnv::new();
+    // The same output both ways.
+    insta::allow_duplicates! {
+        for dotenv in env_files_both_ways() {
+            env.write("project/.env", &dotenv);
+            assert_snapshot!(env.run(&["run", "--", "sh", "-c", "yes | head -n 1; grep '^SigBlk' /proc/self/status; echo \"$A\""]), @"
+            y
+            SigBlk:	0000000000000000
+            from-file
+            ----- stderr -----
+            [exit status: 0]
+            ");
+        }
+    }
+}
+
+/// A file without `#!` is run by `/bin/sh`, whether named by a path or
+/// found on PATH; a file on PATH that cannot be run does not stop the
+/// search, and is named when nothing else is found; `-C` runs it there.
+#[test]
+fn scripts_and_the_path_search_behave_as_execvp() {
+    use std::os::unix::fs::PermissionsExt;
+    // The same output both ways.
+    insta::allow_duplicates! {
+        for dotenv in env_files_both_ways() {
+            let mut env = TestEnv::new();
+            env.write("project/.env", &dotenv);
+            let script = env.write("project/tool", "echo \"tool $A $*\"\n");
+            fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+            let denied = env.write("project/denied/tool", "echo denied\n");
+            fs::set_permissions(&denied, fs::Permissions::from_mode(0o644)).unwrap();
+            let lone = env.write("project/denied/lone", "echo lone\n");
+            fs::set_permissions(&lone, fs::Permissions::from_mode(0o644)).unwrap();
+            assert_snapshot!(env.run(&["run", "--", "./tool", "x", "two words"]), @"
+            tool from-file x two words
+            ----- stderr -----
+            [exit status: 0]
+            ");
+            assert_snapshot!(env.run_in(&env.root, &["-C", "project", "run", "--", "./tool", "there"]), @"
+            tool from-file there
+            ----- stderr -----
+            [exit status: 0]
+            ");
+            let path = format!(
+                "{}:{}:/usr/bin:/bin",
+                env.project.join("denied").display(),
+                env.project.display()
+            );
+            env.set_env("PATH", &path);
+            assert_snapshot!(env.run(&["run", "--", "tool", "y"]), @"
+            tool from-file y
+            ----- stderr -----
+            [exit status: 0]
+            ");
+            assert_snapshot!(env.run(&["run", "--", "lone"]), @"
+            ----- stderr -----
+            error: cannot run `lone`
+              caused by: Permission denied (os error 13)
+
+            hint: check that `lone` is executable
+            [exit status: 1]
+            ");
+            assert_snapshot!(env.run(&["run", "--", "mcpenv-no-such-program"]), @"
+            ----- stderr -----
+            error: cannot run `mcpenv-no-such-program`
+              caused by: No such file or directory (os error 2)
+
+            hint: `mcpenv-no-such-program` is not on PATH; check the spelling or install it
+            [exit status: 1]
+            ");
+            assert_snapshot!(env.run(&["run", "--", "./denied"]), @"
+            ----- stderr -----
+            error: cannot run `./denied`
+              caused by: Permission denied (os error 13)
+
+            hint: check that `./denied` is executable
+            [exit status: 1]
+            ");
+        }
+    }
+}
+
+/// `run` learns the env files' secrets only when it has something to say:
+/// an error quoting one still masks it.
+#[test]
+fn an_error_naming_a_value_of_the_env_files_masks_it() {
+    let env = TestEnv::new();
+    let secret = "Zq8mW3xR7vT2nK9pL4sJ6hF1dG5bC0aY";
+    env.write("project/.env", &format!("API_KEY={secret}\n"));
+    let out = env.run(&["run", "--", secret]).expect_code(1);
+    out.assert_no_secret(&[secret]);
+    assert_snapshot!(out, @"
+    ----- stderr -----
+    error: cannot run `Zq8m…C0aY`
+      caused by: No such file or directory (os error 2)
+
+    hint: `Zq8m…C0aY` is not on PATH; check the spelling or install it
+    [exit status: 1]
+    ");
+}

@@ -11,6 +11,8 @@
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+use indexmap::IndexMap;
+
 use crate::cli::args::RunArgs;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
@@ -19,57 +21,94 @@ use crate::cli::resolve::Ctx;
 use crate::ops::run_environment::{RunEnvError, RunEnvRequest, RunEnvironment, run_environment};
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
+///
+/// With many variables, what `Command::exec` would do, with the
+/// environment block built once (see [`crate::cli::exec`]): a `.env` may
+/// hold 100,000 of them. With few, `Command::exec` itself, which starts
+/// sooner (`exec` resets `SIGPIPE` through a tokio runtime, which costs more
+/// than `Command`'s copies of a few variables).
 #[cfg(unix)]
 pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
-    let (mut command, variables) = match prepare(ctx, args) {
-        Ok(prepared) => prepared,
+    let variables = match environment(ctx, args) {
+        Ok(variables) => variables,
         Err(error) => return error,
     };
-    // Only returns on failure.
-    let error = command.exec();
-    not_started(&args.command[0], variables, error)
-}
-
-/// Runs `mcpenv run`: COMMAND's exit code once it ends (1 when it ended
-/// without one), or why it could not be started.
-#[cfg(not(unix))]
-pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
-    let (mut command, variables) = prepare(ctx, args)?;
-    let status = command
-        .status()
-        .map_err(|error| not_started(&args.command[0], variables, error))?;
-    // Windows exit codes are 32 bits; an exit code is one byte.
-    Ok(status
-        .code()
-        .map_or(1, |code| u8::try_from(code).unwrap_or(1)))
-}
-
-/// COMMAND with its environment, and how many variables the env files gave.
-fn prepare(ctx: &Ctx, args: &RunArgs) -> Result<(Command, usize), CliError> {
-    let request = RunEnvRequest {
-        env_files: args.env_files.clone(),
-    };
-    let environment = match run_environment(ctx, &request) {
-        Ok(environment) => environment,
-        Err(RunEnvError { loaded, error }) => {
-            write_warnings(ctx, &loaded);
-            return Err(error);
+    let count = variables.len();
+    let program = &args.command[0];
+    if count < MANY_VARIABLES {
+        let mut command = command(ctx, args, variables);
+        // Only returns on failure.
+        return not_started(program, count, command.exec());
+    }
+    if ctx.project_dir.is_some() {
+        // `-C DIR` acts as if started in DIR, for the command too.
+        if let Err(error) = std::env::set_current_dir(&ctx.locations.working_dir) {
+            return not_started(program, count, error);
         }
+    }
+    // The environment's variables win; the files gave none of their names.
+    let inherited = |name: &std::ffi::OsStr| {
+        name.to_str()
+            .is_some_and(|name| ctx.process_env.contains_key(name))
     };
-    write_warnings(ctx, &environment);
+    let error = match crate::cli::exec::environment(std::env::vars_os(), inherited, variables) {
+        // Only returns on failure.
+        Ok(block) => crate::cli::exec::replace(&args.command, &block),
+        Err(error) => error,
+    };
+    not_started(program, count, error)
+}
+
+/// From how many variables the env files give `run` builds the
+/// environment block itself; tests/cli/run.rs runs each case on both
+/// sides of it.
+#[cfg(unix)]
+const MANY_VARIABLES: usize = 256;
+
+/// COMMAND as `std::process::Command`, with `variables` added to the
+/// environment and `-C`'s directory.
+fn command(ctx: &Ctx, args: &RunArgs, variables: IndexMap<String, String>) -> Command {
     let mut command = Command::new(&args.command[0]);
     command.args(&args.command[1..]);
     if ctx.project_dir.is_some() {
         // `-C DIR` acts as if started in DIR, for the command too.
         command.current_dir(&ctx.locations.working_dir);
     }
-    command.envs(
-        environment
-            .variables
-            .iter()
-            .map(|(name, value)| (name, value)),
-    );
-    Ok((command, environment.variables.len()))
+    command.envs(variables);
+    command
+}
+
+/// Runs `mcpenv run`: COMMAND's exit code once it ends (1 when it ended
+/// without one), or why it could not be started.
+#[cfg(not(unix))]
+pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
+    let variables = environment(ctx, args)?;
+    let count = variables.len();
+    let status = command(ctx, args, variables)
+        .status()
+        .map_err(|error| not_started(&args.command[0], count, error))?;
+    // Windows exit codes are 32 bits; an exit code is one byte.
+    Ok(status
+        .code()
+        .map_or(1, |code| u8::try_from(code).unwrap_or(1)))
+}
+
+/// The variables the env files give COMMAND (the environment's own left
+/// out), once the files' warnings are written.
+fn environment(ctx: &Ctx, args: &RunArgs) -> Result<IndexMap<String, String>, CliError> {
+    let request = RunEnvRequest {
+        env_files: args.env_files.clone(),
+    };
+    match run_environment(ctx, &request) {
+        Ok(environment) => {
+            write_warnings(ctx, &environment);
+            Ok(environment.variables)
+        }
+        Err(RunEnvError { loaded, error }) => {
+            write_warnings(ctx, &loaded);
+            Err(error)
+        }
+    }
 }
 
 /// The error for COMMAND (`program`) that could not be started.

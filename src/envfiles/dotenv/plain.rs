@@ -54,7 +54,26 @@ const fn is_text(byte: u8) -> bool {
 }
 
 fn trim_blanks_start(text: &str) -> &str {
-    text.trim_start_matches([' ', '\t'])
+    let blanks = text
+        .bytes()
+        .take_while(|&byte| byte == b' ' || byte == b'\t')
+        .count();
+    // Blanks are one byte each: `blanks` is at a character boundary.
+    &text[blanks..]
+}
+
+fn trim_blanks_end(text: &str) -> &str {
+    let blanks = text
+        .bytes()
+        .rev()
+        .take_while(|&byte| byte == b' ' || byte == b'\t')
+        .count();
+    &text[..text.len() - blanks]
+}
+
+/// Whether `text` starts with `byte` (an ASCII byte).
+fn starts_with(text: &str, byte: u8) -> bool {
+    text.as_bytes().first() == Some(&byte)
 }
 
 /// What dotenvy reads from one physical line (`line` without its line
@@ -64,10 +83,10 @@ fn trim_blanks_start(text: &str) -> &str {
 fn line_pair(line: &str, terminated: bool) -> Option<Option<(String, String)>> {
     // dotenvy skips a line whose first non-blank is `#` before its joiner
     // looks at it, whatever follows.
-    if trim_blanks_start(line).starts_with('#') {
+    if starts_with(trim_blanks_start(line), b'#') {
         return Some(None);
     }
-    let entry = line[..joined_end(line, terminated)?].trim_end_matches([' ', '\t']);
+    let entry = trim_blanks_end(&line[..joined_end(line, terminated)?]);
     let entry = trim_blanks_start(entry);
     if entry.is_empty() {
         return Some(None);
@@ -75,13 +94,13 @@ fn line_pair(line: &str, terminated: bool) -> Option<Option<(String, String)>> {
     let (mut key, after) = key(entry)?;
     let mut rest = trim_blanks_start(after);
     // `export` is a prefix unless `=` follows it (then it is the key).
-    if key == "export" && !rest.starts_with('=') {
+    if key == "export" && !starts_with(rest, b'=') {
         let (exported, after) = self::key(rest)?;
         key = exported;
         rest = trim_blanks_start(after);
     }
     let rest = trim_blanks_start(rest.strip_prefix('=')?);
-    let value = if rest.is_empty() || rest.starts_with('#') {
+    let value = if rest.is_empty() || starts_with(rest, b'#') {
         String::new()
     } else {
         value(rest)?
@@ -193,9 +212,7 @@ fn value(text: &str) -> Option<String> {
             b' ' | b'\t' => {
                 // Only blanks and a comment may follow a blank.
                 value.push_str(&text[run..at]);
-                return trim_blanks_start(&text[at..])
-                    .starts_with('#')
-                    .then_some(value);
+                return starts_with(trim_blanks_start(&text[at..]), b'#').then_some(value);
             }
             // Control characters, which `joined_end` let through in no
             // value.
