@@ -174,7 +174,7 @@ pub fn read_regular(path: &Path) -> io::Result<Option<Vec<u8>>> {
     let Some(mut file) = open_regular(path)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |metadata| {
+    let mut bytes = os::read_buffer(file.metadata().map_or(0, |metadata| {
         usize::try_from(metadata.len()).unwrap_or_default()
     }));
     file.read_to_end(&mut bytes)?;
@@ -339,7 +339,7 @@ pub fn read_snapshot(path: &Path) -> io::Result<Option<(Vec<u8>, Snapshot)>> {
         return Ok(None);
     };
     let metadata = file.metadata()?;
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or_default());
+    let mut bytes = os::read_buffer(usize::try_from(metadata.len()).unwrap_or_default());
     file.read_to_end(&mut bytes)?;
     // Taken after the read: a change made while it read shows as a `ctime`
     // not older than the writer's temporary file, which
@@ -1046,6 +1046,24 @@ mod tests {
     use super::*;
     use std::fs::Permissions;
     use std::os::unix::fs::{PermissionsExt, symlink};
+
+    /// Files larger than a few huge pages, whose read buffer asks for them
+    /// on Linux (`os::read_buffer`), and small ones read back whole, byte
+    /// for byte.
+    #[test]
+    fn reads_small_and_huge_page_sized_files_whole() {
+        let temp = tempfile::tempdir().unwrap();
+        for len in [0, 1, 4095, (2 << 20) - 1, (6 << 20) + 12_345] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let path = temp.path().join(format!("file-{len}"));
+            fs::write(&path, &bytes).unwrap();
+            assert!(read_regular(&path).unwrap().unwrap() == bytes, "{len}");
+            let (read, _snapshot) = read_snapshot(&path).unwrap().unwrap();
+            assert!(read == bytes, "{len}");
+            let buffer = os::read_buffer(len);
+            assert!(buffer.is_empty() && buffer.capacity() >= len);
+        }
+    }
 
     #[test]
     fn writes_through_a_symlink_chain_and_keeps_the_mode() {
