@@ -2855,6 +2855,42 @@ mod tests {
         );
     }
 
+    /// The second round after TruffleHog: formats whose prefix their
+    /// issuers do publish, found on a closer look (NVIDIA's `nvapi-`,
+    /// BestTime's `pri_`, SaladCloud's `salad_cloud_user_`).
+    #[test]
+    fn issuer_formats_after_the_fourth_source_second_round() {
+        let nvapi64 = "pW4vOcztKc4CVjxkZMmxFOXeex-iXQXuXugdi9zeN4Hla8wme2zMiTy4sk1G2H_M";
+        assert_eq!(nvapi64.len(), 64);
+        let hex32 = "e81c5f992146bb9dfce31c9da1629c20";
+        let salad49 = "gkiEJ8oxyMXOcOcaxbxJemBfFEJNLALIMdeumRsw6QwVYVwCZ";
+        format_alone(
+            &[
+                ("nvidia-api-key", format!("nvapi-{nvapi64}")),
+                ("besttime-private-key", format!("pri_{hex32}")),
+                ("saladcloud-api-key", format!("salad_cloud_user_{salad49}")),
+                (
+                    "saladcloud-api-key",
+                    format!("salad_cloud_user_{}", &salad49[..20]),
+                ),
+            ],
+            &[
+                // One short of NVIDIA's 64, or one more.
+                format!("nvapi-{}", &nvapi64[1..]),
+                format!("nvapi-{nvapi64}x"),
+                // One short of BestTime's 32, or upper case in it; its public
+                // key (`pub_`) is read-only and not flagged.
+                format!("pri_{}", &hex32[1..]),
+                format!("pri_{}", hex32.to_uppercase()),
+                format!("pub_{hex32}"),
+                // Below 20 after SaladCloud's prefix; `salad_cloud_org_` is
+                // no prefix SaladCloud publishes.
+                format!("salad_cloud_user_{}", &salad49[..19]),
+                format!("salad_cloud_org_{salad49}"),
+            ],
+        );
+    }
+
     #[test]
     fn a_service_account_key_file_is_found_by_its_key_even_cut_short() {
         let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu";
