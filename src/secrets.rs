@@ -2857,13 +2857,15 @@ mod tests {
 
     /// The second round after TruffleHog: formats whose prefix their
     /// issuers do publish, found on a closer look (NVIDIA's `nvapi-`,
-    /// BestTime's `pri_`, SaladCloud's `salad_cloud_user_`).
+    /// BestTime's `pri_`, SaladCloud's `salad_cloud_user_`), and Atlassian
+    /// tokens of any length from 20, as Atlassian says they vary.
     #[test]
     fn issuer_formats_after_the_fourth_source_second_round() {
         let nvapi64 = "pW4vOcztKc4CVjxkZMmxFOXeex-iXQXuXugdi9zeN4Hla8wme2zMiTy4sk1G2H_M";
         assert_eq!(nvapi64.len(), 64);
         let hex32 = "e81c5f992146bb9dfce31c9da1629c20";
         let salad49 = "gkiEJ8oxyMXOcOcaxbxJemBfFEJNLALIMdeumRsw6QwVYVwCZ";
+        let atlassian26 = "zNpeYtAT=8UKuPtpslrUdaMkme";
         format_alone(
             &[
                 ("nvidia-api-key", format!("nvapi-{nvapi64}")),
@@ -2873,6 +2875,8 @@ mod tests {
                     "saladcloud-api-key",
                     format!("salad_cloud_user_{}", &salad49[..20]),
                 ),
+                ("atlassian-token", format!("ATCTT3{atlassian26}")),
+                ("atlassian-token", format!("ATATT3x{}", &salad49[..19])),
             ],
             &[
                 // One short of NVIDIA's 64, or one more.
@@ -2887,6 +2891,8 @@ mod tests {
                 // no prefix SaladCloud publishes.
                 format!("salad_cloud_user_{}", &salad49[..19]),
                 format!("salad_cloud_org_{salad49}"),
+                // Below 20 after Atlassian's prefix.
+                format!("ATCTT3{}", &atlassian26[..19]),
             ],
         );
     }

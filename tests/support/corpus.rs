@@ -234,6 +234,14 @@ pub fn corpus(seed: u64) -> Corpus {
     for name in ["GOOGLE_SERVICE_ACCOUNT_JSON", "GCP_SA_KEY", "CONFIG"] {
         cases.push(service_account_file(&mut rng, name));
     }
+    // Atlassian's tokens vary in length, Atlassian says: shorter ones too,
+    // planted last so every case above stays the one it was.
+    for &place in token_places("atlassian-token") {
+        let prefix = rng.pick(&["ATATT3", "ATCTT3"]);
+        let len = rng.range(20, 180);
+        let secret = format!("{prefix}{}", rng.chars(URLSAFE, len));
+        cases.push(plant(&mut rng, place, "atlassian-token", secret));
+    }
     Corpus { cases }
 }
 
