@@ -2215,6 +2215,22 @@ mod tests {
         (field.to_string(), rule, secret.to_string())
     }
 
+    /// Each `(rule, value)` of `found_` alone under `CONFIG_VALUE` is found
+    /// whole by its rule, and nothing of `not_found` is found at all.
+    fn format_alone(found_: &[(&'static str, String)], not_found: &[String]) {
+        for (rule, value) in found_ {
+            assert_eq!(
+                scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}})),
+                [found("env.CONFIG_VALUE", rule, value)],
+                "{rule}"
+            );
+        }
+        for value in not_found {
+            let found_ = scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}}));
+            assert!(found_.is_empty(), "{value}: {found_:?}");
+        }
+    }
+
     const GHP: &str = "ghp_R4nd0mT0k3nV4lu3F0rT3st1ngAbCdEf1234";
 
     /// Runs the test named `name` again in a process of its own, where no
@@ -2777,43 +2793,36 @@ mod tests {
         let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJnaXRodWIiLCJpYXQiOjE3NzcyNzY4MDB9.Qm9ndXNTaWduYXR1cmVWYWx1ZQ";
         let azure = format!("{RANDOM24}{RANDOM24}{RANDOM24}Tq7W");
         assert_eq!(azure.len(), 76);
-        for (rule, value) in [
-            // Anthropic's next key version, same body.
-            ("anthropic-key", format!("sk-ant-api04-{body93}AA")),
-            // Shopify: letters and digits, 32 characters and more.
-            ("shopify-token", format!("shpat_{RANDOM24}Tq7Vw2Xz")),
-            ("shopify-token", format!("shpca_{RANDOM24}Tq7Vw2Xz9KpL4m")),
-            (
-                "shopify-token",
-                "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".to_string(),
-            ),
-            // GitHub's stateless installation token: app id, then a JWT.
-            ("github-app-installation-token", format!("ghs_123456_{jwt}")),
-            ("azure-devops-pat", format!("{azure}AZDO7fQ2")),
-            (
-                "mongodb-atlas-service-account-secret",
-                format!("mdb_sa_sk_{RANDOM24}Tq7Vw2Xz9KpL4mN8"),
-            ),
-        ] {
-            assert_eq!(
-                scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}})),
-                [found("env.CONFIG_VALUE", rule, &value)],
-                "{rule}"
-            );
-        }
-        for value in [
-            // Too short for Anthropic's body, or Shopify's.
-            "sk-ant-api05-Xk3j9fLq0Pz8".to_string(),
-            format!("shpat_{RANDOM24}"),
-            // `ghs_` and an id with no JWT after it.
-            format!("ghs_123456_{RANDOM24}"),
-            // Microsoft's own example: the alphabet in a row.
-            "abcdefghijklmnopqrstuvwxyz012345679ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnoAZDOabcd"
-                .to_string(),
-        ] {
-            let found_ = scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}}));
-            assert!(found_.is_empty(), "{value}: {found_:?}");
-        }
+        format_alone(
+            &[
+                // Anthropic's next key version, same body.
+                ("anthropic-key", format!("sk-ant-api04-{body93}AA")),
+                // Shopify: letters and digits, 32 characters and more.
+                ("shopify-token", format!("shpat_{RANDOM24}Tq7Vw2Xz")),
+                ("shopify-token", format!("shpca_{RANDOM24}Tq7Vw2Xz9KpL4m")),
+                (
+                    "shopify-token",
+                    "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".to_string(),
+                ),
+                // GitHub's stateless installation token: app id, then a JWT.
+                ("github-app-installation-token", format!("ghs_123456_{jwt}")),
+                ("azure-devops-pat", format!("{azure}AZDO7fQ2")),
+                (
+                    "mongodb-atlas-service-account-secret",
+                    format!("mdb_sa_sk_{RANDOM24}Tq7Vw2Xz9KpL4mN8"),
+                ),
+            ],
+            &[
+                // Too short for Anthropic's body, or Shopify's.
+                "sk-ant-api05-Xk3j9fLq0Pz8".to_string(),
+                format!("shpat_{RANDOM24}"),
+                // `ghs_` and an id with no JWT after it.
+                format!("ghs_123456_{RANDOM24}"),
+                // Microsoft's own example: the alphabet in a row.
+                "abcdefghijklmnopqrstuvwxyz012345679ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnoAZDOabcd"
+                    .to_string(),
+            ],
+        );
     }
 
     /// Formats widened or added after TruffleHog's pattern tests were
@@ -2826,31 +2835,66 @@ mod tests {
         assert_eq!(lower40.len(), 40);
         let hex40 = "7c1e9a04f3b28d65e0a7c94b1f2d3e8a6b5c0d97";
         assert_eq!(hex40.len(), 40);
-        for (rule, value) in [
-            ("buildkite-token", format!("bkua_{lower40}")),
-            ("typeform-token", format!("tfp_{hex40}")),
-            ("pagarme-api-key", format!("ak_live_{RANDOM24}Tq7")),
-            ("pagarme-api-key", format!("ak_test_{RANDOM24}")),
-        ] {
-            assert_eq!(
-                scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}})),
-                [found("env.CONFIG_VALUE", rule, &value)],
-                "{rule}"
-            );
-        }
-        for value in [
-            // One character short of Buildkite's 40, or upper case in it.
-            format!("bkua_{}", &lower40[1..]),
-            format!("bkua_{}", lower40.to_uppercase()),
-            // One short of Typeform's 40.
-            format!("tfp_{}", &hex40[1..]),
-            // Not Pagar.me's environments, or too short a body.
-            format!("ak_prod_{RANDOM24}"),
-            "ak_live_Tq7Vw2Xz9Kp".to_string(),
-        ] {
-            let found_ = scan(json!({"command": "x", "env": {"CONFIG_VALUE": value}}));
-            assert!(found_.is_empty(), "{value}: {found_:?}");
-        }
+        format_alone(
+            &[
+                ("buildkite-token", format!("bkua_{lower40}")),
+                ("typeform-token", format!("tfp_{hex40}")),
+                ("pagarme-api-key", format!("ak_live_{RANDOM24}Tq7")),
+                ("pagarme-api-key", format!("ak_test_{RANDOM24}")),
+            ],
+            &[
+                // One character short of Buildkite's 40, or upper case in it.
+                format!("bkua_{}", &lower40[1..]),
+                format!("bkua_{}", lower40.to_uppercase()),
+                // One short of Typeform's 40.
+                format!("tfp_{}", &hex40[1..]),
+                // Not Pagar.me's environments, or too short a body.
+                format!("ak_prod_{RANDOM24}"),
+                "ak_live_Tq7Vw2Xz9Kp".to_string(),
+            ],
+        );
+    }
+
+    /// The second round after TruffleHog: formats whose prefix their
+    /// issuers do publish, found on a closer look (NVIDIA's `nvapi-`,
+    /// BestTime's `pri_`, SaladCloud's `salad_cloud_user_`), and Atlassian
+    /// tokens of any length from 20, as Atlassian says they vary.
+    #[test]
+    fn issuer_formats_after_the_fourth_source_second_round() {
+        let nvapi64 = "pW4vOcztKc4CVjxkZMmxFOXeex-iXQXuXugdi9zeN4Hla8wme2zMiTy4sk1G2H_M";
+        assert_eq!(nvapi64.len(), 64);
+        let hex32 = "e81c5f992146bb9dfce31c9da1629c20";
+        let salad49 = "gkiEJ8oxyMXOcOcaxbxJemBfFEJNLALIMdeumRsw6QwVYVwCZ";
+        let atlassian26 = "zNpeYtAT=8UKuPtpslrUdaMkme";
+        format_alone(
+            &[
+                ("nvidia-api-key", format!("nvapi-{nvapi64}")),
+                ("besttime-private-key", format!("pri_{hex32}")),
+                ("saladcloud-api-key", format!("salad_cloud_user_{salad49}")),
+                (
+                    "saladcloud-api-key",
+                    format!("salad_cloud_user_{}", &salad49[..20]),
+                ),
+                ("atlassian-token", format!("ATCTT3{atlassian26}")),
+                ("atlassian-token", format!("ATATT3x{}", &salad49[..19])),
+            ],
+            &[
+                // One short of NVIDIA's 64, or one more.
+                format!("nvapi-{}", &nvapi64[1..]),
+                format!("nvapi-{nvapi64}x"),
+                // One short of BestTime's 32, or upper case in it; its public
+                // key (`pub_`) is read-only and not flagged.
+                format!("pri_{}", &hex32[1..]),
+                format!("pri_{}", hex32.to_uppercase()),
+                format!("pub_{hex32}"),
+                // Below 20 after SaladCloud's prefix; `salad_cloud_org_` is
+                // no prefix SaladCloud publishes.
+                format!("salad_cloud_user_{}", &salad49[..19]),
+                format!("salad_cloud_org_{salad49}"),
+                // Below 20 after Atlassian's prefix.
+                format!("ATCTT3{}", &atlassian26[..19]),
+            ],
+        );
     }
 
     #[test]

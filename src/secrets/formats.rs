@@ -346,6 +346,18 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"\bBSA",
         r"[A-Za-z0-9_-]{20,40}\b",
     ),
+    (
+        // NVIDIA's API keys (build.nvidia.com, NGC personal keys): its
+        // GenerativeAIExamples repository sets `NVIDIA_API_KEY=nvapi-...`
+        // and its notebooks reject a key that does not start with `nvapi-`;
+        // the keys in that repository have 64 letters, digits, `-` and `_`
+        // after the prefix.
+        "nvidia-api-key",
+        "NVIDIA API key",
+        "",
+        r"\bnvapi-",
+        r"[A-Za-z0-9_-]{64}",
+    ),
     // --- Cloud and infrastructure
     (
         "aws-access-key-id",
@@ -641,6 +653,16 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"\bfio-u-",
         r"[A-Za-z0-9_=-]{64}",
     ),
+    (
+        // SaladCloud's API keys "start with `salad_cloud_user_`" (its docs,
+        // installing the virtual kubelet); nothing is said of the rest:
+        // letters and digits, at least 20.
+        "saladcloud-api-key",
+        "SaladCloud API key",
+        "",
+        r"\bsalad_cloud_user_",
+        r"[A-Za-z0-9]{20,}\b",
+    ),
     // --- Messaging, e-mail and webhooks
     (
         "slack-token",
@@ -910,11 +932,14 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"[A-Za-z0-9]{43}\b",
     ),
     (
+        // Atlassian's page on managing API tokens says their length varies
+        // and that scripts must handle a variable length: any length from
+        // 20, the floor of the other rules that know only a prefix.
         "atlassian-token",
         "Atlassian API token",
         "",
         r"\bAT(?:ATT|CTT)3",
-        r"[A-Za-z0-9_=-]{186}",
+        r"[A-Za-z0-9_=-]{20,}",
     ),
     (
         "postman-key",
@@ -980,6 +1005,16 @@ pub(super) const RULE_SPECS: &[Spec] = &[
         r"\b[12]/[0-9]{13,19}(?:/[0-9]{13,19})?",
         r":[a-f0-9]{8}",
         r"[a-f0-9]{24}\b",
+    ),
+    (
+        // BestTime's private API key: `pri_` and 32 characters, "your 36
+        // char private API key" (its API reference); lower-case letters and
+        // digits in its examples.
+        "besttime-private-key",
+        "BestTime private API key",
+        "",
+        r"\bpri_",
+        r"[a-z0-9]{32}\b",
     ),
     // --- Issuers' documented prefixes, measured against a second source
     // (Nosey Parker's examples, tests/data/peer-secrets/noseyparker)

@@ -315,9 +315,11 @@ fn recall_and_false_positives_on_a_third_scanner() {
 /// any rule was changed for it: 819/992 found, 0/43 decoys flagged
 /// (806/840 and 0/32 without stand-ins, at TruffleHog `3ab759f`); three
 /// formats since widened or added from their issuers' docs (Buildkite
-/// `bkua_`, Pagar.me `ak_live_`, Typeform `tfp_`) make 823/992 and
-/// 810/840. Floors at
-/// today's figures, so a change that loses ground on it fails here.
+/// `bkua_`, Pagar.me `ak_live_`, Typeform `tfp_`) made 823/992 and
+/// 810/840, and a second round (NVIDIA `nvapi-`, BestTime `pri_`,
+/// SaladCloud `salad_cloud_user_`, Atlassian tokens of any length) makes
+/// 828/992 and 815/840. Floors at today's figures, so a change that loses
+/// ground on it fails here.
 #[test]
 fn recall_and_false_positives_on_a_fourth_scanner_nobody_tuned_to() {
     let Some(path) = outside_data(
@@ -331,8 +333,8 @@ fn recall_and_false_positives_on_a_fourth_scanner_nobody_tuned_to() {
     measure_file(
         &path,
         "TruffleHog's detector pattern tests (unseen at first)",
-        (0.82, MAX_DECOYS_FLAGGED),
-        (0.96, MAX_DECOYS_FLAGGED),
+        (0.83, MAX_DECOYS_FLAGGED),
+        (0.97, MAX_DECOYS_FLAGGED),
     );
 }
 

@@ -234,6 +234,14 @@ pub fn corpus(seed: u64) -> Corpus {
     for name in ["GOOGLE_SERVICE_ACCOUNT_JSON", "GCP_SA_KEY", "CONFIG"] {
         cases.push(service_account_file(&mut rng, name));
     }
+    // Atlassian's tokens vary in length, Atlassian says: shorter ones too,
+    // planted last so every case above stays the one it was.
+    for &place in token_places("atlassian-token") {
+        let prefix = rng.pick(&["ATATT3", "ATCTT3"]);
+        let len = rng.range(20, 180);
+        let secret = format!("{prefix}{}", rng.chars(URLSAFE, len));
+        cases.push(plant(&mut rng, place, "atlassian-token", secret));
+    }
     Corpus { cases }
 }
 
@@ -289,6 +297,9 @@ const LATER_TOKEN_RULES: &[&str] = &[
     "azure-devops-pat",
     "mongodb-atlas-service-account-secret",
     "pagarme-api-key",
+    "nvidia-api-key",
+    "saladcloud-api-key",
+    "besttime-private-key",
 ];
 
 /// `count` files `{"mcpServers": {…}}` of about 10 KB each (24 servers:
@@ -713,6 +724,12 @@ fn token(rng: &mut Rng, rule: &str) -> String {
             format!("{mode}_{}", rng.chars(HEX, 35))
         }
         "apify-token" => format!("apify_api_{}", rng.chars(ALNUM, 36)),
+        "nvidia-api-key" => format!("nvapi-{}", rng.chars(URLSAFE, 64)),
+        "saladcloud-api-key" => {
+            let len = rng.range(20, 64);
+            format!("salad_cloud_user_{}", rng.chars(ALNUM, len))
+        }
+        "besttime-private-key" => format!("pri_{}", rng.chars(HEX, 32)),
         "posthog-personal-key" => format!("phx_{}", rng.chars(ALNUM, 43)),
         "pubnub-secret-key" => format!("sec-c-{}", rng.chars(ALNUM, 48)),
         "rootly-key" => format!("rootly_{}", rng.chars(HEX, 64)),
@@ -1104,6 +1121,9 @@ fn env_names(rule: &str) -> &'static [&'static str] {
         "digitalocean-token" => &["DIGITALOCEAN_API_TOKEN"],
         "databricks-token" => &["DATABRICKS_TOKEN"],
         "atlassian-token" => &["JIRA_API_TOKEN", "CONFLUENCE_API_TOKEN"],
+        "nvidia-api-key" => &["NVIDIA_API_KEY", "NGC_API_KEY"],
+        "saladcloud-api-key" => &["SALAD_API_KEY"],
+        "besttime-private-key" => &["BESTTIME_API_KEY_PRIVATE"],
         "heroku-key" => &["HEROKU_API_KEY"],
         "grafana-service-account-token" => &["GRAFANA_API_KEY", "GRAFANA_SERVICE_ACCOUNT_TOKEN"],
         "vault-token" => &["VAULT_TOKEN"],
