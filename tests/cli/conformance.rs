@@ -136,7 +136,7 @@ fn run_scenario(node: &Path, suite: &Path, scratch: &Path, scenario: &'static st
         .arg(scratch.join("client.sh"))
         .args(["--scenario", scenario, "--timeout", "30000", "-o"])
         .arg(&results)
-        .env("MCPENV_BIN", env!("CARGO_BIN_EXE_mcpenv"))
+        .env("MCPENV_BIN", crate::harness::mcpenv_binary())
         .env("MCPENV_CONFORMANCE_OUT", scratch)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

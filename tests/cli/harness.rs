@@ -66,7 +66,7 @@ impl TestEnv {
 
     /// The command, ready to spawn, for tests that need the process itself.
     pub fn command(&self, dir: &Path, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mcpenv"));
+        let mut command = Command::new(mcpenv_binary());
         command
             .args(args)
             .current_dir(dir)
@@ -198,4 +198,12 @@ impl fmt::Display for CommandOutput {
             self.stdout, self.stderr, self.code
         )
     }
+}
+
+/// The binary under test: cargo's build of this crate, or the one
+/// `MCPENV_TEST_BIN` names (CI runs the suite against the binary
+/// `scripts/release` builds, the one mcpenv ships).
+pub fn mcpenv_binary() -> std::path::PathBuf {
+    std::env::var_os("MCPENV_TEST_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_mcpenv").into(), Into::into)
 }

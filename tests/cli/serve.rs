@@ -369,7 +369,7 @@ async fn invalid_arguments_follow_the_negotiated_protocol() {
 fn probe_audit_passes_against_serve() {
     let env = crate::probe::world(&[(
         "mcpenv",
-        json!({"command": env!("CARGO_BIN_EXE_mcpenv"), "args": ["serve"]}),
+        json!({"command": crate::harness::mcpenv_binary(), "args": ["serve"]}),
     )]);
     let out = env.run(&["probe", "--audit", "--json"]);
     assert_eq!(out.code, 0, "{out}");

@@ -70,7 +70,8 @@ impl Bridge {
         let bridge = PATH.get_or_init(|| crate::probe::example("mcpenv-stdio-http-bridge"));
         let mut child = with_serve_env(env, Path::new(bridge))
             .current_dir(&env.project)
-            .args([env!("CARGO_BIN_EXE_mcpenv"), "serve"])
+            .arg(crate::harness::mcpenv_binary())
+            .arg("serve")
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -241,7 +242,7 @@ fn run_inspector(env: &TestEnv, node: &Path, cli: &Path, args: &[&str]) -> (i32,
         // project is given with `-C`.
         .current_dir(cli.parent().unwrap())
         .arg(cli)
-        .arg(env!("CARGO_BIN_EXE_mcpenv"))
+        .arg(crate::harness::mcpenv_binary())
         .arg("-C")
         .arg(&env.project)
         .arg("serve")
@@ -368,7 +369,8 @@ fn claude_code_lists_serve_connected() {
         ));
         return;
     }
-    let bin = env!("CARGO_BIN_EXE_mcpenv");
+    let bin = crate::harness::mcpenv_binary();
+    let bin = bin.to_str().unwrap();
     let env = world();
     env.run(&["add", "-s", "user", "mcpenv", "--", bin, "serve"])
         .expect_code(0);

@@ -200,7 +200,8 @@ fn a_new_teammate_goes_from_clone_to_working_servers_in_a_real_terminal() {
     git(&upstream, &["add", "."]);
     git(&upstream, &["commit", "-q", "-m", "Share the MCP servers"]);
 
-    let mcpenv_dir = Path::new(env!("CARGO_BIN_EXE_mcpenv")).parent().unwrap();
+    let mcpenv = crate::harness::mcpenv_binary();
+    let mcpenv_dir = mcpenv.parent().unwrap();
     let claude_dir = claude.parent().unwrap();
     let path = format!(
         "{}:{}:{}",

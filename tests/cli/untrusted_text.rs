@@ -124,7 +124,7 @@ fn a_name_that_cannot_be_written_back_gets_a_valid_one_and_a_rename_hint_that_wo
         .replace("=NEW", "=mine");
     let script = format!(
         "exec '{}' import --from cursor -s project {hinted}",
-        env!("CARGO_BIN_EXE_mcpenv")
+        crate::harness::mcpenv_binary().display()
     );
     let command = env.command(&env.project, &[]);
     let output = std::process::Command::new("bash")
