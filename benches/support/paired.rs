@@ -184,6 +184,10 @@ pub fn runs(default: usize) -> usize {
 
 /// The header of the Markdown table [`row`] fills.
 pub fn header() {
+    println!(
+        "Binary: {} (the one mcpenv ships: MCPENV_BENCH_BIN=$(scripts/release))\n",
+        mcpenv_binary().display()
+    );
     println!("| work | median | min | max | peak memory | limit | limit median | ratio | target |");
     println!("|---|---|---|---|---|---|---|---|---|");
 }
