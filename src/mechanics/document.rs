@@ -111,6 +111,19 @@ pub struct Splice {
 
 const BOM: &str = "\u{feff}";
 
+/// Where a valid document's objects and their members are: what the one
+/// validating pass found (and what lookups found since), without any of the
+/// text itself. Kept by [`crate::mechanics::layout_cache`] so that the same
+/// bytes read again need no pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The root object's byte range.
+    pub root: Range<usize>,
+    /// Objects whose members are known: each object's byte range and its
+    /// members in file order, by the offset of the `{`.
+    pub objects: Vec<(Range<usize>, Vec<Member>)>,
+}
+
 impl JsonDocument {
     /// Validates `text` as strict JSON (a UTF-8 BOM is allowed and kept) whose
     /// root is an object. An empty or blank text is an empty document.
@@ -153,6 +166,51 @@ impl JsonDocument {
                 .map(|(open, members)| (open, Arc::new(members))),
         );
         Ok(document)
+    }
+
+    /// The document of `text` laid out as `layout` says, without the
+    /// validating pass: for bytes known to have parsed before (the layout
+    /// cache found them by length and keyed digest). Every span is checked
+    /// to lie inside the text, on character boundaries, in order, keys
+    /// between quotes and objects between braces, so a wrong layout can
+    /// never make a lookup slice outside the text; the text is given back
+    /// when it does not fit.
+    pub fn from_layout(text: String, layout: Layout) -> Result<Self, String> {
+        if !layout_fits(&text, &layout) {
+            return Err(text);
+        }
+        let document = Self::new(text, Some(layout.root));
+        document.cache().extend(
+            layout
+                .objects
+                .into_iter()
+                .map(|(span, members)| (span.start, Arc::new(members))),
+        );
+        Ok(document)
+    }
+
+    /// The layout of this document: the root and every object whose members
+    /// were read so far (whose range is known: the root and members'
+    /// values). `None` for an empty document.
+    pub fn layout(&self) -> Option<Layout> {
+        let root = self.root.clone()?;
+        let cache = self.cache();
+        let mut ends: HashMap<usize, usize> = HashMap::new();
+        ends.insert(root.start, root.end);
+        for members in cache.values() {
+            for member in members.iter() {
+                ends.insert(member.value_span.start, member.value_span.end);
+            }
+        }
+        let mut objects: Vec<(Range<usize>, Vec<Member>)> = cache
+            .iter()
+            .filter_map(|(open, members)| {
+                let end = *ends.get(open)?;
+                Some((*open..end, members.as_ref().clone()))
+            })
+            .collect();
+        objects.sort_by_key(|(span, _)| span.start);
+        Some(Layout { root, objects })
     }
 
     fn new(text: String, root: Option<Range<usize>>) -> Self {
@@ -919,6 +977,39 @@ mod scan {
             }
         }
     }
+}
+
+/// Whether every span of `layout` can be used on `text` (see
+/// [`JsonDocument::from_layout`]).
+fn layout_fits(text: &str, layout: &Layout) -> bool {
+    let bytes = text.as_bytes();
+    let usable = |span: &Range<usize>| {
+        span.start < span.end
+            && span.end <= bytes.len()
+            && text.is_char_boundary(span.start)
+            && text.is_char_boundary(span.end)
+    };
+    let object = |span: &Range<usize>| {
+        usable(span) && bytes[span.start] == b'{' && bytes[span.end - 1] == b'}'
+    };
+    object(&layout.root)
+        && layout.objects.iter().all(|(span, members)| {
+            let mut at = span.start + 1;
+            object(span)
+                && members.iter().all(|member| {
+                    let key = &member.key_span;
+                    let fits = key.start >= at
+                        && usable(key)
+                        && key.len() >= 2
+                        && bytes[key.start] == b'"'
+                        && bytes[key.end - 1] == b'"'
+                        && member.value_span.start > key.end
+                        && usable(&member.value_span)
+                        && member.value_span.end < span.end;
+                    at = member.value_span.end;
+                    fits
+                })
+        })
 }
 
 /// One serde pass over an object: the byte spans of its member values.
