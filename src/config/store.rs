@@ -1177,6 +1177,15 @@ fn write_config<E: From<ConfigError>>(
             }
         });
         edit.written_as(&resolved, before, &pieces, owner);
+        // The layout of what was written, for the next command: worked out
+        // from the change, the new bytes only digested.
+        if exact
+            && let Some(cached) = cached.filter(|cached| cached.keep)
+            && let Change::Splices(splices) = &change
+            && let Some(layout) = document.layout_after(splices)
+        {
+            crate::mechanics::layout_cache::record(cached.file, &pieces, expand, layout);
+        }
         drop(pieces);
         drop(change);
         drop(snapshot);

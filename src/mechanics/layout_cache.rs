@@ -9,7 +9,9 @@
 //! text with the same digest. A text found there parsed before, and its
 //! layout ([`Layout`]: offsets and lengths only, never a byte of the text)
 //! replaces the validating pass; any other text gets the pass, and its
-//! layout goes into the cache.
+//! layout goes into the cache. After an edit, the edit's own layout
+//! (worked out by [`JsonDocument::layout_after`]) goes in too, so the next
+//! command finds the file it wrote.
 //!
 //! The cache is never needed: a missing, unreadable, corrupt, truncated,
 //! foreign or wrong-version file is ignored and replaced, and a failure to
@@ -93,6 +95,14 @@ pub fn parse(
         cache.with(key, layout).save(file);
     }
     Ok(document)
+}
+
+/// Records that the text made of `pieces` (one an edit just wrote) is laid
+/// out as `layout`, so that the next reading of it needs no pass.
+pub fn record(file: &Path, pieces: &[&[u8]], expand: &[&str], layout: Layout) {
+    let cache = Cache::load(file);
+    let key = cache.key(pieces, expand);
+    cache.with(key, layout).save(file);
 }
 
 impl Cache {
