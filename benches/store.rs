@@ -1,7 +1,10 @@
 //! Benchmark of the plain file work on a large `~/.claude.json`:
 //! `cargo bench --bench store` prints, for a 25 MB and a 100 MB file, a
 //! Markdown table of `list`, `get`, `add` and `remove` (undo on, as users
-//! run them), each run alternately with its physical limit in the same
+//! run them), warm (the layout cache holds the file, as it does from the
+//! second command on) and cold (`MCPENV_LAYOUT_CACHE=off`: every reading
+//! validates the whole file, as the first command after another program
+//! changed it does), each run alternately with its physical limit in the same
 //! process (`benches/support/paired.rs`): a plain read of the file for the
 //! readers, an fsync'd copy of it (`dd … conv=fsync`) for the edits. When
 //! Claude Code is installed (on PATH, or in `target/tools` where
@@ -159,7 +162,10 @@ fn bench_size(
             .dir(&project)
             .env("HOME", &home)
             .env("XDG_STATE_HOME", home.join(".state"))
+            .env("XDG_CACHE_HOME", root.join("cache"))
     };
+    // Every reading validates the whole file: no layout cache.
+    let cold = |args: &[&str]| mcpenv(args).env("MCPENV_LAYOUT_CACHE", "off");
     let read = paired::plain_read(&fixture);
     let copy = paired::fsync_copy(&fixture, &root.join("copy.json"));
     // Claude Code rewrites the whole file (and drops `history`), so every
@@ -176,11 +182,17 @@ fn bench_size(
         )
     };
 
-    for (label, args) in [
-        ("mcpenv list", &["list"][..]),
-        ("mcpenv get local-db", &["get", "local-db"]),
+    for (label, args, warm) in [
+        ("mcpenv list", &["list"][..], true),
+        ("mcpenv list, cache off", &["list"][..], false),
+        ("mcpenv get local-db", &["get", "local-db"], true),
+        (
+            "mcpenv get local-db, cache off",
+            &["get", "local-db"],
+            false,
+        ),
     ] {
-        let subject = mcpenv(args);
+        let subject = if warm { mcpenv(args) } else { cold(args) };
         let (subjects, limits) = paired::paired(runs, || subject.once(), || read.once(), || {});
         paired::row(
             &format!("{label}, {shown_size}"),
@@ -191,17 +203,22 @@ fn bench_size(
         );
     }
 
-    for (label, args, undo) in EDITS {
-        let subject = mcpenv(args);
-        let undo = mcpenv(undo);
-        let (subjects, limits) = paired::paired(
+    // An edit alternately with the fsync'd copy, undone after each run.
+    let edit_paired = |subject: &Run, undo: &Run| {
+        paired::paired(
             runs,
             || subject.once(),
             || copy.once(),
             || {
                 undo.once();
             },
-        );
+        )
+    };
+
+    for (label, args, undo) in EDITS {
+        let subject = mcpenv(args);
+        let undo = mcpenv(undo);
+        let (subjects, limits) = edit_paired(&subject, &undo);
         let work = format!("{label}, {shown_size}");
         paired::row(
             &work,
@@ -233,25 +250,26 @@ fn bench_size(
         }
     }
 
-    // What the undo journal costs: the same edit keeping no copy.
-    let (label, args, undo) = EDITS[0];
-    let subject = mcpenv(args).env("MCPENV_UNDO", "off");
-    let undo = mcpenv(undo).env("MCPENV_UNDO", "off");
-    let (subjects, limits) = paired::paired(
-        runs,
-        || subject.once(),
-        || copy.once(),
-        || {
-            undo.once();
-        },
-    );
-    paired::row(
-        &format!("{label}, no undo copy, {shown_size}"),
-        &subjects,
-        "fsync'd copy (`dd`)",
-        &limits,
-        size.edit_target,
-    );
+    // The same edits with every reading validating the whole file, and
+    // what the undo journal costs: the same edit keeping no copy.
+    let (add, remove) = (EDITS[0], EDITS[1]);
+    let variants = [
+        (add, "cache off", "MCPENV_LAYOUT_CACHE"),
+        (remove, "cache off", "MCPENV_LAYOUT_CACHE"),
+        (add, "no undo copy", "MCPENV_UNDO"),
+    ];
+    for ((label, args, undo), variant, off) in variants {
+        let subject = mcpenv(args).env(off, "off");
+        let undo = mcpenv(undo).env(off, "off");
+        let (subjects, limits) = edit_paired(&subject, &undo);
+        paired::row(
+            &format!("{label}, {variant}, {shown_size}"),
+            &subjects,
+            "fsync'd copy (`dd`)",
+            &limits,
+            size.edit_target,
+        );
+    }
 
     if let Some(claude) = claude {
         let claude_run = claude_command(claude, &home, &project);

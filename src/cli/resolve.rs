@@ -51,6 +51,14 @@ pub mod vars {
     pub const MCP_CLIENT_SECRET: &str = "MCP_CLIENT_SECRET";
     /// `off`: edits keep no undo copies (nothing for `mcpenv undo`).
     pub const MCPENV_UNDO: &str = "MCPENV_UNDO";
+    /// mcpenv's layout cache (where the objects of the last few
+    /// `~/.claude.json` texts it read are, so the same bytes are not
+    /// validated twice) lives in `$XDG_CACHE_HOME/mcpenv` (default
+    /// `~/.cache/mcpenv`; read through the `directories` crate).
+    pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
+    /// `off`: no layout cache; every reading of `~/.claude.json` validates
+    /// it whole (for tests and benchmarks).
+    pub const MCPENV_LAYOUT_CACHE: &str = "MCPENV_LAYOUT_CACHE";
     /// Set by the shell's completion script: the process answers with
     /// completions (read first, by `cli/completion.rs`, before any
     /// argument is parsed).
@@ -139,6 +147,7 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
         managed_dir: non_empty(vars::MCPENV_MANAGED_DIR)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_DIR)),
         state_dir,
+        layout_cache: layout_cache(dirs.as_ref(), &cli.command),
     };
     let locations = Locations::discover(&environment).map_err(|error| {
         let hint = if cli.project_dir.is_some() {
@@ -182,6 +191,23 @@ pub fn resolve(cli: &Cli, shield: Arc<Shield>) -> Result<Ctx, CliError> {
         },
         quiet: cli.quiet,
         project_dir: cli.project_dir.clone(),
+    })
+}
+
+/// The layout cache, in mcpenv's cache directory; none under
+/// `MCPENV_LAYOUT_CACHE=off`; read, not written, by a dry run.
+fn layout_cache(
+    dirs: Option<&directories::ProjectDirs>,
+    command: &crate::cli::args::Command,
+) -> Option<crate::mechanics::layout_cache::Setting> {
+    if std::env::var_os(vars::MCPENV_LAYOUT_CACHE).is_some_and(|value| value == "off") {
+        return None;
+    }
+    dirs.map(|dirs| crate::mechanics::layout_cache::Setting {
+        file: dirs
+            .cache_dir()
+            .join(crate::mechanics::layout_cache::FILE_NAME),
+        write: !matches!(command.edit(), Some((_, true))),
     })
 }
 

@@ -151,10 +151,9 @@ impl ApprovalPolicy {
 /// `.claude/settings.local.json` only in a trusted folder (or an ancestor's
 /// trust; this checks the project's own entry only).
 pub fn project_trusted(locations: &Locations) -> bool {
-    let Ok(Some(document)) = crate::config::json_files::load_document(
-        &locations.claude_json,
-        crate::config::json_files::CLAUDE_JSON_EXPAND,
-    ) else {
+    let Ok(Some(document)) =
+        crate::config::json_files::load_claude_json(&crate::mechanics::fsx::Disk, locations)
+    else {
         return false;
     };
     document
@@ -262,6 +261,7 @@ mod tests {
             working_dir: project,
             managed_dir: root.join("managed"),
             state_dir: root.join("state"),
+            layout_cache: None,
         })
         .unwrap();
         Fixture {

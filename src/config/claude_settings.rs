@@ -654,6 +654,7 @@ mod tests {
             working_dir: project,
             managed_dir: root.join("managed"),
             state_dir: root.join("state"),
+            layout_cache: None,
         })
         .unwrap()
     }

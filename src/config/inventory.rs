@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::config::approval::{Approval, ApprovalPolicy};
 use crate::config::error::ConfigError;
-use crate::config::json_files::{CLAUDE_JSON_EXPAND, check_project_file_size, load_document_from};
+use crate::config::json_files::{check_project_file_size, load_claude_json, load_document_from};
 use crate::config::locate::Locations;
 use crate::config::managed_policy::{Block, Policy};
 use crate::config::model::{Field, ServerEntry};
@@ -413,7 +413,7 @@ impl Inventory {
         unloaded: &mut Vec<Unloaded>,
     ) -> Option<JsonDocument> {
         let claude_scopes = vec![Scope::Local, Scope::User];
-        match load_document_from(reads, &locations.claude_json, CLAUDE_JSON_EXPAND) {
+        match load_claude_json(reads, locations) {
             // Claude Code reports an empty `~/.claude.json` as corrupted and
             // loads nothing; reading it as `{}` would tell a different story.
             Ok(Some(document)) if document.is_empty() => {

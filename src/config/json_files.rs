@@ -6,13 +6,51 @@
 use std::path::Path;
 
 use crate::config::error::ConfigError;
-use crate::config::locate::MAX_PROJECT_FILE_BYTES;
+use crate::config::locate::{Locations, MAX_PROJECT_FILE_BYTES};
 use crate::mechanics::document::{DocumentError, JsonDocument};
 use crate::mechanics::fsx::{self, Reads};
+use crate::mechanics::layout_cache;
 
 /// The root members of `~/.claude.json` worth reading in the first pass:
 /// `projects` holds the local scope, and is most of the file.
 pub const CLAUDE_JSON_EXPAND: &[&str] = &["projects"];
+
+/// The layout cache a reading of `~/.claude.json` uses (see
+/// [`crate::mechanics::layout_cache`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Cached<'a> {
+    /// The cache's file.
+    pub file: &'a Path,
+    /// Whether a text not found there is added (not a preview's text).
+    pub keep: bool,
+}
+
+impl<'a> Cached<'a> {
+    /// The cache of `locations` for a reading of `path` through `reads`,
+    /// if one is used.
+    pub fn of(locations: &'a Locations, reads: &dyn Reads, path: &Path) -> Option<Self> {
+        locations.layout_cache.as_ref().map(|setting| Self {
+            file: &setting.file,
+            keep: setting.write && reads.keeps_caches(path),
+        })
+    }
+}
+
+/// Reads and parses `~/.claude.json` (as [`load_document_from`], with
+/// [`CLAUDE_JSON_EXPAND`]), its layout from the cache when its bytes were
+/// read before.
+pub fn load_claude_json(
+    reads: &dyn Reads,
+    locations: &Locations,
+) -> Result<Option<JsonDocument>, ConfigError> {
+    let path = &locations.claude_json;
+    let text = reads
+        .read_text(path)
+        .map_err(|source| ConfigError::read(path, source))?;
+    let cached = Cached::of(locations, reads, path);
+    text.map(|text| parse_document_with(path, text, CLAUDE_JSON_EXPAND, cached))
+        .transpose()
+}
 
 /// Reads and parses a JSON config file; `None` when it does not exist. Only
 /// a regular file is read ([`ConfigError::NotRegular`] otherwise, never
@@ -47,9 +85,10 @@ pub fn parse_for_edit(
     path: &Path,
     original: Option<String>,
     expand: &[&str],
+    cached: Option<Cached<'_>>,
 ) -> Result<JsonDocument, ConfigError> {
     let existed = original.is_some();
-    let document = parse_document(path, original.unwrap_or_default(), expand)?;
+    let document = parse_document_with(path, original.unwrap_or_default(), expand, cached)?;
     if existed && document.is_empty() {
         return Err(ConfigError::Empty {
             path: path.to_path_buf(),
@@ -82,7 +121,21 @@ pub fn parse_document(
     text: String,
     expand: &[&str],
 ) -> Result<JsonDocument, ConfigError> {
-    JsonDocument::parse_expanding(text, expand).map_err(|error| document_error(path, error))
+    parse_document_with(path, text, expand, None)
+}
+
+/// [`parse_document`], through the layout cache when `cached` says so.
+pub fn parse_document_with(
+    path: &Path,
+    text: String,
+    expand: &[&str],
+    cached: Option<Cached<'_>>,
+) -> Result<JsonDocument, ConfigError> {
+    match cached {
+        Some(cached) => layout_cache::parse(cached.file, text, expand, cached.keep),
+        None => JsonDocument::parse_expanding(text, expand),
+    }
+    .map_err(|error| document_error(path, error))
 }
 
 /// Names the file in a document error.

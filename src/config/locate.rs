@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::config::error::LocateError;
 use crate::mechanics::fsx;
 use crate::mechanics::journal::Place;
+use crate::mechanics::layout_cache;
 
 /// Largest `.mcp.json` Claude Code reads; bigger ones are skipped.
 pub const MAX_PROJECT_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -23,6 +24,9 @@ pub struct Environment {
     pub managed_dir: PathBuf,
     /// mcpenv's own state directory (lock files).
     pub state_dir: PathBuf,
+    /// The layout cache's file (see [`crate::mechanics::layout_cache`]);
+    /// `None`: no cache, every reading of `~/.claude.json` makes the pass.
+    pub layout_cache: Option<layout_cache::Setting>,
 }
 
 /// Every path mcpenv reads or writes for one working directory.
@@ -45,6 +49,8 @@ pub struct Locations {
     pub managed_dir: PathBuf,
     /// mcpenv's own state directory.
     pub state_dir: PathBuf,
+    /// The layout cache's file, if one is used.
+    pub layout_cache: Option<layout_cache::Setting>,
 }
 
 impl Locations {
@@ -85,6 +91,7 @@ impl Locations {
             git_root,
             managed_dir: environment.managed_dir.clone(),
             state_dir: environment.state_dir.clone(),
+            layout_cache: environment.layout_cache.clone(),
         };
         locations.confine_repository();
         Ok(locations)
@@ -345,6 +352,7 @@ mod tests {
             working_dir: working_dir.to_path_buf(),
             managed_dir: home.join("managed"),
             state_dir: home.join("state"),
+            layout_cache: None,
         }
     }
 

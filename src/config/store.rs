@@ -15,7 +15,8 @@ use sha2::{Digest, Sha256};
 
 use crate::config::error::{ConfigError, StoreError};
 use crate::config::json_files::{
-    CLAUDE_JSON_EXPAND, check_project_file_size, document_error, load_document, parse_for_edit,
+    CLAUDE_JSON_EXPAND, Cached, check_project_file_size, document_error, load_document,
+    parse_for_edit,
 };
 use crate::config::locate::Locations;
 use crate::config::model::Field;
@@ -980,6 +981,7 @@ fn new_text<'a>(
 /// through the session and as it would be, from the same reading and
 /// planning, with no lock taken and nothing written; and the path reads use.
 fn preview<E: From<ConfigError>>(
+    locations: &Locations,
     edit: &Edit,
     target: &Target,
     mut plan: impl FnMut(&JsonDocument) -> Result<Plan, E>,
@@ -998,7 +1000,8 @@ fn preview<E: From<ConfigError>>(
         .read_text(&resolved)
         .map_err(|source| ConfigError::read(path, source))?;
     let before = original.clone();
-    let document = parse_for_edit(path, original, expand)?;
+    let cached = Cached::of(locations, edit, &resolved).filter(|_| target.is_claude_json());
+    let document = parse_for_edit(path, original, expand, cached)?;
     let Plan { change, .. } = plan(&document)?;
     let after = match new_text(&document, &change, path)? {
         Some(pieces) => Some(pieces.concat()),
@@ -1025,7 +1028,7 @@ fn change_file_with<E: From<ConfigError>>(
     edit.write_file(
         plan,
         |plan| {
-            let (resolved, change) = preview(edit, target, plan)?;
+            let (resolved, change) = preview(locations, edit, target, plan)?;
             let written = Written {
                 path: target.path.clone(),
                 created: change.before.is_none() && change.after.is_some(),
@@ -1076,6 +1079,7 @@ fn write_config<E: From<ConfigError>>(
     } else {
         &[]
     };
+    let cached = Cached::of(locations, edit, &resolved).filter(|_| target.is_claude_json());
     for _ in 0..fsx::EDIT_ATTEMPTS {
         if !target.is_claude_json() {
             check_size(path, &resolved)?;
@@ -1099,7 +1103,7 @@ fn write_config<E: From<ConfigError>>(
             None => (None, None),
         };
         let existed = original.is_some();
-        let document = parse_for_edit(path, original, expand)?;
+        let document = parse_for_edit(path, original, expand, cached)?;
         let Plan { change, expect } = plan(&document)?;
         let Some(pieces) = new_text(&document, &change, path)? else {
             return Ok(Written {
@@ -1173,6 +1177,15 @@ fn write_config<E: From<ConfigError>>(
             }
         });
         edit.written_as(&resolved, before, &pieces, owner);
+        // The layout of what was written, for the next command: worked out
+        // from the change, the new bytes only digested.
+        if exact
+            && let Some(cached) = cached.filter(|cached| cached.keep)
+            && let Change::Splices(splices) = &change
+            && let Some(layout) = document.layout_after(splices)
+        {
+            crate::mechanics::layout_cache::record(cached.file, &pieces, expand, layout);
+        }
         drop(pieces);
         drop(change);
         drop(snapshot);
@@ -1228,6 +1241,7 @@ mod tests {
             working_dir: root.join("project"),
             managed_dir: root.join("managed"),
             state_dir: root.join("state"),
+            layout_cache: None,
         })
         .unwrap()
     }

@@ -111,6 +111,19 @@ pub struct Splice {
 
 const BOM: &str = "\u{feff}";
 
+/// Where a valid document's objects and their members are: what the one
+/// validating pass found (and what lookups found since), without any of the
+/// text itself. Kept by [`crate::mechanics::layout_cache`] so that the same
+/// bytes read again need no pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The root object's byte range.
+    pub root: Range<usize>,
+    /// Objects whose members are known: each object's byte range and its
+    /// members in file order, by the offset of the `{`.
+    pub objects: Vec<(Range<usize>, Vec<Member>)>,
+}
+
 impl JsonDocument {
     /// Validates `text` as strict JSON (a UTF-8 BOM is allowed and kept) whose
     /// root is an object. An empty or blank text is an empty document.
@@ -153,6 +166,65 @@ impl JsonDocument {
                 .map(|(open, members)| (open, Arc::new(members))),
         );
         Ok(document)
+    }
+
+    /// The document of `text` laid out as `layout` says, without the
+    /// validating pass: for bytes known to have parsed before (the layout
+    /// cache found them by length and keyed digest). Every span is checked
+    /// to lie inside the text, on character boundaries, in order, keys
+    /// between quotes and objects between braces, so a wrong layout can
+    /// never make a lookup slice outside the text; the text is given back
+    /// when it does not fit.
+    pub fn from_layout(text: String, layout: Layout) -> Result<Self, String> {
+        if !layout_fits(&text, &layout) {
+            return Err(text);
+        }
+        let document = Self::new(text, Some(layout.root));
+        document.cache().extend(
+            layout
+                .objects
+                .into_iter()
+                .map(|(span, members)| (span.start, Arc::new(members))),
+        );
+        Ok(document)
+    }
+
+    /// The layout of this document: the root and every object whose members
+    /// were read so far (whose range is known: the root and members'
+    /// values). `None` for an empty document.
+    pub fn layout(&self) -> Option<Layout> {
+        let root = self.root.clone()?;
+        let cache = self.cache();
+        let mut ends: HashMap<usize, usize> = HashMap::new();
+        ends.insert(root.start, root.end);
+        for members in cache.values() {
+            for member in members.iter() {
+                ends.insert(member.value_span.start, member.value_span.end);
+            }
+        }
+        let mut objects: Vec<(Range<usize>, Vec<Member>)> = cache
+            .iter()
+            .filter_map(|(open, members)| {
+                let end = *ends.get(open)?;
+                Some((*open..end, members.as_ref().clone()))
+            })
+            .collect();
+        objects.sort_by_key(|(span, _)| span.start);
+        Some(Layout { root, objects })
+    }
+
+    /// The layout of the text `splices` make of this document (planned on
+    /// it and checked), worked out from this one without reading the new
+    /// text whole: ranges after the change move by its size, the values
+    /// holding it grow or shrink, and the members of the object the change
+    /// adds to or removes from are read again from the changed bytes only.
+    /// `None` when it cannot be told that way (several splices, a change
+    /// across an object's edge): the next reading then makes the pass.
+    pub fn layout_after(&self, splices: &[Splice]) -> Option<Layout> {
+        let [splice] = splices else {
+            return None;
+        };
+        layout::shifted(&self.text, &self.layout()?, splice)
     }
 
     fn new(text: String, root: Option<Range<usize>>) -> Self {
@@ -921,6 +993,189 @@ mod scan {
     }
 }
 
+/// Whether every span of `layout` can be used on `text` (see
+/// [`JsonDocument::from_layout`]).
+fn layout_fits(text: &str, layout: &Layout) -> bool {
+    let bytes = text.as_bytes();
+    let usable = |span: &Range<usize>| {
+        span.start < span.end
+            && span.end <= bytes.len()
+            && text.is_char_boundary(span.start)
+            && text.is_char_boundary(span.end)
+    };
+    let object = |span: &Range<usize>| {
+        usable(span) && bytes[span.start] == b'{' && bytes[span.end - 1] == b'}'
+    };
+    object(&layout.root)
+        && layout.objects.iter().all(|(span, members)| {
+            let mut at = span.start + 1;
+            object(span)
+                && members.iter().all(|member| {
+                    let key = &member.key_span;
+                    let fits = key.start >= at
+                        && usable(key)
+                        && key.len() >= 2
+                        && bytes[key.start] == b'"'
+                        && bytes[key.end - 1] == b'"'
+                        && member.value_span.start > key.end
+                        && usable(&member.value_span)
+                        && member.value_span.end < span.end;
+                    at = member.value_span.end;
+                    fits
+                })
+        })
+}
+
+/// How a layout follows an edit (see [`JsonDocument::layout_after`]).
+mod layout {
+    use std::ops::Range;
+
+    use super::{Layout, Member, Splice, scan};
+
+    /// Where a member stands against the changed range.
+    enum Place {
+        Before,
+        After,
+        /// Its value holds the change.
+        Holds,
+        /// Replaced with the range.
+        Inside,
+    }
+
+    fn place(member: &Member, changed: &Range<usize>) -> Option<Place> {
+        let (start, end) = (changed.start, changed.end);
+        if member.value_span.end <= start {
+            Some(Place::Before)
+        } else if member.key_span.start >= end {
+            Some(Place::After)
+        } else if member.value_span.start <= start && end <= member.value_span.end {
+            Some(Place::Holds)
+        } else if start < end && start <= member.key_span.start && member.value_span.end <= end {
+            Some(Place::Inside)
+        } else {
+            None
+        }
+    }
+
+    /// The layout of `text` with `splice` applied, from `layout` of `text`.
+    pub fn shifted(text: &str, layout: &Layout, splice: &Splice) -> Option<Layout> {
+        let changed = splice.range.clone();
+        let (start, end) = (changed.start, changed.end);
+        let grown = splice.replacement.len() as isize - changed.len() as isize;
+        let moved = |at: usize| at.checked_add_signed(grown);
+        let move_span = |span: &Range<usize>| Some(moved(span.start)?..moved(span.end)?);
+        let move_member = |member: &Member| {
+            Some(Member {
+                key_span: move_span(&member.key_span)?,
+                value_span: move_span(&member.value_span)?,
+            })
+        };
+        let map_object = |span: &Range<usize>| -> Option<Option<Range<usize>>> {
+            if span.end <= start {
+                Some(Some(span.clone()))
+            } else if span.start >= end {
+                Some(Some(move_span(span)?))
+            } else if start <= span.start && span.end <= end {
+                Some(None)
+            } else if span.start < start && end < span.end {
+                Some(Some(span.start..moved(span.end)?))
+            } else {
+                None
+            }
+        };
+        let root = map_object(&layout.root)??;
+        let mut objects = Vec::with_capacity(layout.objects.len());
+        for (span, members) in &layout.objects {
+            let Some(new_span) = map_object(span)? else {
+                continue;
+            };
+            if span.end <= start || span.start >= end {
+                let members = if span.start >= end {
+                    members
+                        .iter()
+                        .map(move_member)
+                        .collect::<Option<Vec<_>>>()?
+                } else {
+                    members.clone()
+                };
+                objects.push((new_span, members));
+                continue;
+            }
+            // The change is inside this object: between its members, or
+            // inside one member's value.
+            let mut before = Vec::new();
+            let mut after = Vec::new();
+            let mut holds = false;
+            for member in members {
+                match place(member, &changed)? {
+                    Place::Before => before.push(member.clone()),
+                    Place::After => after.push(move_member(member)?),
+                    Place::Holds => {
+                        holds = true;
+                        after.push(Member {
+                            key_span: member.key_span.clone(),
+                            value_span: member.value_span.start..moved(member.value_span.end)?,
+                        });
+                    }
+                    Place::Inside => {}
+                }
+            }
+            if !holds {
+                // Read the members between the last one before the change
+                // and the first one after it anew, from those bytes only.
+                let from = before.last().map_or(span.start + 1, |m| m.value_span.end);
+                let to = after.first().map_or(new_span.end - 1, |m| m.key_span.start);
+                let gap = [
+                    text.get(from..start)?,
+                    splice.replacement.as_str(),
+                    text.get(end..moved_back(to, grown)?)?,
+                ]
+                .concat();
+                before.extend(members_in(gap.as_bytes(), from)?);
+            }
+            before.extend(after);
+            objects.push((new_span, before));
+        }
+        Some(Layout { root, objects })
+    }
+
+    fn moved_back(at: usize, grown: isize) -> Option<usize> {
+        at.checked_add_signed(grown.checked_neg()?)
+    }
+
+    /// The members laid out in `gap` (the bytes between two members of a
+    /// valid object, or between a brace and a member), offset by `from`.
+    fn members_in(gap: &[u8], from: usize) -> Option<Vec<Member>> {
+        let mut members = Vec::new();
+        let mut at = scan::skip_ws(gap, 0);
+        loop {
+            if gap.get(at) == Some(&b',') {
+                at = scan::skip_ws(gap, at + 1);
+            }
+            match gap.get(at) {
+                None => return Some(members),
+                Some(b'"') => {}
+                Some(_) => return None,
+            }
+            let key_end = scan::skip_string(gap, at);
+            let colon = scan::skip_ws(gap, key_end);
+            if gap.get(colon) != Some(&b':') {
+                return None;
+            }
+            let value_start = scan::skip_ws(gap, colon + 1);
+            if value_start >= gap.len() {
+                return None;
+            }
+            let value_end = scan::skip_value(gap, value_start);
+            members.push(Member {
+                key_span: from + at..from + key_end,
+                value_span: from + value_start..from + value_end,
+            });
+            at = scan::skip_ws(gap, value_end);
+        }
+    }
+}
+
 /// One serde pass over an object: the byte spans of its member values.
 mod spans {
     use std::fmt;
@@ -1433,6 +1688,98 @@ mod tests {
         );
     }
 
+    /// The layout of `text` as a fresh pass finds it, with the members of
+    /// every object `layout` knows read again from the text.
+    fn fresh_layout(text: &str, known: &Layout) -> Layout {
+        let document = JsonDocument::parse_expanding(text.to_string(), &["projects"]).unwrap();
+        for (span, _) in &known.objects {
+            document.members(span);
+        }
+        document.layout().unwrap()
+    }
+
+    /// Looks up what commands look up: this project's entry and its
+    /// servers, so their members are part of the layout.
+    fn looked_up(document: &JsonDocument, project: &str) {
+        for path in [
+            &["projects", project][..],
+            &["projects", project, "mcpServers"],
+        ] {
+            if let Ok(Some(span)) = document.object_at(path) {
+                document.members(&span);
+            }
+        }
+    }
+
+    fn check_layout_after(text: &str, splice: &Splice, document: &JsonDocument) {
+        let edited = document.apply(splice).unwrap().into_text();
+        let shifted = document.layout_after(std::slice::from_ref(splice));
+        if let Some(shifted) = shifted {
+            // An object the edit replaced whole is left out (read again
+            // when needed); every other one is as a fresh pass finds it.
+            let fresh = fresh_layout(&edited, &shifted);
+            assert_eq!(shifted.root, fresh.root, "{text:?} → {edited:?}");
+            for object in &shifted.objects {
+                assert!(
+                    fresh.objects.contains(object),
+                    "{object:?} of {text:?} → {edited:?}: {fresh:?}"
+                );
+            }
+            let hit = JsonDocument::from_layout(edited.clone(), shifted).unwrap();
+            assert_eq!(hit.text(), edited);
+        }
+    }
+
+    #[test]
+    fn a_layout_follows_each_kind_of_edit() {
+        let texts = [
+            "{\n  \"a\": 1,\n  \"projects\": {\n    \"/p\": {\n      \"mcpServers\": {\n        \"s\": {\"command\": \"x\"}\n      },\n      \"h\": [1]\n    },\n    \"/q\": {}\n  },\n  \"mcpServers\": {}\n}",
+            r#"{"projects":{"/p":{"mcpServers":{"s":1,"t":2,"s":3}}},"z":null}"#,
+            r#"{"projects":{},"mcpServers":{"u":{"url":"é"}}}"#,
+            r#"{"x": 1}"#,
+        ];
+        for text in texts {
+            let document = JsonDocument::parse_expanding(text.to_string(), &["projects"]).unwrap();
+            looked_up(&document, "/p");
+            let mut splices = Vec::new();
+            for (path, key) in [
+                (&["projects", "/p", "mcpServers"][..], "n"),
+                (&["projects", "/p", "mcpServers"][..], "s"),
+                (&["projects", "/new", "mcpServers"][..], "n"),
+                (&["mcpServers"][..], "u"),
+                (&["mcpServers"][..], "v"),
+                (&[][..], "a"),
+            ] {
+                splices.push(
+                    document
+                        .plan_set(path, key, &json!({"k": [1, "é"]}), &none)
+                        .unwrap(),
+                );
+                if let Some(splice) = document.plan_remove(path, key).unwrap() {
+                    splices.push(splice);
+                }
+            }
+            for splice in &splices {
+                check_layout_after(text, splice, &document);
+            }
+            if text.starts_with("{\n") {
+                // Every edit here keeps `projects` and the root known.
+                for splice in &splices {
+                    let shifted = document.layout_after(std::slice::from_ref(splice)).unwrap();
+                    let edited = document.apply(splice).unwrap().into_text();
+                    let projects = edited.find("{\n    \"/p\"").unwrap();
+                    assert!(
+                        shifted
+                            .objects
+                            .iter()
+                            .any(|(span, _)| span.start == projects),
+                        "{shifted:?}"
+                    );
+                }
+            }
+        }
+    }
+
     mod properties {
         use super::*;
         use proptest::prelude::*;
@@ -1459,7 +1806,65 @@ mod tests {
             prop_oneof![Just(""), Just("  "), Just("    "), Just("\t")]
         }
 
+        fn project() -> impl Strategy<Value = (String, Value)> {
+            (
+                prop::sample::select(vec!["/p", "/q", "/r\"s"]),
+                prop::collection::vec(("[a-c]", json_value()), 0..3),
+                prop::collection::vec(("[a-z]{1,3}", json_value()), 0..3),
+            )
+                .prop_map(|(name, servers, others)| {
+                    let mut entry: serde_json::Map<String, Value> = others.into_iter().collect();
+                    entry.insert(
+                        "mcpServers".to_string(),
+                        Value::Object(servers.into_iter().collect()),
+                    );
+                    (name.to_string(), Value::Object(entry))
+                })
+        }
+
+        /// An edit as commands make them: a server set or removed in a
+        /// project (there or not) or at the top level.
+        fn edit() -> impl Strategy<Value = (Vec<&'static str>, String, Option<Value>)> {
+            (
+                prop::sample::select(vec![
+                    vec!["projects", "/p", "mcpServers"],
+                    vec!["projects", "/q", "mcpServers"],
+                    vec!["projects", "/new", "mcpServers"],
+                    vec!["mcpServers"],
+                    vec![],
+                ]),
+                "[a-c]",
+                prop::option::of(json_value()),
+            )
+                .prop_map(|(path, key, value)| (path, key, value))
+        }
+
         proptest! {
+            /// The layout worked out after an edit is the layout a fresh
+            /// pass finds in the new text, for the objects it keeps.
+            #[test]
+            fn a_shifted_layout_equals_a_fresh_pass(
+                projects in prop::collection::vec(project(), 0..4),
+                top in prop::collection::vec(("[a-c]", json_value()), 0..3),
+                (path, key, value) in edit(),
+                unit in layout(),
+            ) {
+                let mut root = serde_json::Map::new();
+                root.insert("projects".to_string(), Value::Object(projects.into_iter().collect()));
+                root.insert("mcpServers".to_string(), Value::Object(top.into_iter().collect()));
+                let root = Value::Object(root);
+                let text = if unit.is_empty() { root.to_string() } else { pretty(&root, unit, "") };
+                let document = JsonDocument::parse_expanding(text.clone(), &["projects"]).unwrap();
+                looked_up(&document, "/p");
+                let splice = match value {
+                    Some(value) => Some(document.plan_set(&path, &key, &value, &none).unwrap()),
+                    None => document.plan_remove(&path, &key).unwrap(),
+                };
+                if let Some(splice) = splice {
+                    check_layout_after(&text, &splice, &document);
+                }
+            }
+
             /// Setting a member then parsing with serde_json gives exactly the
             /// intended value, whatever the layout of the original file.
             #[test]

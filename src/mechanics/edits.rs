@@ -404,6 +404,13 @@ impl Reads for Edit {
         }
         fsx::read_regular(resolved)
     }
+
+    fn keeps_caches(&self, resolved: &Path) -> bool {
+        match &*self.mode() {
+            Mode::Preview { changes, .. } => !changes.iter().any(|(path, _)| path == resolved),
+            Mode::Plain | Mode::Record { .. } => true,
+        }
+    }
 }
 
 /// How a session ended.

@@ -202,6 +202,13 @@ pub trait Reads {
             })
             .transpose()
     }
+
+    /// Whether what is read of `path` may go into mcpenv's caches (the
+    /// layout cache): the bytes on disk may, a preview's text of a change
+    /// it did not make may not.
+    fn keeps_caches(&self, _path: &Path) -> bool {
+        true
+    }
 }
 
 /// The files as they are on disk ([`read_regular`]).

@@ -10,3 +10,4 @@ pub mod git;
 pub mod git_files;
 pub mod gitignore;
 pub mod journal;
+pub mod layout_cache;

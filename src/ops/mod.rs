@@ -304,6 +304,7 @@ pub(crate) mod testing {
             working_dir: root.join("project"),
             managed_dir: root.join("managed"),
             state_dir: root.join("state"),
+            layout_cache: None,
         })
         .unwrap();
         Context {

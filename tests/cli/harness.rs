@@ -76,7 +76,9 @@ impl TestEnv {
             .env("XDG_STATE_HOME", self.root.join("state"))
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             .env("XDG_DATA_HOME", self.home.join(".local/share"))
-            .env("XDG_CACHE_HOME", self.home.join(".cache"))
+            // mcpenv's own cache (the layout cache) beside its state,
+            // apart from the files tests compare in `home/`.
+            .env("XDG_CACHE_HOME", self.root.join("cache"))
             .env("MCPENV_MANAGED_DIR", self.root.join("managed"))
             // No session bus unless a test starts one: the keychain of
             // the person running the tests is never reached.

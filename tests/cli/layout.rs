@@ -236,9 +236,10 @@ fn imports_point_down_the_layers() {
 /// The mechanics in their own order: each uses only those after it (the
 /// edit session records into the journal, both write through `fsx`, and
 /// `fsx` knows neither), so no circle forms inside the lowest layer.
-const MECHANICS: [&str; 9] = [
+const MECHANICS: [&str; 10] = [
     "edits",
     "journal",
+    "layout_cache",
     "fsx",
     "git_files",
     "git",

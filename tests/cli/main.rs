@@ -32,6 +32,7 @@ mod json_errors;
 mod keychain;
 mod keychain_harness;
 mod layout;
+mod layout_cache;
 mod list;
 mod monorepo;
 mod name_rule;

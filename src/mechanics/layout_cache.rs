@@ -1,0 +1,485 @@
+//! The layout cache: where the objects and members of the last few
+//! `~/.claude.json` texts mcpenv parsed are, so that the same bytes read
+//! again are not validated again (like git's index, or cargo's
+//! fingerprints).
+//!
+//! A text is known by its length and its XXH3-128 digest keyed by a secret
+//! of 192 random bytes that the cache file itself holds (created with the
+//! file, mode 0600): nobody who cannot read the cache can make a different
+//! text with the same digest. A text found there parsed before, and its
+//! layout ([`Layout`]: offsets and lengths only, never a byte of the text)
+//! replaces the validating pass; any other text gets the pass, and its
+//! layout goes into the cache. After an edit, the edit's own layout
+//! (worked out by [`JsonDocument::layout_after`]) goes in too, so the next
+//! command finds the file it wrote.
+//!
+//! The cache is never needed: a missing, unreadable, corrupt, truncated,
+//! foreign or wrong-version file is ignored and replaced, and a failure to
+//! write it is silent. It is read only when it is a regular file of this
+//! user that nobody else may read or write, never through a symbolic link
+//! (`O_NOFOLLOW`), and written by renaming a temporary file created anew
+//! (`O_EXCL`) over it; a checksum over the whole file tells a torn write,
+//! so it is written without `fsync`.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+
+use crate::mechanics::document::{DocumentError, JsonDocument, Layout, Member};
+
+/// The first bytes of a cache file, then its format's version.
+const MAGIC: &[u8; 8] = b"mcpenvLC";
+/// Bumped whenever the format or the meaning of a layout changes.
+const VERSION: u32 = 1;
+/// The digest key's size: XXH3's default secret size (its minimum is 136).
+const SECRET_BYTES: usize = 192;
+/// The layouts kept: the last few texts read or written.
+const ENTRIES: usize = 4;
+/// A cache file larger than this is not read.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Where the cache is, and whether this run may write it (a dry run only
+/// reads it: it changes nothing, not even mcpenv's cache).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    /// The cache file.
+    pub file: PathBuf,
+    /// Whether texts not found there are added.
+    pub write: bool,
+}
+
+/// The cache file's name in mcpenv's cache directory.
+pub const FILE_NAME: &str = "claude-json-layouts";
+
+/// A text as the cache knows it: length, keyed digest and which root
+/// members were expanded (their keys are decoded, so they decide what the
+/// pass accepts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    len: u64,
+    digest: u128,
+    expand: u64,
+}
+
+/// The cache file's contents.
+struct Cache {
+    secret: [u8; SECRET_BYTES],
+    /// Newest first.
+    entries: Vec<(Key, Layout)>,
+}
+
+/// Parses `text` as [`JsonDocument::parse_expanding`] does, with the layout
+/// from the cache file at `file` when these exact bytes were parsed
+/// before; on a miss, the layout found goes into the cache when `keep`
+/// (a preview leaves the cache alone, as it leaves every file).
+pub fn parse(
+    file: &Path,
+    text: String,
+    expand: &[&str],
+    keep: bool,
+) -> Result<JsonDocument, DocumentError> {
+    let cache = Cache::load(file);
+    let key = cache.key(&[text.as_bytes()], expand);
+    let text = match cache.find(&key) {
+        Some(layout) => match JsonDocument::from_layout(text, layout.clone()) {
+            Ok(document) => return Ok(document),
+            Err(text) => text,
+        },
+        None => text,
+    };
+    let document = JsonDocument::parse_expanding(text, expand)?;
+    if keep && let Some(layout) = document.layout() {
+        cache.with(key, layout).save(file);
+    }
+    Ok(document)
+}
+
+/// Records that the text made of `pieces` (one an edit just wrote) is laid
+/// out as `layout`, so that the next reading of it needs no pass.
+pub fn record(file: &Path, pieces: &[&[u8]], expand: &[&str], layout: Layout) {
+    let cache = Cache::load(file);
+    let key = cache.key(pieces, expand);
+    cache.with(key, layout).save(file);
+}
+
+impl Cache {
+    /// The cache in `file`, or a new, empty one (with a new secret) when it
+    /// cannot be used.
+    fn load(file: &Path) -> Self {
+        read_private(file)
+            .and_then(|bytes| decode(&bytes))
+            .unwrap_or_else(Self::fresh)
+    }
+
+    fn fresh() -> Self {
+        let mut secret = [0u8; SECRET_BYTES];
+        if getrandom::fill(&mut secret).is_err() {
+            // No randomness: an all-zero secret would be known to all, so
+            // this cache is kept in memory only (see `save`).
+            secret = [0; SECRET_BYTES];
+        }
+        Self {
+            secret,
+            entries: Vec::new(),
+        }
+    }
+
+    fn key(&self, pieces: &[&[u8]], expand: &[&str]) -> Key {
+        let mut hasher = Xxh3::with_secret(self.secret);
+        let mut len = 0u64;
+        for piece in pieces {
+            hasher.update(piece);
+            len += piece.len() as u64;
+        }
+        Key {
+            len,
+            digest: hasher.digest128(),
+            expand: xxh3_64(expand.join("\0").as_bytes()),
+        }
+    }
+
+    fn find(&self, key: &Key) -> Option<&Layout> {
+        self.entries
+            .iter()
+            .find(|(known, _)| known == key)
+            .map(|(_, layout)| layout)
+    }
+
+    fn with(mut self, key: Key, layout: Layout) -> Self {
+        self.entries.retain(|(known, _)| *known != key);
+        self.entries.insert(0, (key, layout));
+        self.entries.truncate(ENTRIES);
+        self
+    }
+
+    /// Writes the cache to `file`, or nothing: a cache that cannot be
+    /// written is only a slower next command.
+    fn save(&self, file: &Path) {
+        if self.secret == [0; SECRET_BYTES] {
+            return;
+        }
+        let _ = write_private(file, &encode(self));
+    }
+}
+
+/// The bytes of `file` if it is a regular file of this user that only this
+/// user may read or write, opened without following a symbolic link.
+fn read_private(file: &Path) -> Option<Vec<u8>> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Not through a symbolic link, and never waiting on a FIFO.
+        options
+            .custom_flags((nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits());
+    }
+    let mut opened = options.open(file).ok()?;
+    let metadata = opened.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if metadata.uid() != nix::unistd::geteuid().as_raw() || metadata.mode() & 0o077 != 0 {
+            return None;
+        }
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    opened.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Writes `bytes` to `file` through a new temporary file (mode 0600) in the
+/// same directory, renamed over it.
+fn write_private(file: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = file
+        .parent()
+        .ok_or_else(|| io::Error::other("no directory"))?;
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)?;
+    let mut tag = [0u8; 8];
+    getrandom::fill(&mut tag).map_err(|error| io::Error::other(error.to_string()))?;
+    let name = file
+        .file_name()
+        .ok_or_else(|| io::Error::other("no file name"))?
+        .to_string_lossy();
+    remove_stale_temporaries(dir, &name);
+    let temporary = dir.join(format!(".{name}.{:016x}.tmp", u64::from_le_bytes(tag)));
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let written = options
+        .open(&temporary)
+        .and_then(|mut out| out.write_all(bytes))
+        .and_then(|()| fs::rename(&temporary, file));
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// Removes the temporary files of `name` that a killed mcpenv left in `dir`
+/// (those of a write still going on are younger than a few seconds).
+fn remove_stale_temporaries(dir: &Path, name: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let file_name = file_name.to_string_lossy();
+        let stale = entry
+            .metadata()
+            .and_then(|metadata| metadata.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 10);
+        if file_name.starts_with(&prefix) && file_name.ends_with(".tmp") && stale {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The file's bytes: magic, version, secret, entries, then an XXH3-64
+/// checksum of all that. Numbers are little-endian; a layout's offsets are
+/// LEB128 varints, each relative to the one before.
+fn encode(cache: &Cache) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&cache.secret);
+    let entries: Vec<Vec<u8>> = cache
+        .entries
+        .iter()
+        .filter_map(|(key, layout)| {
+            let mut entry = Vec::new();
+            entry.extend_from_slice(&key.len.to_le_bytes());
+            entry.extend_from_slice(&key.digest.to_le_bytes());
+            entry.extend_from_slice(&key.expand.to_le_bytes());
+            encode_layout(&mut entry, layout).map(|()| entry)
+        })
+        .collect();
+    varint(&mut out, entries.len() as u64);
+    for entry in entries {
+        out.extend_from_slice(&entry);
+    }
+    let checksum = xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+/// A layout's ranges; `None` (the entry is left out) if they are not in
+/// the order a document's are, which would be a bug.
+fn encode_layout(out: &mut Vec<u8>, layout: &Layout) -> Option<()> {
+    span(out, &mut 0, &layout.root)?;
+    varint(out, layout.objects.len() as u64);
+    // Objects nest: each is placed from the start of the one before.
+    let mut object_at = 0;
+    for (object, members) in &layout.objects {
+        span(out, &mut object_at.clone(), object)?;
+        object_at = object.start;
+        varint(out, members.len() as u64);
+        let mut at = object.start;
+        for member in members {
+            span(out, &mut at, &member.key_span)?;
+            span(out, &mut at, &member.value_span)?;
+        }
+    }
+    Some(())
+}
+
+/// A range as its distance from `at` and its length; `at` moves to its end.
+fn span(out: &mut Vec<u8>, at: &mut usize, range: &Range<usize>) -> Option<()> {
+    varint(out, range.start.checked_sub(*at)? as u64);
+    varint(out, range.end.checked_sub(range.start)? as u64);
+    *at = range.end;
+    Some(())
+}
+
+fn varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// The cache in `bytes`, or `None` for anything that is not exactly a
+/// cache file of this version.
+fn decode(bytes: &[u8]) -> Option<Cache> {
+    let (body, checksum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if xxh3_64(body).to_le_bytes() != checksum {
+        return None;
+    }
+    let mut input = Input { bytes: body, at: 0 };
+    if input.take(8)? != MAGIC || u32::from_le_bytes(input.take(4)?.try_into().ok()?) != VERSION {
+        return None;
+    }
+    let secret: [u8; SECRET_BYTES] = input.take(SECRET_BYTES)?.try_into().ok()?;
+    let count = input.varint()?;
+    if count > ENTRIES as u64 {
+        return None;
+    }
+    let mut entries = Vec::new();
+    for _ in 0..count {
+        let key = Key {
+            len: u64::from_le_bytes(input.take(8)?.try_into().ok()?),
+            digest: u128::from_le_bytes(input.take(16)?.try_into().ok()?),
+            expand: u64::from_le_bytes(input.take(8)?.try_into().ok()?),
+        };
+        entries.push((key, input.layout()?));
+    }
+    (input.at == body.len()).then_some(Cache { secret, entries })
+}
+
+struct Input<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Input<'_> {
+    fn take(&mut self, count: usize) -> Option<&[u8]> {
+        let taken = self.bytes.get(self.at..self.at.checked_add(count)?)?;
+        self.at += count;
+        Some(taken)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = *self.take(1)?.first()?;
+            value |= u64::from(byte & 0x7f).checked_shl(shift)?;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    fn span(&mut self, at: &mut usize) -> Option<Range<usize>> {
+        let start = at.checked_add(usize::try_from(self.varint()?).ok()?)?;
+        let end = start.checked_add(usize::try_from(self.varint()?).ok()?)?;
+        *at = end;
+        Some(start..end)
+    }
+
+    /// A count of things each at least `least` bytes long, no more than
+    /// the bytes left could hold.
+    fn count(&mut self, least: usize) -> Option<usize> {
+        let count = usize::try_from(self.varint()?).ok()?;
+        (count.checked_mul(least)? <= self.bytes.len() - self.at).then_some(count)
+    }
+
+    fn layout(&mut self) -> Option<Layout> {
+        let root = self.span(&mut 0)?;
+        let count = self.count(3)?;
+        let mut objects = Vec::with_capacity(count);
+        let mut object_at = 0;
+        for _ in 0..count {
+            let object = self.span(&mut object_at.clone())?;
+            object_at = object.start;
+            let count = self.count(4)?;
+            let mut members = Vec::with_capacity(count);
+            let mut at = object.start;
+            for _ in 0..count {
+                let key_span = self.span(&mut at)?;
+                let value_span = self.span(&mut at)?;
+                members.push(Member {
+                    key_span,
+                    value_span,
+                });
+            }
+            objects.push((object, members));
+        }
+        Some(Layout { root, objects })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout_of(text: &str) -> Layout {
+        let document = JsonDocument::parse_expanding(text.to_string(), &["p"]).unwrap();
+        document.layout().unwrap()
+    }
+
+    #[test]
+    fn a_cache_reads_back_what_it_wrote() {
+        let mut cache = Cache::fresh();
+        for text in [
+            r#"{"a": 1}"#,
+            r#"{"p": {"x": [1], "y": {"z": 2}}, "b": "é"}"#,
+        ] {
+            let key = cache.key(&[text.as_bytes()], &["p"]);
+            cache = cache.with(key, layout_of(text));
+        }
+        let back = decode(&encode(&cache)).unwrap();
+        assert_eq!(back.secret, cache.secret);
+        assert_eq!(back.entries, cache.entries);
+    }
+
+    #[test]
+    fn a_damaged_cache_is_not_read() {
+        let mut cache = Cache::fresh();
+        let text = r#"{"p": {"x": 1}}"#;
+        let key = cache.key(&[text.as_bytes()], &["p"]);
+        cache = cache.with(key, layout_of(text));
+        let bytes = encode(&cache);
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        for at in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x40;
+            assert!(decode(&flipped).is_none(), "flipped at {at}");
+        }
+    }
+
+    #[test]
+    fn keys_tell_texts_expansions_and_secrets_apart() {
+        let cache = Cache::fresh();
+        let key = cache.key(&[b"{\"a\": 1}"], &["p"]);
+        assert_eq!(key, cache.key(&[b"{\"a\"", b": 1}"], &["p"]));
+        assert_ne!(key, cache.key(&[b"{\"a\": 2}"], &["p"]));
+        assert_ne!(key, cache.key(&[b"{\"a\": 1}"], &[]));
+        assert_ne!(key, Cache::fresh().key(&[b"{\"a\": 1}"], &["p"]));
+    }
+
+    #[test]
+    fn a_hit_gives_the_document_a_pass_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cache").join(FILE_NAME);
+        let text = r#"{"p": {"x": {"mcpServers": {"a": 1}}}, "b": [1, 2]}"#;
+        let missed = parse(&file, text.to_string(), &["p"], true).unwrap();
+        assert!(file.exists());
+        let hit = parse(&file, text.to_string(), &["p"], true).unwrap();
+        assert_eq!(hit.layout(), missed.layout());
+        // Not parsed again: a text the pass refuses is taken as cached
+        // only when its bytes are the ones cached, which these are not.
+        assert!(
+            parse(
+                &file,
+                r#"{"p": {"x": 1}, "b": [1, 2],}"#.into(),
+                &["p"],
+                true
+            )
+            .is_err()
+        );
+    }
+}
