@@ -156,6 +156,43 @@ impl<'t> ParsedText<'t> {
     }
 }
 
+/// What one pass over a text that may be strict JSON finds: how deep it
+/// nests (what [`nesting_depth`](crate::mechanics::document::nesting_depth)
+/// measures) and where each member and element is, which locates findings
+/// once serde_json has read the text, without a second pass.
+pub struct JsonShape<'t> {
+    text: &'t str,
+    tree: strict::Tree,
+    depth: usize,
+}
+
+impl<'t> JsonShape<'t> {
+    /// The shape of `text`; `None` when it does not have JSON's (then
+    /// measure its depth on its own).
+    pub fn of(text: &'t str) -> Option<Self> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (tree, depth) = strict::Tree::measured(text)?;
+        Some(Self { text, tree, depth })
+    }
+
+    /// How deep arrays and objects nest in the text.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// [`ParsedText::strict_json`] of the text, which serde_json read.
+    pub fn into_parsed(self) -> Option<ParsedText<'t>> {
+        if self.depth > STRICT_DEPTH {
+            return ParsedText::parse(self.text, Syntax::Json);
+        }
+        Some(ParsedText {
+            text: self.text,
+            tree: Tree::StrictJson(strict::Index::of(self.tree)),
+            line_starts: std::cell::OnceCell::new(),
+        })
+    }
+}
+
 impl ParsedText<'_> {
     /// 1-based line and column (in code points) of byte `offset`.
     fn line_column(&self, offset: usize) -> (usize, usize) {
@@ -299,6 +336,13 @@ mod strict {
     const SCALAR: usize = usize::MAX;
 
     impl Index {
+        /// The index of a tree built already.
+        pub(super) fn of(tree: Tree) -> Self {
+            Self {
+                tree: OnceCell::from(Some(tree)),
+            }
+        }
+
         /// [`super::json_literal`] on the text.
         pub(super) fn literal(
             &self,
@@ -329,7 +373,16 @@ mod strict {
         /// The tree of strict JSON `text`; `None` if it is not (which a
         /// text serde_json read never is).
         pub(super) fn of(text: &str) -> Option<Self> {
+            Self::measured(text).map(|(tree, _)| tree)
+        }
+
+        /// [`Self::of`], with how deep the text nests: the most containers
+        /// open at once. Numbers and literals are held to the bytes they
+        /// may have, so every bracket outside strings is one of the tree's
+        /// and the depth is the one `nesting_depth` counts.
+        pub(super) fn measured(text: &str) -> Option<(Self, usize)> {
             let bytes = text.as_bytes();
+            let mut depth = 0;
             let root = skip_ws(bytes, 0);
             let mut tree = Self {
                 root,
@@ -348,6 +401,7 @@ mod strict {
                     open_byte @ (b'{' | b'[') => {
                         let id = tree.containers.len();
                         let object = open_byte == b'{';
+                        depth = depth.max(open.len() + 1);
                         tree.containers.push(Container {
                             object,
                             items: 0..0,
@@ -369,13 +423,13 @@ mod strict {
                         }
                     }
                     b'"' => at = string_end(bytes, at)?,
-                    _ => at = scalar_end(bytes, at),
+                    _ => at = scalar_end(bytes, at)?,
                 }
                 // After a value: the next item, or the ends of containers.
                 loop {
                     at = skip_ws(bytes, at);
                     let Some(&(id, first)) = open.last() else {
-                        return (at == bytes.len()).then_some(tree);
+                        return (at == bytes.len()).then_some((tree, depth));
                     };
                     let object = tree.containers[id].object;
                     match *bytes.get(at)? {
@@ -476,13 +530,14 @@ mod strict {
         at
     }
 
-    /// The end of the number, `true`, `false` or `null` at `at`.
-    fn scalar_end(bytes: &[u8], at: usize) -> usize {
+    /// The end of the number, `true`, `false` or `null` at `at`; `None`
+    /// when a byte none of them has comes first (or there is none).
+    fn scalar_end(bytes: &[u8], at: usize) -> Option<usize> {
         let length = bytes[at..]
             .iter()
-            .position(|byte| matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+            .position(|byte| !matches!(byte, b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | b'+' | b'-' | b'.'))
             .unwrap_or(bytes.len() - at);
-        at + length
+        (length > 0).then_some(at + length)
     }
 
     /// The end of the string literal at `at` (after its closing quote).
@@ -929,6 +984,13 @@ mod tests {
             );
             let tree = ParsedText::parse(&text, Syntax::Json).unwrap();
             let strict = ParsedText::strict_json(&text).unwrap();
+            // The one pass measures the depth the parse is guarded by.
+            let shape = JsonShape::of(&text).unwrap();
+            proptest::prop_assert_eq!(
+                shape.depth(),
+                crate::mechanics::document::nesting_depth(&text)
+            );
+            let shaped = shape.into_parsed().unwrap();
             let fields = [
                 Field::Command,
                 Field::Arg(0),
@@ -942,13 +1004,48 @@ mod tests {
             for server in servers {
                 for field in &fields {
                     for span in [0..0, 0..1, 1..3, 2..6, 0..9, 5..40] {
+                        let expected = tree.locate(server, field, span.clone());
                         proptest::prop_assert_eq!(
                             strict.locate(server, field, span.clone()),
-                            tree.locate(server, field, span.clone()),
+                            expected,
+                            "{:?} {:?} {:?} {:?}", text, server, field, span
+                        );
+                        proptest::prop_assert_eq!(
+                            shaped.locate(server, field, span.clone()),
+                            expected,
                             "{:?} {:?} {:?} {:?}", text, server, field, span
                         );
                     }
                 }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// On any text the one pass takes for JSON (valid or not: it runs
+        /// before the parse that decides), the depth is the one
+        /// `nesting_depth` measures, which guards the parse's stack.
+        #[test]
+        fn the_one_pass_measures_the_depth_nesting_depth_does(
+            text in json_text(),
+            edits in proptest::collection::vec(
+                (0usize..200, proptest::sample::select(vec![
+                    "[", "]", "{", "}", "\"", "\\", ",", ":", " ", "x", "1", "[[", "/",
+                ])),
+                0..4,
+            ),
+        ) {
+            let mut text = text;
+            for (at, piece) in edits {
+                let at = text.floor_char_boundary(at.min(text.len()));
+                text.insert_str(at, piece);
+            }
+            if let Some(shape) = JsonShape::of(&text) {
+                proptest::prop_assert_eq!(
+                    shape.depth(),
+                    crate::mechanics::document::nesting_depth(&text),
+                    "{:?}", text
+                );
             }
         }
     }
