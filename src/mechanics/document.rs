@@ -736,6 +736,12 @@ pub fn parse_value(text: &str) -> Result<Value, ValueError> {
 /// (a caller that needs it too does not measure it again).
 pub fn parse_value_measured(text: &str) -> Result<(Value, usize), ValueError> {
     let depth = nesting_depth(text);
+    parse_value_of_depth(text, depth).map(|value| (value, depth))
+}
+
+/// [`parse_value`] of `text` whose [`nesting_depth`] is `depth`, measured
+/// already (by a pass that found it on its way).
+pub fn parse_value_of_depth(text: &str, depth: usize) -> Result<Value, ValueError> {
     if depth > MAX_DEPTH {
         return Err(ValueError::TooDeep(TooDeep));
     }
@@ -743,7 +749,7 @@ pub fn parse_value_measured(text: &str) -> Result<(Value, usize), ValueError> {
     deserializer.disable_recursion_limit();
     let value = serde::Deserialize::deserialize(&mut deserializer)?;
     deserializer.end()?;
-    Ok((value, depth))
+    Ok(value)
 }
 
 /// The last root member named `key` of `text`, which must be valid JSON

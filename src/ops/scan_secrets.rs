@@ -17,7 +17,7 @@ use crate::ops::list_servers::Warning;
 use crate::ops::{Context, Error};
 use crate::secrets;
 use crate::secrets::redact::{self, Redactor};
-use crate::secrets::value_position::{ParsedText, Position, Syntax};
+use crate::secrets::value_position::{JsonShape, ParsedText, Position, Syntax};
 
 mod text;
 pub mod walk;
@@ -452,14 +452,20 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
         .is_some_and(|extension| extension == "toml");
     // `clients::parse` reads strict JSON with serde_json first, as here;
     // knowing the text is strict lets its findings be located without
-    // parsing it again.
+    // parsing it again. One pass finds how deep it nests, which the parse
+    // needs first, and where its members are, which locating needs.
+    let shape = (!is_toml).then(|| JsonShape::of(&text)).flatten();
     let strict = (!is_toml)
-        .then(|| crate::mechanics::document::parse_value_measured(&text).ok())
+        .then(|| match &shape {
+            Some(shape) => {
+                crate::mechanics::document::parse_value_of_depth(&text, shape.depth()).ok()
+            }
+            None => crate::mechanics::document::parse_value(&text).ok(),
+        })
         .flatten();
-    // The depth measured before the parse, which locating needs too.
-    let strict_depth = strict.as_ref().map(|(_, depth)| *depth);
+    let read_strict = strict.is_some();
     let parsed = match strict {
-        Some((value, _)) => Ok(value),
+        Some(value) => Ok(value),
         None => clients::parse(path, &text),
     };
     let value = match parsed {
@@ -524,8 +530,11 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
         );
     }
     if !findings.is_empty() {
-        let parsed = if let Some(depth) = strict_depth {
-            ParsedText::strict_json_of_depth(&text, depth)
+        let parsed = if read_strict {
+            match shape {
+                Some(shape) => shape.into_parsed(),
+                None => ParsedText::strict_json(&text),
+            }
         } else if is_toml {
             ParsedText::parse(&text, Syntax::Toml)
         } else {

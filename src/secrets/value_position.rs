@@ -117,7 +117,14 @@ impl<'t> ParsedText<'t> {
                 (literal, value, Syntax::Json)
             }
             Tree::StrictJson(index) => {
-                let (literal, value) = index.literal(self.text, server, field)?;
+                let literal = index.literal(self.text, server, field)?;
+                let raw = &self.text[literal.clone()];
+                // A literal without escapes is its value, byte for byte.
+                if !raw.contains('\\') {
+                    let (start, end) = unescaped_span(raw, span);
+                    return Some(self.position(literal.start + start, literal.start + end));
+                }
+                let value = strict::string_value(self.text, literal.clone())?;
                 (literal, value, Syntax::Json)
             }
             Tree::Toml(document) => {
@@ -133,13 +140,55 @@ impl<'t> ParsedText<'t> {
                 (inside, inside)
             }
         };
+        Some(self.position(start, end))
+    }
+
+    /// The position of bytes `start..end` of the text.
+    fn position(&self, start: usize, end: usize) -> Position {
         let (line, column) = self.line_column(start);
         let (end_line, end_column) = self.line_column(end);
-        Some(Position {
+        Position {
             line,
             column,
             end_line,
             end_column,
+        }
+    }
+}
+
+/// What one pass over a text that may be strict JSON finds: how deep it
+/// nests (what [`nesting_depth`](crate::mechanics::document::nesting_depth)
+/// measures) and where each member and element is, which locates findings
+/// once serde_json has read the text, without a second pass.
+pub struct JsonShape<'t> {
+    text: &'t str,
+    tree: strict::Tree,
+    depth: usize,
+}
+
+impl<'t> JsonShape<'t> {
+    /// The shape of `text`; `None` when it does not have JSON's (then
+    /// measure its depth on its own).
+    pub fn of(text: &'t str) -> Option<Self> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (tree, depth) = strict::Tree::measured(text)?;
+        Some(Self { text, tree, depth })
+    }
+
+    /// How deep arrays and objects nest in the text.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// [`ParsedText::strict_json`] of the text, which serde_json read.
+    pub fn into_parsed(self) -> Option<ParsedText<'t>> {
+        if self.depth > STRICT_DEPTH {
+            return ParsedText::parse(self.text, Syntax::Json);
+        }
+        Some(ParsedText {
+            text: self.text,
+            tree: Tree::StrictJson(strict::Index::of(self.tree)),
+            line_starts: std::cell::OnceCell::new(),
         })
     }
 }
@@ -240,118 +289,235 @@ fn json_member<'v, 'a>(value: &'v ast::Value<'a>, key: &str) -> Option<&'v ast::
 /// Stepping through strict JSON text (which holds no comments, no trailing
 /// commas and only valid escapes, so no step needs checking).
 mod strict {
-    use std::cell::RefCell;
-    use std::collections::HashMap;
+    use std::cell::OnceCell;
     use std::ops::Range;
 
     use super::{Field, Step, field_paths};
 
-    /// The members and elements of the objects and arrays stepped into so
-    /// far, by where each starts: a file's servers are indexed once, not
-    /// walked again for each finding.
+    /// Every object and array of the text and where each of their members
+    /// and elements starts, found in one pass over the text the first time
+    /// a finding is located (stepping through it level by level went over
+    /// a file once per level of keys).
     #[derive(Default)]
     pub(super) struct Index {
-        nodes: RefCell<HashMap<usize, Node>>,
+        tree: OnceCell<Option<Tree>>,
     }
 
-    enum Node {
-        /// Where each member's value starts; the last of duplicate keys
-        /// (the one parsers keep).
-        Object(HashMap<String, usize>),
-        /// Where each element starts.
-        Array(Vec<usize>),
-        Other,
+    /// The text's containers and their items.
+    #[derive(Debug, PartialEq, Eq)]
+    pub(super) struct Tree {
+        /// Where the root value starts.
+        root: usize,
+        /// By container: where its items are in `items`. The root, when an
+        /// object or an array, is the first.
+        containers: Vec<Container>,
+        /// The items of each container, one container's after another.
+        items: Vec<Item>,
     }
+
+    #[derive(Debug, PartialEq, Eq)]
+    struct Container {
+        object: bool,
+        items: Range<usize>,
+    }
+
+    /// A member of an object or an element of an array.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Item {
+        /// A member's key literal, quotes included; empty for an element.
+        key: Range<usize>,
+        /// Where its value starts.
+        value: usize,
+        /// The container its value is; [`SCALAR`] for any other value.
+        container: usize,
+    }
+
+    /// [`Item::container`] of a string, number, boolean or null.
+    const SCALAR: usize = usize::MAX;
 
     impl Index {
+        /// The index of a tree built already.
+        pub(super) fn of(tree: Tree) -> Self {
+            Self {
+                tree: OnceCell::from(Some(tree)),
+            }
+        }
+
         /// [`super::json_literal`] on the text.
         pub(super) fn literal(
             &self,
             text: &str,
             server: &[&str],
             field: &Field,
-        ) -> Option<(Range<usize>, String)> {
+        ) -> Option<Range<usize>> {
+            let tree = self.tree.get_or_init(|| Tree::of(text)).as_ref()?;
             let bytes = text.as_bytes();
-            let mut node = skip_ws(bytes, 0);
+            let mut node = (tree.root, tree.root_container());
             for key in server {
-                node = self.step(text, node, &Step::Key(key))?;
+                node = tree.step(text, node, &Step::Key(key))?;
             }
             field_paths(field).into_iter().find_map(|path| {
                 let mut value = node;
                 for step in &path {
-                    value = self.step(text, value, step)?;
+                    value = tree.step(text, value, step)?;
                 }
-                if bytes.get(value) != Some(&b'"') {
+                if bytes.get(value.0) != Some(&b'"') {
                     return None;
                 }
-                let end = string_end(bytes, value)?;
-                Some((value..end, string_value(text, value..end)?))
+                Some(value.0..string_end(bytes, value.0)?)
             })
         }
+    }
 
-        /// Where the member or element `step` of the value at `at` starts.
-        fn step(&self, text: &str, at: usize, step: &Step<'_>) -> Option<usize> {
-            let mut nodes = self.nodes.borrow_mut();
-            let node = match nodes.get(&at) {
-                Some(node) => node,
-                None => nodes.entry(at).or_insert(index_node(text, at)?),
+    impl Tree {
+        /// The tree of strict JSON `text`; `None` if it is not (which a
+        /// text serde_json read never is).
+        pub(super) fn of(text: &str) -> Option<Self> {
+            Self::measured(text).map(|(tree, _)| tree)
+        }
+
+        /// [`Self::of`], with how deep the text nests: the most containers
+        /// open at once. Numbers and literals are held to the bytes they
+        /// may have, so every bracket outside strings is one of the tree's
+        /// and the depth is the one `nesting_depth` counts.
+        pub(super) fn measured(text: &str) -> Option<(Self, usize)> {
+            let bytes = text.as_bytes();
+            let mut depth = 0;
+            let root = skip_ws(bytes, 0);
+            let mut tree = Self {
+                root,
+                containers: Vec::new(),
+                items: Vec::new(),
             };
-            match (node, step) {
-                (Node::Object(members), Step::Key(key)) => members.get(*key).copied(),
-                (Node::Array(elements), Step::Index(index)) => elements.get(*index).copied(),
-                _ => None,
+            // The open containers, innermost last, with where their items
+            // start in `open_items`, which holds the items of every open
+            // container until it closes.
+            let mut open: Vec<(usize, usize)> = Vec::new();
+            let mut open_items: Vec<Item> = Vec::new();
+            let mut at = root;
+            loop {
+                // `at` is where a value starts.
+                match *bytes.get(at)? {
+                    open_byte @ (b'{' | b'[') => {
+                        let id = tree.containers.len();
+                        let object = open_byte == b'{';
+                        depth = depth.max(open.len() + 1);
+                        tree.containers.push(Container {
+                            object,
+                            items: 0..0,
+                        });
+                        if let Some(item) = open_items.last_mut()
+                            && !open.is_empty()
+                        {
+                            item.container = id;
+                        }
+                        at = skip_ws(bytes, at + 1);
+                        let close = if object { b'}' } else { b']' };
+                        if bytes.get(at) == Some(&close) {
+                            // Empty: no items, and closed already.
+                            at += 1;
+                        } else {
+                            open.push((id, open_items.len()));
+                            at = next_item(bytes, at, object, &mut open_items)?;
+                            continue;
+                        }
+                    }
+                    b'"' => at = string_end(bytes, at)?,
+                    _ => at = scalar_end(bytes, at)?,
+                }
+                // After a value: the next item, or the ends of containers.
+                loop {
+                    at = skip_ws(bytes, at);
+                    let Some(&(id, first)) = open.last() else {
+                        return (at == bytes.len()).then_some((tree, depth));
+                    };
+                    let object = tree.containers[id].object;
+                    match *bytes.get(at)? {
+                        b',' => {
+                            at = next_item(bytes, skip_ws(bytes, at + 1), object, &mut open_items)?;
+                            break;
+                        }
+                        b'}' | b']' => {
+                            let start = tree.items.len();
+                            tree.items.extend(open_items.drain(first..));
+                            tree.containers[id].items = start..tree.items.len();
+                            open.pop();
+                            at += 1;
+                        }
+                        _ => return None,
+                    }
+                }
             }
+        }
+
+        /// The root's container, if it is one.
+        fn root_container(&self) -> usize {
+            if self.containers.is_empty() {
+                SCALAR
+            } else {
+                0
+            }
+        }
+
+        /// Where the member or element `step` of the value `at` (where it
+        /// starts, and its container) starts.
+        fn step(
+            &self,
+            text: &str,
+            (_, container): (usize, usize),
+            step: &Step<'_>,
+        ) -> Option<(usize, usize)> {
+            let container = self.containers.get(container)?;
+            let items = &self.items[container.items.clone()];
+            let item = match (container.object, step) {
+                // The last of duplicate keys, the one parsers keep.
+                (true, Step::Key(key)) => items
+                    .iter()
+                    .rev()
+                    .find(|item| key_is(text, item.key.clone(), key))?,
+                (false, Step::Index(index)) => items.get(*index)?,
+                _ => return None,
+            };
+            Some((item.value, item.container))
         }
     }
 
-    fn index_node(text: &str, at: usize) -> Option<Node> {
-        let bytes = text.as_bytes();
-        match bytes.get(at)? {
-            b'{' => {
-                let mut members = HashMap::new();
-                items(bytes, at, b'}', |start| {
-                    let key_end = string_end(bytes, start)?;
-                    let key = string_value(text, start..key_end)?;
-                    let colon = skip_ws(bytes, key_end);
-                    let value = skip_ws(bytes, colon + 1);
-                    members.insert(key, value);
-                    Some(value)
-                })?;
-                Some(Node::Object(members))
-            }
-            b'[' => {
-                let mut elements = Vec::new();
-                items(bytes, at, b']', |start| {
-                    elements.push(start);
-                    Some(start)
-                })?;
-                Some(Node::Array(elements))
-            }
-            _ => Some(Node::Other),
+    /// Whether the key literal at `literal` says `key`.
+    fn key_is(text: &str, literal: Range<usize>, key: &str) -> bool {
+        let inside = &text.as_bytes()[literal.start + 1..literal.end - 1];
+        if inside.contains(&b'\\') {
+            string_value(text, literal).is_some_and(|value| value == key)
+        } else {
+            inside == key.as_bytes()
         }
     }
 
-    /// Steps through the members or elements of the object or array at
-    /// `at`, which `close` ends: `item` is told where each starts and
-    /// says where its value starts (after a member's key).
-    fn items(
-        bytes: &[u8],
-        at: usize,
-        close: u8,
-        mut item: impl FnMut(usize) -> Option<usize>,
-    ) -> Option<()> {
-        let mut next = skip_ws(bytes, at + 1);
-        if bytes.get(next) == Some(&close) {
-            return Some(());
+    /// Reads the key (for an object) at `at` up to its value, adds the item
+    /// to `items`, and says where its value starts.
+    fn next_item(bytes: &[u8], at: usize, object: bool, items: &mut Vec<Item>) -> Option<usize> {
+        if !object {
+            items.push(Item {
+                key: 0..0,
+                value: at,
+                container: SCALAR,
+            });
+            return Some(at);
         }
-        loop {
-            let value = item(next)?;
-            next = skip_ws(bytes, value_end(bytes, value)?);
-            match bytes.get(next)? {
-                b',' => next = skip_ws(bytes, next + 1),
-                _ => return Some(()),
-            }
+        if bytes.get(at) != Some(&b'"') {
+            return None;
         }
+        let key_end = string_end(bytes, at)?;
+        let colon = skip_ws(bytes, key_end);
+        if bytes.get(colon) != Some(&b':') {
+            return None;
+        }
+        let value = skip_ws(bytes, colon + 1);
+        items.push(Item {
+            key: at..key_end,
+            value,
+            container: SCALAR,
+        });
+        Some(value)
     }
 
     fn skip_ws(bytes: &[u8], mut at: usize) -> usize {
@@ -364,8 +530,18 @@ mod strict {
         at
     }
 
+    /// The end of the number, `true`, `false` or `null` at `at`; `None`
+    /// when a byte none of them has comes first (or there is none).
+    fn scalar_end(bytes: &[u8], at: usize) -> Option<usize> {
+        let length = bytes[at..]
+            .iter()
+            .position(|byte| !matches!(byte, b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' | b'+' | b'-' | b'.'))
+            .unwrap_or(bytes.len() - at);
+        (length > 0).then_some(at + length)
+    }
+
     /// The end of the string literal at `at` (after its closing quote).
-    fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    pub(super) fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
@@ -379,45 +555,8 @@ mod strict {
         }
     }
 
-    /// The end of the value at `at`.
-    fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
-        let (open, close) = match bytes.get(at)? {
-            b'"' => return string_end(bytes, at),
-            b'{' => (b'{', b'}'),
-            b'[' => (b'[', b']'),
-            _ => {
-                let length = bytes[at..]
-                    .iter()
-                    .position(|byte| {
-                        matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-                    })
-                    .unwrap_or(bytes.len() - at);
-                return Some(at + length);
-            }
-        };
-        // Valid JSON balances each kind of bracket on its own, outside strings.
-        let mut depth = 0usize;
-        let mut next = at;
-        loop {
-            let found = next + memchr::memchr3(b'"', open, close, bytes.get(next..)?)?;
-            if bytes[found] == b'"' {
-                next = string_end(bytes, found)?;
-                continue;
-            }
-            if bytes[found] == open {
-                depth += 1;
-            } else {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(found + 1);
-                }
-            }
-            next = found + 1;
-        }
-    }
-
     /// The value of the string literal `literal`.
-    fn string_value(text: &str, literal: Range<usize>) -> Option<String> {
+    pub(super) fn string_value(text: &str, literal: Range<usize>) -> Option<String> {
         let inside = text.get(literal.start + 1..literal.end.checked_sub(1)?)?;
         if inside.contains('\\') {
             serde_json::from_str(&text[literal]).ok()
@@ -458,6 +597,27 @@ fn toml_literal(
         let span = string.span()?;
         Some((span, string.as_str()?.to_string()))
     })
+}
+
+/// [`map_span`] of a JSON literal `raw` that holds no escape (its content
+/// is its value): offsets in `raw` of the bytes `span` of the value; a
+/// bound inside a character (no secret has one) is taken to the closing
+/// quote, as `map_span` takes it, and a span it would refuse gives the
+/// opening's end twice.
+fn unescaped_span(raw: &str, span: Range<usize>) -> (usize, usize) {
+    let content = &raw[1..raw.len() - 1];
+    if span.end > content.len() || span.start > span.end {
+        return (1, 1);
+    }
+    let close = raw.len() - 1;
+    let offset = |at: usize| {
+        if content.is_char_boundary(at) {
+            1 + at
+        } else {
+            close
+        }
+    };
+    (offset(span.start), offset(span.end))
 }
 
 /// The length of a literal's opening quote: `"`, `'`, `"""` or `'''`.
@@ -755,5 +915,138 @@ mod tests {
             "pw",
         );
         assert_eq!(position.column, windsurf.find("pw@").unwrap() + 1);
+    }
+
+    /// JSON text of a value: strings with escapes and wide characters,
+    /// objects whose keys repeat (and are sometimes written escaped),
+    /// arrays, and whitespace of every kind between tokens.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let space = prop::sample::select(vec!["", " ", "\n  ", "\t", "\r\n    "]);
+        let string = prop::sample::select(vec![
+            "\"tok123456\"",
+            "\"x\"",
+            "\"\"",
+            "\"é😀tok\"",
+            "\"a\\\"b\\\\c\\/d\"",
+            "\"\\u0041\\u00e9\\ud83d\\ude00zz\"",
+            "\"https://u:pw@h/?k=v\"",
+            "\"]}{[,:\"",
+        ]);
+        let scalar = prop_oneof![
+            string.clone().prop_map(str::to_string),
+            prop::sample::select(vec!["1", "-0.5e3", "true", "null"]).prop_map(str::to_string),
+        ];
+        let key = prop::sample::select(vec![
+            "\"mcpServers\"",
+            "\"s\"",
+            "\"\\u0073\"",
+            "\"env\"",
+            "\"T\"",
+            "\"args\"",
+            "\"command\"",
+            "\"url\"",
+            "\"headers\"",
+            "\"path\"",
+        ]);
+        scalar.prop_recursive(5, 48, 6, move |inner| {
+            let member = (space.clone(), key.clone(), space.clone(), inner.clone());
+            prop_oneof![
+                prop::collection::vec((space.clone(), inner), 0..5).prop_map(|items| {
+                    let items: Vec<String> = items
+                        .into_iter()
+                        .map(|(space, item)| format!("{space}{item}{space}"))
+                        .collect();
+                    format!("[{}]", items.join(","))
+                }),
+                prop::collection::vec(member, 0..6).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(a, key, b, value)| format!("{a}{key}{b}:{a}{value}{b}"))
+                        .collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// The one-pass index of strict JSON locates every field as
+        /// jsonc-parser's tree does.
+        #[test]
+        fn strict_json_index_locates_as_the_tree_does(
+            text in json_text(),
+            before in proptest::sample::select(vec!["", " ", "\u{feff}", "\n\t"]),
+        ) {
+            let text = format!("{before}{text} ");
+            proptest::prop_assume!(
+                serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}')).is_ok()
+            );
+            let tree = ParsedText::parse(&text, Syntax::Json).unwrap();
+            let strict = ParsedText::strict_json(&text).unwrap();
+            // The one pass measures the depth the parse is guarded by.
+            let shape = JsonShape::of(&text).unwrap();
+            proptest::prop_assert_eq!(
+                shape.depth(),
+                crate::mechanics::document::nesting_depth(&text)
+            );
+            let shaped = shape.into_parsed().unwrap();
+            let fields = [
+                Field::Command,
+                Field::Arg(0),
+                Field::Arg(1),
+                Field::Env("T".to_string()),
+                Field::Url,
+                Field::UrlPassword,
+                Field::Header("T".to_string()),
+            ];
+            let servers: [&[&str]; 5] = [&[], &["s"], &["mcpServers", "s"], &["s", "s", "s"], &["env"]];
+            for server in servers {
+                for field in &fields {
+                    for span in [0..0, 0..1, 1..3, 2..6, 0..9, 5..40] {
+                        let expected = tree.locate(server, field, span.clone());
+                        proptest::prop_assert_eq!(
+                            strict.locate(server, field, span.clone()),
+                            expected,
+                            "{:?} {:?} {:?} {:?}", text, server, field, span
+                        );
+                        proptest::prop_assert_eq!(
+                            shaped.locate(server, field, span.clone()),
+                            expected,
+                            "{:?} {:?} {:?} {:?}", text, server, field, span
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// On any text the one pass takes for JSON (valid or not: it runs
+        /// before the parse that decides), the depth is the one
+        /// `nesting_depth` measures, which guards the parse's stack.
+        #[test]
+        fn the_one_pass_measures_the_depth_nesting_depth_does(
+            text in json_text(),
+            edits in proptest::collection::vec(
+                (0usize..200, proptest::sample::select(vec![
+                    "[", "]", "{", "}", "\"", "\\", ",", ":", " ", "x", "1", "[[", "/",
+                ])),
+                0..4,
+            ),
+        ) {
+            let mut text = text;
+            for (at, piece) in edits {
+                let at = text.floor_char_boundary(at.min(text.len()));
+                text.insert_str(at, piece);
+            }
+            if let Some(shape) = JsonShape::of(&text) {
+                proptest::prop_assert_eq!(
+                    shape.depth(),
+                    crate::mechanics::document::nesting_depth(&text),
+                    "{:?}", text
+                );
+            }
+        }
     }
 }
