@@ -440,10 +440,10 @@ pub fn check(
     // files first.
     let mut team_references = BTreeMap::new();
     for project in sources.projects.iter().rev() {
-        for (name, value) in &project.example.entries {
+        for (name, value) in project.example.entries() {
             if crate::stores::references::manager_of(value).is_some_and(|manager| manager.shared())
             {
-                team_references.insert(name.clone(), value.clone());
+                team_references.insert(name.to_owned(), value.to_owned());
             }
         }
     }
@@ -1134,8 +1134,8 @@ fn example_findings(
             });
         }
     }
-    for (name, _) in &example.entries {
-        if !variables.iter().any(|variable| &variable.name == name) {
+    for (name, _) in example.entries() {
+        if !variables.iter().any(|variable| variable.name == name) {
             findings.push(Finding {
                 code: "example-drift",
                 severity: Severity::Warning,

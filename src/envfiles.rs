@@ -4,6 +4,7 @@
 //! any config, so a config never holds a placeholder whose value was not
 //! saved.
 
+pub mod assignments;
 pub mod dotenv;
 pub mod sources;
 

@@ -165,7 +165,7 @@ pub fn dotenv_variables() -> Vec<CompletionCandidate> {
     let mut names: Vec<&str> = sources
         .dotenv_files()
         .into_iter()
-        .flat_map(|file| file.entries.iter().map(|(name, _)| name.as_str()))
+        .flat_map(|file| file.entries().map(|(name, _)| name))
         .collect();
     names.sort_unstable();
     names.dedup();

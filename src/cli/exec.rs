@@ -12,27 +12,30 @@
 //! COMMAND looked up on the new environment's `PATH` as `execvp(3)` does,
 //! and a file the kernel cannot start (no `#!`) run by `/bin/sh`.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 
-use indexmap::IndexMap;
 use nix::errno::Errno;
 use nix::unistd::execve;
+
+use crate::envfiles::assignments::Assignments;
 
 /// The environment block for the new program: every inherited variable
 /// (the last of a name the environment holds twice), then every `added`
 /// one, which replaces an inherited one of its name, as `Command::envs`
 /// does. `not_added` tells, for an inherited name, that no added variable
 /// has it (the caller left those out), which saves a search; any other
-/// inherited name is looked up among `added`.
-pub fn environment(
+/// inherited name is looked up among `added`. The added variables are
+/// borrowed as they are: `added` holds them as the block's entries.
+pub fn environment<'a>(
     inherited: impl IntoIterator<Item = (OsString, OsString)>,
     not_added: impl Fn(&OsStr) -> bool,
-    added: IndexMap<String, String>,
-) -> io::Result<Vec<CString>> {
+    added: &'a Assignments,
+) -> io::Result<Vec<Cow<'a, CStr>>> {
     let inherited: Vec<(OsString, OsString)> = inherited.into_iter().collect();
     let mut block = Vec::with_capacity(inherited.len() + added.len());
     let mut seen: HashSet<&OsStr> = HashSet::new();
@@ -40,8 +43,7 @@ pub fn environment(
         if !seen.insert(name) {
             continue;
         }
-        let replaced =
-            !not_added(name) && name.to_str().is_some_and(|name| added.contains_key(name));
+        let replaced = !not_added(name) && name.to_str().is_some_and(|name| added.contains(name));
         if replaced {
             continue;
         }
@@ -49,24 +51,21 @@ pub fn environment(
         entry.extend_from_slice(name.as_bytes());
         entry.push(b'=');
         entry.extend_from_slice(value.as_bytes());
-        block.push(CString::new(entry).map_err(|_| nul_error())?);
+        block.push(Cow::Owned(CString::new(entry).map_err(|_| nul_error())?));
     }
     // Inherited variables keep their order.
     block.reverse();
-    for (name, value) in added {
-        // The name's buffer becomes `NAME=value\0`: one allocation a pair.
-        let mut entry = name.into_bytes();
-        entry.reserve_exact(value.len() + 2);
-        entry.push(b'=');
-        entry.extend_from_slice(value.as_bytes());
-        block.push(CString::new(entry).map_err(|_| nul_error())?);
+    for entry in added.entries() {
+        // `NAME=value` and its NUL: a NUL before it is one in the value.
+        let entry = CStr::from_bytes_with_nul(entry).map_err(|_| nul_error())?;
+        block.push(Cow::Borrowed(entry));
     }
     Ok(block)
 }
 
 /// Replaces this process by `command` (the program, then its arguments)
 /// with `environment`; returns only why it could not.
-pub fn replace(command: &[String], environment: &[CString]) -> io::Error {
+pub fn replace(command: &[String], environment: &[Cow<'_, CStr>]) -> io::Error {
     let Ok(argv) = command
         .iter()
         .map(|word| CString::new(word.as_bytes()))
@@ -88,7 +87,7 @@ pub fn replace(command: &[String], environment: &[CString]) -> io::Error {
     }
     let path = environment
         .iter()
-        .find_map(|entry| entry.as_bytes().strip_prefix(b"PATH="));
+        .find_map(|entry| entry.to_bytes().strip_prefix(b"PATH="));
     let mut denied = false;
     for candidate in candidates(program, path) {
         let Ok(candidate) = CString::new(candidate) else {
@@ -138,7 +137,7 @@ const DEFAULT_PATH: &[u8] = b"/bin:/usr/bin";
 /// Starts `file`; a file the kernel does not know how to start (a script
 /// without `#!`) is run by `/bin/sh`, as `execvp(3)` does. Returns why it
 /// could not.
-fn execute(file: &CStr, argv: &[CString], environment: &[CString]) -> Errno {
+fn execute(file: &CStr, argv: &[CString], environment: &[Cow<'_, CStr>]) -> Errno {
     let errno = failed(execve(file, argv, environment));
     if errno != Errno::ENOEXEC {
         return errno;
@@ -189,7 +188,7 @@ fn nul_error() -> io::Error {
 mod tests {
     use super::*;
 
-    fn strings(block: &[CString]) -> Vec<&str> {
+    fn strings<'a>(block: &'a [Cow<'_, CStr>]) -> Vec<&'a str> {
         block.iter().map(|entry| entry.to_str().unwrap()).collect()
     }
 
@@ -217,17 +216,18 @@ mod tests {
     fn the_block_is_what_command_envs_would_give() {
         let inherited = [("A", "1"), ("B", "2"), ("A", "3"), ("C", "4")]
             .map(|(name, value)| (OsString::from(name), OsString::from(value)));
-        let added: IndexMap<String, String> = [("C", "file"), ("D", "x=y")]
-            .map(|(name, value)| (name.to_string(), value.to_string()))
-            .into();
+        let mut added = Assignments::default();
+        added.push("C", "file");
+        added.push("D", "x=y");
         // `C` is not known to be absent from the added ones: replaced.
-        let block = environment(inherited.clone(), |name| name != "C", added.clone()).unwrap();
+        let block = environment(inherited.clone(), |name| name != "C", &added).unwrap();
         assert_eq!(strings(&block), ["B=2", "A=3", "C=file", "D=x=y"]);
         // The same whatever the caller knows.
-        let block = environment(inherited, |_| false, added).unwrap();
+        let block = environment(inherited, |_| false, &added).unwrap();
         assert_eq!(strings(&block), ["B=2", "A=3", "C=file", "D=x=y"]);
-        let error =
-            environment([], |_| true, IndexMap::from([("E".into(), "a\0b".into())])).unwrap_err();
+        let mut nul = Assignments::default();
+        nul.push("E", "a\0b");
+        let error = environment([], |_| true, &nul).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
         assert_eq!(error.to_string(), "nul byte found in provided data");
     }

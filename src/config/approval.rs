@@ -232,7 +232,7 @@ pub fn local_settings_gated(locations: &Locations) -> bool {
 
 /// Whether git tracks `file` (a file the repository itself ships).
 pub fn tracked_by_git(file: &Path) -> bool {
-    crate::mechanics::git_files::standing(file) == crate::mechanics::git_files::Standing::Tracked
+    crate::mechanics::git_files::tracked(file)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! [`quote`]), so what it writes reads back literally, in dotenvy and in a
 //! shell that sources the file (`set -a; . ./.env`).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -95,16 +96,116 @@ pub struct LineProblem {
 }
 
 /// A `.env` file as dotenvy reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct DotEnv {
     /// Where it was read from.
     pub path: PathBuf,
     /// The file's text; `None` when the file does not exist.
     pub text: Option<String>,
-    /// Every assignment in file order, duplicates included.
-    pub entries: Vec<(String, String)>,
+    /// Every assignment in file order, duplicates included: see
+    /// [`DotEnv::entries`].
+    entries: Entries,
     /// Lines dotenvy could not parse.
     pub problems: Vec<LineProblem>,
+}
+
+impl PartialEq for DotEnv {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+            && self.text == other.text
+            && self.problems == other.problems
+            && self.entries().eq(other.entries())
+    }
+}
+
+impl Eq for DotEnv {}
+
+/// The assignments of a file. A name or value the file's text holds as it
+/// is (every name and most values) is kept as a span of that text; any
+/// other (a value quotes split in chunks, one dotenvy substituted in) is
+/// copied into one string of its own. A 100,000-line `.env` costs no
+/// allocation a pair.
+#[derive(Debug, Clone, Default)]
+struct Entries {
+    /// The names and values that are no span of the file's text.
+    own: String,
+    /// Name and value of each assignment, in file order.
+    pairs: Vec<(Piece, Piece)>,
+}
+
+/// Where one name or value of [`Entries`] is.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    /// In [`Entries::own`] rather than the file's text.
+    own: bool,
+    start: usize,
+    end: usize,
+}
+
+impl Entries {
+    /// The pairs of `text`, as dotenvy reads it: one pass of
+    /// [`plain::read`] straight into the entries when every line is plain,
+    /// else dotenvy's pairs, copied. Its problems too.
+    fn read(text: &str) -> (Self, Vec<LineProblem>) {
+        // dotenvy's iterators leave a byte-order mark in the first key.
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut entries = Self::default();
+        if plain::read(body, |name, value| entries.push(text, name, value)).is_some() {
+            return (entries, Vec::new());
+        }
+        let (pairs, problems) = dotenvy_text(body);
+        let mut entries = Self::default();
+        for (name, value) in &pairs {
+            let pair = (entries.copy(name), entries.copy(value));
+            entries.pairs.push(pair);
+        }
+        (entries, problems)
+    }
+
+    /// Adds the pair `name`, `value` as [`plain::read`] gave it: a
+    /// borrowed part is a slice of `text`, an owned one never is.
+    fn push(&mut self, text: &str, name: &str, value: Cow<'_, str>) {
+        let name = self.piece(text, name);
+        let value = match value {
+            Cow::Borrowed(value) => self.piece(text, value),
+            Cow::Owned(value) => self.copy(&value),
+        };
+        self.pairs.push((name, value));
+    }
+
+    /// Where `part` is: its span of `text` when it is a slice of it, else
+    /// a copy at the end of `own`.
+    fn piece(&mut self, text: &str, part: &str) -> Piece {
+        if let Some(start) = part.as_ptr().addr().checked_sub(text.as_ptr().addr())
+            && start
+                .checked_add(part.len())
+                .is_some_and(|end| end <= text.len())
+        {
+            // The same address and length in `text`: that very slice.
+            return Piece {
+                own: false,
+                start,
+                end: start + part.len(),
+            };
+        }
+        self.copy(part)
+    }
+
+    /// A copy of `part` at the end of `own`.
+    fn copy(&mut self, part: &str) -> Piece {
+        let start = self.own.len();
+        self.own.push_str(part);
+        Piece {
+            own: true,
+            start,
+            end: self.own.len(),
+        }
+    }
+
+    fn get<'a>(&'a self, text: &'a str, piece: Piece) -> &'a str {
+        let whole = if piece.own { &self.own } else { text };
+        &whole[piece.start..piece.end]
+    }
 }
 
 impl DotEnv {
@@ -113,7 +214,7 @@ impl DotEnv {
     /// Substitution of `$NAME` still reads the process environment (dotenvy
     /// does that; mcpenv's own values are single-quoted, so never expand).
     pub fn parse(path: &Path, text: String) -> Self {
-        let (entries, problems) = parse_text(&text);
+        let (entries, problems) = Entries::read(&text);
         Self {
             path: path.to_owned(),
             text: Some(text),
@@ -122,13 +223,22 @@ impl DotEnv {
         }
     }
 
+    /// Every assignment (name, value) in file order, duplicates included.
+    pub fn entries(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = (&str, &str)> + ExactSizeIterator + Clone + '_ {
+        let text = self.text.as_deref().unwrap_or_default();
+        self.entries.pairs.iter().map(move |&(name, value)| {
+            (self.entries.get(text, name), self.entries.get(text, value))
+        })
+    }
+
     /// The value of `name`; the last assignment wins.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.entries
-            .iter()
+        self.entries()
             .rev()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value)
     }
 }
 
@@ -145,7 +255,7 @@ pub fn read(path: &Path) -> Result<DotEnv, DotEnvError> {
             return Ok(DotEnv {
                 path: path.to_owned(),
                 text: None,
-                entries: Vec::new(),
+                entries: Entries::default(),
                 problems: Vec::new(),
             });
         }
@@ -198,16 +308,35 @@ fn line_count(text: &str) -> usize {
     text.split_inclusive('\n').count()
 }
 
+/// Names and values in file order, each borrowed from the file's text
+/// where it stands there whole.
+type Pairs<'a> = Vec<(Cow<'a, str>, Cow<'a, str>)>;
+
 /// Reads `text` as dotenvy does, keeping every pair and turning each error
 /// into a [`LineProblem`] at the line where the failing entry starts: a file
 /// of plain lines in one pass of its own ([`plain`]), any other through
 /// dotenvy itself.
-fn parse_text(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
+fn parse_text(text: &str) -> (Pairs<'_>, Vec<LineProblem>) {
     // dotenvy's iterators leave a byte-order mark in the first key.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     match plain::pairs(body) {
-        Some(pairs) => (pairs, Vec::new()),
-        None => dotenvy_text(body),
+        Some(pairs) => (
+            pairs
+                .into_iter()
+                .map(|(name, value)| (Cow::Borrowed(name), value))
+                .collect(),
+            Vec::new(),
+        ),
+        None => {
+            let (pairs, problems) = dotenvy_text(body);
+            (
+                pairs
+                    .into_iter()
+                    .map(|(name, value)| (Cow::Owned(name), Cow::Owned(value)))
+                    .collect(),
+                problems,
+            )
+        }
     }
 }
 
@@ -801,7 +930,7 @@ pub fn without_variable(existing: &str, name: &str) -> Result<Option<String>, Qu
     }
     let (before, before_problems) = parse_text(existing);
     let (after, after_problems) = parse_text(&text);
-    let kept: Vec<&(String, String)> = before.iter().filter(|(key, _)| key != name).collect();
+    let kept = before.iter().filter(|(key, _)| key != name);
     if after.iter().ne(kept) || after_problems.len() != before_problems.len() {
         return Err(QuoteError::EntangledLine { line: first.line });
     }
@@ -951,9 +1080,24 @@ mod tests {
         );
     }
 
+    /// [`parse_text`] with the pairs as strings of their own.
+    fn parse_owned(text: &str) -> (Vec<(String, String)>, Vec<LineProblem>) {
+        let (pairs, problems) = parse_text(text);
+        (owned(pairs), problems)
+    }
+
+    fn owned<'a>(
+        pairs: impl IntoIterator<Item = (impl Into<Cow<'a, str>>, impl Into<Cow<'a, str>>)>,
+    ) -> Vec<(String, String)> {
+        pairs
+            .into_iter()
+            .map(|(name, value)| (name.into().into_owned(), value.into().into_owned()))
+            .collect()
+    }
+
     /// Pairs and problem lines of `text`.
     fn parsed(text: &str) -> (Vec<(String, String)>, Vec<usize>) {
-        let (pairs, problems) = parse_text(text);
+        let (pairs, problems) = parse_owned(text);
         (pairs, problems.iter().map(|p| p.line).collect())
     }
 
@@ -971,7 +1115,7 @@ mod tests {
     }
 
     fn problems(text: &str) -> Vec<(usize, String)> {
-        parse_text(text)
+        parse_owned(text)
             .1
             .into_iter()
             .map(|p| (p.line, p.message))
@@ -1082,7 +1226,7 @@ mod tests {
     #[test]
     fn unclosed_quote_swallows_the_rest_and_is_reported_where_it_starts() {
         assert_eq!(
-            parse_text("A=1\n# c\nB=\"abc\nC=2\nD=3\n"),
+            parse_owned("A=1\n# c\nB=\"abc\nC=2\nD=3\n"),
             (
                 pairs(&[("A", "1")]),
                 vec![LineProblem {
@@ -1184,7 +1328,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(".env");
         let missing = read(&path).unwrap();
-        assert_eq!((missing.text, missing.entries), (None, vec![]));
+        assert_eq!((&missing.text, missing.entries().count()), (&None, 0));
 
         std::fs::write(&path, "A=1\nA=2\nB=3\n").unwrap();
         let env = read(&path).unwrap();
@@ -1529,6 +1673,34 @@ mod tests {
     }
 
     #[test]
+    fn entries_are_spans_of_the_text_or_copies() {
+        let env = DotEnv::parse(
+            Path::new(".env"),
+            "\u{feff}A=1\nB='x'y\nC=\"q\"\nD=\n".into(),
+        );
+        assert_eq!(
+            owned(env.entries()),
+            pairs(&[("A", "1"), ("B", "xy"), ("C", "q"), ("D", "")])
+        );
+        // Read by dotenvy: every pair copied.
+        let env = DotEnv::parse(
+            Path::new(".env"),
+            "MCPENV_T_A=1\nMCPENV_T_B=${MCPENV_T_A}2\nMCPENV_T_A=3\n".into(),
+        );
+        assert_eq!(
+            owned(env.entries()),
+            pairs(&[
+                ("MCPENV_T_A", "1"),
+                ("MCPENV_T_B", "12"),
+                ("MCPENV_T_A", "3")
+            ])
+        );
+        assert_eq!(env.get("MCPENV_T_A"), Some("3"));
+        assert_eq!(env.entries().rev().len(), 3);
+        assert_eq!(env.clone(), env);
+    }
+
+    #[test]
     fn plain_files_take_the_fast_path_and_others_go_to_dotenvy() {
         let plain_text = "# tokens\r\nexport GITHUB_TOKEN=ghp_x # mine\r\n\nA = 1\nB='it $HOME #x'\nC=\"a b\" #c\nD=\nE=#x\nF=a'b c'd\nexport=1\nG=é  #'q'\nH=v";
         let expected = pairs(&[
@@ -1543,7 +1715,7 @@ mod tests {
             ("G", "é"),
             ("H", "v"),
         ]);
-        assert_eq!(plain::pairs(plain_text), Some(expected.clone()));
+        assert_eq!(plain::pairs(plain_text).map(owned), Some(expected.clone()));
         assert_eq!(dotenvy_reads(plain_text), expected);
         for not_plain in [
             "A=$HOME\n",
@@ -1688,10 +1860,15 @@ mod tests {
         fn reads_as_dotenvy(text: &str) -> Result<(), TestCaseError> {
             if let Some(pairs) = plain::pairs(text) {
                 let expected: Vec<Result<(String, String), String>> =
-                    pairs.into_iter().map(Ok).collect();
+                    owned(pairs).into_iter().map(Ok).collect();
                 prop_assert_eq!(dotenvy_items(text), expected);
             }
-            prop_assert_eq!(parse_text(text), dotenvy_text(text));
+            let parsed = parse_owned(text);
+            prop_assert_eq!(&parsed, &dotenvy_text(text));
+            // What a `DotEnv` keeps of it is the same.
+            let read = DotEnv::parse(Path::new(".env"), text.to_owned());
+            prop_assert_eq!(owned(read.entries()), parsed.0);
+            prop_assert_eq!(read.problems, parsed.1);
             Ok(())
         }
 
@@ -1712,6 +1889,29 @@ mod tests {
                 reads_as_dotenvy(&text)?;
             }
 
+            /// The one-pass reading of a `KEY=value` line gives what the
+            /// general reading of that line gives, and the rest after it.
+            #[test]
+            fn a_simple_line_reads_as_any_line(
+                text in prop_oneof![
+                    assignment_text(),
+                    "[A-Za-z_][A-Za-z0-9_.]{0,6}=[ -~]{0,10}[\n\r]?[ -~\n]{0,8}",
+                    "[A-Za-z_][A-Za-z0-9_.]{0,6}=[!-~é]{0,10}(\n|\r\n)?[ -~\n]{0,8}",
+                ]
+            ) {
+                if let Some((name, value, rest)) = plain::simple_line(&text) {
+                    let (line, terminated) = match text.find('\n') {
+                        Some(at) => (&text[..at], true),
+                        None => (text.as_str(), false),
+                    };
+                    prop_assert_eq!(
+                        plain::line_pair(line, terminated),
+                        Some(Some((name, Cow::Borrowed(value))))
+                    );
+                    prop_assert_eq!(rest, &text[(line.len() + usize::from(terminated))..]);
+                }
+            }
+
             /// The same on the short files that trip dotenvy up.
             #[test]
             fn plain_pairs_of_messy_text_are_dotenvys(text in messy_text()) {
@@ -1723,7 +1923,7 @@ mod tests {
             fn write_then_dotenvy_reads_the_same(name in "[A-Za-z_][A-Za-z0-9_]{0,8}", value in value()) {
                 let text = with_values("", &[(name.clone(), value.clone())]).unwrap();
                 prop_assert_eq!(dotenvy_reads(&text), vec![(name.clone(), value.clone())]);
-                let (read_back, problems) = parse_text(&text);
+                let (read_back, problems) = parse_owned(&text);
                 prop_assert!(problems.is_empty());
                 prop_assert_eq!(read_back, vec![(name, value)]);
             }
@@ -1741,7 +1941,7 @@ mod tests {
             /// where dotenvy's failing entry starts.
             #[test]
             fn edits_of_arbitrary_text_read_back(text in messy_text(), value in "[a-z'\"\\\\$# \n]{0,6}") {
-                let (_, before) = parse_text(&text);
+                let (_, before) = parse_owned(&text);
                 let failing: Vec<usize> = entries(&text)
                     .iter()
                     .filter(|shape| {
@@ -1753,7 +1953,7 @@ mod tests {
                 match with_values(&text, &[("A".to_owned(), value.clone())]) {
                     Err(error) => prop_assert!(matches!(error, QuoteError::UnterminatedQuote { .. }), "{}", error),
                     Ok(edited) => {
-                        let (pairs, after) = parse_text(&edited);
+                        let (pairs, after) = parse_owned(&edited);
                         prop_assert!(after.len() <= before.len(), "{:?}", after);
                         let last = pairs.iter().rev().find(|(key, _)| key == "A");
                         prop_assert_eq!(last.map(|(_, v)| v), Some(&value));

@@ -162,8 +162,8 @@ impl EnvSources {
         let mut values = BTreeMap::new();
         // Lowest precedence first: a later file overwrites.
         for file in self.dotenv_files().into_iter().rev() {
-            for (name, value) in &file.entries {
-                values.insert(name.clone(), value.clone());
+            for (name, value) in file.entries() {
+                values.insert(name.to_owned(), value.to_owned());
             }
         }
         values

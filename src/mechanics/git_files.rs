@@ -28,28 +28,37 @@ impl Standing {
 
 /// Where `file` stands with the repository holding it.
 pub fn standing(file: &Path) -> Standing {
-    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
-        return Standing::Outside;
-    };
-    let code = |args: &[&str]| {
-        crate::mechanics::git::command(dir)
-            .args(args)
-            .arg("--")
-            .arg(name)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .ok()
-            .and_then(|status| status.code())
-    };
-    if code(&["ls-files", "--error-unmatch"]) == Some(0) {
+    if tracked(file) {
         return Standing::Tracked;
     }
-    match code(&["check-ignore", "-q"]) {
+    match git_code(file, &["check-ignore", "-q"]) {
         Some(0) => Standing::Ignored,
         Some(1) => Standing::Unignored,
         _ => Standing::Outside,
     }
+}
+
+/// Whether git tracks `file`: [`standing`] is [`Standing::Tracked`], asked
+/// with one git process instead of two when it is not.
+pub fn tracked(file: &Path) -> bool {
+    git_code(file, &["ls-files", "--error-unmatch"]) == Some(0)
+}
+
+/// The exit code of git run with `args` and then `file`'s name, in its
+/// directory.
+fn git_code(file: &Path, args: &[&str]) -> Option<i32> {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return None;
+    };
+    crate::mechanics::git::command(dir)
+        .args(args)
+        .arg("--")
+        .arg(name)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()
+        .and_then(|status| status.code())
 }
 
 /// Whether git ignores `file` in the repository at `root`; `None` when git

@@ -397,9 +397,9 @@ fn env_file_plan(
         ));
     }
     let mut provides: Vec<String> = Vec::new();
-    for (name, _) in dotenv.entries {
-        if !provides.contains(&name) {
-            provides.push(name);
+    for (name, _) in dotenv.entries() {
+        if !provides.iter().any(|provided| provided == name) {
+            provides.push(name.to_owned());
         }
     }
     Ok(EnvFilePlan { written, provides })

@@ -92,9 +92,9 @@ pub fn handed_values<'s>(
         if held.iter().any(|held| held.path == file.path) {
             continue;
         }
-        for (name, value) in &file.entries {
-            if wanted.contains(name.as_str()) {
-                values.insert(name.as_str(), value.as_str());
+        for (name, value) in file.entries() {
+            if wanted.contains(name) {
+                values.insert(name, value);
             }
         }
     }
@@ -113,8 +113,8 @@ pub fn handed_values_with_files(
         if held.iter().any(|held| held.path == file.path) {
             continue;
         }
-        for (name, value) in &file.entries {
-            values.insert(name.clone(), (value.clone(), file.path.clone()));
+        for (name, value) in file.entries() {
+            values.insert(name.to_owned(), (value.to_owned(), file.path.clone()));
         }
     }
     values

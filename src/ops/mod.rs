@@ -150,14 +150,22 @@ impl Context {
     /// The project's `.env` files, settings `env` and the environment; the
     /// shield learns their secrets.
     pub fn env_sources(&self) -> Result<EnvSources, Error> {
-        let sources = EnvSources::load(
+        let sources = self.env_sources_unlearned()?;
+        self.shield.learn_sources(&sources);
+        Ok(sources)
+    }
+
+    /// [`Context::env_sources`] for a use case that teaches the shield
+    /// what it shows of them itself (`env`: the values it exports), so
+    /// that a 100,000-line `.env` is not noted value by value. The shield
+    /// does not count them as learned: an error still learns them all.
+    pub fn env_sources_unlearned(&self) -> Result<EnvSources, Error> {
+        EnvSources::load(
             &self.locations,
             &self.user_env_file(),
             self.process_env.clone(),
         )
-        .map_err(dotenv_error)?;
-        self.shield.learn_sources(&sources);
-        Ok(sources)
+        .map_err(dotenv_error)
     }
 
     /// The user's own dotenv store, `$XDG_CONFIG_HOME/mcpenv/.env`: the

@@ -204,7 +204,7 @@ fn unused_example(
     let documented = crate::envfiles::dotenv::DotEnv::parse(example, text);
     let mut unused: Vec<String> = Vec::new();
     for variable in variables(&removed.entry) {
-        let documented = documented.entries.iter().any(|(key, _)| *key == variable);
+        let documented = documented.entries().any(|(key, _)| key == variable);
         if documented && !used.contains(&variable) && !unused.contains(&variable) {
             unused.push(variable);
         }

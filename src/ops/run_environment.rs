@@ -8,14 +8,14 @@
 //! (`op://…`, `keychain:…`) is replaced by what it names. Starting the
 //! command is the front-end's job.
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 
-use indexmap::IndexMap;
+use foldhash::HashSet;
 use serde::Serialize;
 
 use crate::check::EnvSources;
-use crate::envfiles::dotenv;
+use crate::envfiles::assignments::Assignments;
+use crate::envfiles::dotenv::{self, DotEnv};
 use crate::ops::handed;
 use crate::ops::secret_stores::unresolved;
 use crate::ops::{Context, Error};
@@ -33,9 +33,10 @@ pub struct RunEnvRequest {
 #[derive(Debug, Default, Serialize)]
 pub struct RunEnvironment {
     /// Name → value, in the order the files give them; none the
-    /// environment already has. Keyed by name, so a name an earlier file
-    /// gave is found without a copy of every name.
-    pub variables: IndexMap<String, String>,
+    /// environment already has, no name twice. Held as the block the
+    /// command is started with, so a `.env` of 100,000 lines is one
+    /// buffer, not two strings a line.
+    pub variables: Assignments,
     /// Lines of the files that were skipped, one sentence each.
     pub warnings: Vec<String>,
 }
@@ -48,6 +49,14 @@ pub struct RunEnvError {
     pub loaded: Box<RunEnvironment>,
     /// Why it stopped.
     pub error: Error,
+}
+
+/// One of the files, as read.
+enum Source<'a> {
+    /// A file the repository ships, not loaded: why.
+    Held(&'a str),
+    /// A file read (or missing: no text, no entries).
+    Read(DotEnv),
 }
 
 /// Loads the dotenv files the command gets, in precedence order.
@@ -64,7 +73,6 @@ pub fn run_environment(
             .map(|file| ctx.locations.working_dir.join(file))
             .collect()
     };
-    let mut environment = RunEnvironment::default();
     // Files named with `--env-file` are the person's choice; the usual
     // ones are theirs unless the repository ships them.
     let held = if request.env_files.is_empty() {
@@ -72,35 +80,76 @@ pub fn run_environment(
     } else {
         Vec::new()
     };
-    let mut resolver = Resolver::new(ctx.shield.clone());
-    // Hashed once: a name is looked up here for each of 100,000 lines.
-    let inherited: HashSet<&str> = ctx.process_env.keys().map(String::as_str).collect();
+    // Every file is read first, up to one that cannot be (whose error
+    // comes after what the files before it gave, as if they were read one
+    // at a time): the names of all stay borrowed from their texts while
+    // the variables are picked.
+    let mut sources = Vec::with_capacity(files.len());
+    let mut failed = None;
     for file in &files {
-        let stop = |loaded, error| {
-            Err(RunEnvError {
-                loaded: Box::new(loaded),
-                error,
-            })
-        };
         if let Some(held) = held.iter().find(|held| &held.path == file) {
-            environment
-                .warnings
-                .push(format!("`{}` not loaded: {}", file.display(), held.hint));
+            sources.push((file, Source::Held(&held.hint)));
             continue;
         }
         let loaded = match dotenv::read(file) {
             Ok(loaded) => loaded,
             Err(error) => {
-                let error = Error::failure_from(format!("cannot read `{}`", file.display()), error)
-                    .with_hint("check the file's permissions");
-                return stop(environment, error);
+                failed = Some(
+                    Error::failure_from(format!("cannot read `{}`", file.display()), error)
+                        .with_hint("check the file's permissions"),
+                );
+                break;
             }
         };
         if loaded.text.is_none() && !request.env_files.is_empty() {
-            let error = Error::failure(format!("no such env file: `{}`", file.display()))
-                .with_hint("check the path given to `--env-file`");
-            return stop(environment, error);
+            failed = Some(
+                Error::failure(format!("no such env file: `{}`", file.display()))
+                    .with_hint("check the path given to `--env-file`"),
+            );
+            break;
         }
+        sources.push((file, Source::Read(loaded)));
+    }
+    let bytes = sources
+        .iter()
+        .map(|(_, source)| match source {
+            Source::Read(loaded) => loaded.text.as_ref().map_or(0, String::len),
+            Source::Held(_) => 0,
+        })
+        .sum();
+    let mut environment = RunEnvironment {
+        variables: Assignments::with_capacity(bytes),
+        warnings: Vec::new(),
+    };
+    let stop = |loaded, error| {
+        Err(RunEnvError {
+            loaded: Box::new(loaded),
+            error,
+        })
+    };
+    let mut resolver = Resolver::new(ctx.shield.clone());
+    // The names the command gets already, from the environment or an
+    // earlier file (which win), hashed once: a `.env` may hold 100,000.
+    let names = sources
+        .iter()
+        .map(|(_, source)| match source {
+            Source::Read(loaded) => loaded.entries().len(),
+            Source::Held(_) => 0,
+        })
+        .sum::<usize>();
+    let mut taken: HashSet<&str> =
+        HashSet::with_capacity_and_hasher(ctx.process_env.len() + names, Default::default());
+    taken.extend(ctx.process_env.keys().map(String::as_str));
+    for (file, source) in &sources {
+        let loaded = match source {
+            Source::Held(hint) => {
+                environment
+                    .warnings
+                    .push(format!("`{}` not loaded: {hint}", file.display()));
+                continue;
+            }
+            Source::Read(loaded) => loaded,
+        };
         environment
             .warnings
             .extend(loaded.problems.iter().map(|problem| {
@@ -111,24 +160,24 @@ pub fn run_environment(
                     problem.message
                 )
             }));
-        // The pairs are moved, not copied: a `.env` may hold 100,000.
-        for (name, value) in loaded.entries {
-            // The environment wins, and so does an earlier file.
-            if environment.variables.contains_key(&name) || inherited.contains(name.as_str()) {
+        for (name, value) in loaded.entries() {
+            if !taken.insert(name) {
                 continue;
             }
             // A reference is handed on as the value it names, never as
             // itself; ciphertext is not handed on at all.
-            let value = match resolver.resolve_from(Some(file), &name, &value) {
-                None => value,
-                Some(Ok(resolved)) => resolved,
+            match resolver.resolve_from(Some(file), name, value) {
+                None => environment.variables.push(name, value),
+                Some(Ok(resolved)) => environment.variables.push(name, &resolved),
                 Some(Err(error)) => {
                     let place = format!("`{}`", file.display());
-                    return stop(environment, unresolved(&name, &place, error));
+                    return stop(environment, unresolved(name, &place, error));
                 }
-            };
-            environment.variables.insert(name, value);
+            }
         }
     }
-    Ok(environment)
+    match failed {
+        Some(error) => stop(environment, error),
+        None => Ok(environment),
+    }
 }

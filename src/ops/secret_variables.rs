@@ -113,8 +113,8 @@ pub fn list(ctx: &Context) -> Result<SecretList, Error> {
     let mut variables = Vec::new();
     for (rank, file) in files.iter().enumerate() {
         let mut names: Vec<&str> = Vec::new();
-        for (name, _) in &file.entries {
-            if !names.contains(&name.as_str()) {
+        for (name, _) in file.entries() {
+            if !names.contains(&name) {
                 names.push(name);
             }
         }
@@ -168,7 +168,7 @@ fn holders<'a>(
     }
     let mut known: Vec<&str> = files
         .iter()
-        .flat_map(|file| file.entries.iter().map(|(name, _)| name.as_str()))
+        .flat_map(|file| file.entries().map(|(name, _)| name))
         .collect();
     known.sort_unstable();
     known.dedup();

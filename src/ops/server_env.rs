@@ -28,9 +28,16 @@ pub struct ServerEnv {
 }
 
 /// The variables the servers reference that only the dotenv files set.
+///
+/// The shield learns every scope's secrets, and of the env files' values
+/// those it exports (each as [`Redactor::learn_env`] would learn it from
+/// the file), not every value of every file: nothing else of them is
+/// shown. An error learns them all (see [`Context::env_sources_unlearned`]).
+///
+/// [`Redactor::learn_env`]: crate::secrets::redact::Redactor::learn_env
 pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
     let inventory = ctx.inventory()?;
-    let sources = ctx.env_sources()?;
+    let sources = ctx.env_sources_unlearned()?;
     let report = check::check(&ctx.locations, &inventory, &sources, || {
         crate::templates::all(&ctx.template_dirs).0
     });
@@ -65,6 +72,10 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         let value = resolver
             .value_from(file.map(std::path::Path::new), &variable.name, value)
             .map_err(|error| unresolved(&variable.name, &place, error))?;
+        // What is printed is known to the shield (a reference's value, by
+        // the resolver, as well).
+        ctx.shield
+            .learn(|redactor| redactor.learn_env(&variable.name, &value));
         variables.insert(variable.name.clone(), value);
         sources.insert(variable.name.clone(), place);
     }

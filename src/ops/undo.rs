@@ -689,8 +689,7 @@ fn holds_literal_secret(path: &Path, text: &str) -> bool {
             .any(|server| !crate::secrets::scan_entry(&server.entry).is_empty());
     }
     crate::envfiles::dotenv::DotEnv::parse(path, text.to_string())
-        .entries
-        .iter()
+        .entries()
         .any(|(name, value)| crate::ops::secret_stores::holds_secret(name, value))
 }
 

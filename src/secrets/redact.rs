@@ -193,7 +193,7 @@ impl Redactor {
     pub fn learn_sources(&mut self, sources: &crate::envfiles::sources::EnvSources) {
         let examples = sources.projects.iter().map(|project| &project.example);
         for file in sources.dotenv_files().into_iter().chain(examples) {
-            for (name, value) in &file.entries {
+            for (name, value) in file.entries() {
                 // A reference names where a value is kept (`keychain:…`,
                 // `op://…`) and is shown as such; the value it stands for
                 // is learnt when it is read. Ciphertext stays masked.

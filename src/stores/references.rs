@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::mechanics::git_files::Standing;
 use crate::stores::keychain;
 
 /// Where a reference says the value is kept.
@@ -53,6 +52,10 @@ impl Manager {
 /// One kind of reference.
 struct Scheme {
     manager: Manager,
+    /// What every reference of the kind starts with: a value without it
+    /// is no such reference, known without calling `matches` (the test of
+    /// each of a 100,000-line `.env`'s values).
+    prefix: &'static str,
     matches: fn(&str) -> bool,
     resolve: fn(&str) -> Result<String, ResolveError>,
 }
@@ -61,16 +64,19 @@ struct Scheme {
 const SCHEMES: &[Scheme] = &[
     Scheme {
         manager: Manager::OnePassword,
+        prefix: OP_PREFIX,
         matches: is_op_reference,
         resolve: op_read,
     },
     Scheme {
         manager: Manager::Keychain,
+        prefix: keychain::PREFIX,
         matches: |value| keychain::account_of(value).is_some(),
         resolve: keychain_read,
     },
     Scheme {
         manager: Manager::Dotenvx,
+        prefix: DOTENVX_PREFIX,
         matches: is_dotenvx_ciphertext,
         resolve: |_| {
             Err(ResolveError {
@@ -87,7 +93,9 @@ pub fn manager_of(value: &str) -> Option<Manager> {
 }
 
 fn scheme_of(value: &str) -> Option<&'static Scheme> {
-    SCHEMES.iter().find(|scheme| (scheme.matches)(value))
+    SCHEMES
+        .iter()
+        .find(|scheme| value.starts_with(scheme.prefix) && (scheme.matches)(value))
 }
 
 /// Why a reference gave no value: a sentence that follows the variable's
@@ -111,9 +119,7 @@ pub struct ResolveError {
 /// person agrees to into `.env`); that copy is the confirmation. A value
 /// that is no reference, and a file outside git, are always fine.
 pub fn confirmed(file: &Path, name: &str, value: &str) -> Result<(), ResolveError> {
-    if manager_of(value).is_none()
-        || crate::mechanics::git_files::standing(file) != Standing::Tracked
-    {
+    if manager_of(value).is_none() || !crate::mechanics::git_files::tracked(file) {
         return Ok(());
     }
     Err(unconfirmed(file, name, value))
@@ -173,9 +179,10 @@ impl Resolver {
     ) -> Option<Result<String, ResolveError>> {
         manager_of(value)?;
         if let Some(file) = file {
-            let tracked = *self.tracked.entry(file.to_path_buf()).or_insert_with(|| {
-                crate::mechanics::git_files::standing(file) == Standing::Tracked
-            });
+            let tracked = *self
+                .tracked
+                .entry(file.to_path_buf())
+                .or_insert_with(|| crate::mechanics::git_files::tracked(file));
             if tracked {
                 return Some(Err(unconfirmed(file, name, value)));
             }
@@ -220,8 +227,11 @@ impl Resolver {
 /// 1Password's secret reference syntax. Names may hold spaces (`op://Team
 /// Vault/…`, quoted in `.env`); `op read` gets the reference as one
 /// argument, never through a shell.
+/// What a 1Password reference starts with.
+const OP_PREFIX: &str = "op://";
+
 fn is_op_reference(value: &str) -> bool {
-    value.strip_prefix("op://").is_some_and(|rest| {
+    value.strip_prefix(OP_PREFIX).is_some_and(|rest| {
         let path = rest.split('?').next().unwrap_or(rest);
         let parts: Vec<&str> = path.split('/').collect();
         (3..=4).contains(&parts.len())
@@ -343,6 +353,30 @@ pub fn is_dotenvx_ciphertext(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_without_a_schemes_prefix_is_never_one_of_its_references() {
+        let values = [
+            "op://Engineering/GitHub/token",
+            " op://Engineering/GitHub/token",
+            "OP://Engineering/GitHub/token",
+            "keychain:github.com/acme/widgets/TOKEN",
+            "Keychain:github.com/acme/widgets/TOKEN",
+            "xkeychain:a",
+            "encrypted:BDx9",
+            "\u{feff}encrypted:BDx9",
+            "ENCRYPTED:BDx9",
+            "ghp_abc",
+            "",
+        ];
+        for scheme in SCHEMES {
+            for value in values {
+                if (scheme.matches)(value) {
+                    assert!(value.starts_with(scheme.prefix), "{value:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn each_kind_is_recognised() {

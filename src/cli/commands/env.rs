@@ -35,6 +35,13 @@ impl Report for EnvReport {
         !self.masked
     }
 
+    /// `server_env` taught the shield every scope's secrets and each value
+    /// printed here; the env files' other values are never shown, so they
+    /// are not read again to be learned (an error still learns them).
+    fn learns_world(&self) -> bool {
+        false
+    }
+
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         for (name, value) in &self.env.variables {
             let value = if self.masked {

@@ -11,13 +11,12 @@
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
-use indexmap::IndexMap;
-
 use crate::cli::args::RunArgs;
 use crate::cli::error::CliError;
 use crate::cli::output::{self, Stream};
 use crate::cli::render::warning;
 use crate::cli::resolve::Ctx;
+use crate::envfiles::assignments::Assignments;
 use crate::ops::run_environment::{RunEnvError, RunEnvRequest, RunEnvironment, run_environment};
 
 /// Runs `mcpenv run`; returns only when COMMAND could not be started.
@@ -36,7 +35,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
     let count = variables.len();
     let program = &args.command[0];
     if count < MANY_VARIABLES {
-        let mut command = command(ctx, args, variables);
+        let mut command = command(ctx, args, &variables);
         // Only returns on failure.
         return not_started(program, count, command.exec());
     }
@@ -51,7 +50,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> CliError {
         name.to_str()
             .is_some_and(|name| ctx.process_env.contains_key(name))
     };
-    let error = match crate::cli::exec::environment(std::env::vars_os(), inherited, variables) {
+    let error = match crate::cli::exec::environment(std::env::vars_os(), inherited, &variables) {
         // Only returns on failure.
         Ok(block) => crate::cli::exec::replace(&args.command, &block),
         Err(error) => error,
@@ -67,14 +66,14 @@ const MANY_VARIABLES: usize = 256;
 
 /// COMMAND as `std::process::Command`, with `variables` added to the
 /// environment and `-C`'s directory.
-fn command(ctx: &Ctx, args: &RunArgs, variables: IndexMap<String, String>) -> Command {
+fn command(ctx: &Ctx, args: &RunArgs, variables: &Assignments) -> Command {
     let mut command = Command::new(&args.command[0]);
     command.args(&args.command[1..]);
     if ctx.project_dir.is_some() {
         // `-C DIR` acts as if started in DIR, for the command too.
         command.current_dir(&ctx.locations.working_dir);
     }
-    command.envs(variables);
+    command.envs(variables.iter());
     command
 }
 
@@ -84,7 +83,7 @@ fn command(ctx: &Ctx, args: &RunArgs, variables: IndexMap<String, String>) -> Co
 pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
     let variables = environment(ctx, args)?;
     let count = variables.len();
-    let status = command(ctx, args, variables)
+    let status = command(ctx, args, &variables)
         .status()
         .map_err(|error| not_started(&args.command[0], count, error))?;
     // Windows exit codes are 32 bits; an exit code is one byte.
@@ -95,7 +94,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs) -> Result<u8, CliError> {
 
 /// The variables the env files give COMMAND (the environment's own left
 /// out), once the files' warnings are written.
-fn environment(ctx: &Ctx, args: &RunArgs) -> Result<IndexMap<String, String>, CliError> {
+fn environment(ctx: &Ctx, args: &RunArgs) -> Result<Assignments, CliError> {
     let request = RunEnvRequest {
         env_files: args.env_files.clone(),
     };
