@@ -87,15 +87,9 @@ pub fn handed_values<'s>(
     if wanted.is_empty() {
         return values;
     }
-    // Lowest precedence first: a later file overwrites.
-    for file in sources.dotenv_files().into_iter().rev() {
-        if held.iter().any(|held| held.path == file.path) {
-            continue;
-        }
-        for (name, value) in file.entries() {
-            if wanted.contains(name) {
-                values.insert(name, value);
-            }
+    for (_, name, value) in handed_entries(sources, held) {
+        if wanted.contains(name) {
+            values.insert(name, value);
         }
     }
     values
@@ -108,14 +102,25 @@ pub fn handed_values_with_files(
     held: &[HeldFile],
 ) -> BTreeMap<String, (String, PathBuf)> {
     let mut values = BTreeMap::new();
-    // Lowest precedence first: a later file overwrites.
-    for file in sources.dotenv_files().into_iter().rev() {
-        if held.iter().any(|held| held.path == file.path) {
-            continue;
-        }
-        for (name, value) in file.entries() {
-            values.insert(name.to_owned(), (value.to_owned(), file.path.clone()));
-        }
+    for (file, name, value) in handed_entries(sources, held) {
+        values.insert(name.to_owned(), (value.to_owned(), file.to_path_buf()));
     }
     values
+}
+
+/// Every entry of the dotenv files that are not held, lowest precedence
+/// first (so a map filled in this order keeps the winner), with its file.
+fn handed_entries<'s, 'h>(
+    sources: &'s EnvSources,
+    held: &'h [HeldFile],
+) -> impl Iterator<Item = (&'s Path, &'s str, &'s str)> + use<'s, 'h> {
+    sources
+        .dotenv_files()
+        .into_iter()
+        .rev()
+        .filter(|file| !held.iter().any(|held| held.path == file.path))
+        .flat_map(|file| {
+            file.entries()
+                .map(move |(name, value)| (file.path.as_path(), name, value))
+        })
 }
