@@ -160,10 +160,16 @@ pub fn run_environment(
                     problem.message
                 )
             }));
-        for (name, value) in loaded.entries() {
-            if !taken.insert(name) {
-                continue;
-            }
+        // Within a file the last assignment of a name counts (as `env`,
+        // `check` and edits read it, and as most dotenv readers do), so the
+        // winners are picked from the end, then handed on in file order.
+        let mut winners: Vec<(&str, &str)> = loaded
+            .entries()
+            .rev()
+            .filter(|(name, _)| taken.insert(*name))
+            .collect();
+        winners.reverse();
+        for (name, value) in winners {
             // A reference is handed on as the value it names, never as
             // itself; ciphertext is not handed on at all.
             match resolver.resolve_from(Some(file), name, value) {

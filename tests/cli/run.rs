@@ -278,3 +278,38 @@ fn an_error_naming_a_value_of_the_env_files_masks_it() {
     [exit status: 1]
     ");
 }
+
+/// A name assigned twice in one file: `run` hands on the value `env` prints
+/// and `check` counts, the last one; a nearer file and the environment
+/// still win over it.
+#[test]
+fn a_name_assigned_twice_counts_its_last_assignment_everywhere() {
+    let mut env = TestEnv::new();
+    env.write(
+        "project/.mcp.json",
+        r#"{"mcpServers": {"a": {"command": "sh", "env": {"T": "${TWICE}", "L": "${LOCAL_TWICE}"}}}}"#,
+    );
+    env.write(
+        "project/.env",
+        "TWICE=first\nOTHER=x\nTWICE=second\nLOCAL_TWICE=from-env\nSHELL_TWICE=a\nSHELL_TWICE=b\n",
+    );
+    env.write("project/.env.local", "LOCAL_TWICE=one\nLOCAL_TWICE=two\n");
+    env.set_env("SHELL_TWICE", "shell");
+    let out = env.run(&[
+        "run",
+        "--",
+        "sh",
+        "-c",
+        "printf '%s|' \"$TWICE\" \"$LOCAL_TWICE\" \"$SHELL_TWICE\" \"$OTHER\"",
+    ]);
+    assert_snapshot!(out, @"
+    second|two|shell|x|----- stderr -----
+    [exit status: 0]
+    ");
+    assert_snapshot!(env.run(&["env"]), @"
+    export LOCAL_TWICE='two'
+    export TWICE='second'
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}
