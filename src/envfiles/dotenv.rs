@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
+use std::collections::hash_map::Entry;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -239,6 +240,25 @@ impl DotEnv {
             .rev()
             .find(|(key, _)| *key == name)
             .map(|(_, value)| value)
+    }
+
+    /// Each name once, in the order of its first assignment, with the value
+    /// of its last (the one that counts, as in [`DotEnv::get`]). One pass:
+    /// a file may hold 100,000 names.
+    pub fn values(&self) -> Vec<(&str, &str)> {
+        let mut at: foldhash::HashMap<&str, usize> =
+            foldhash::HashMap::with_capacity_and_hasher(self.entries().len(), Default::default());
+        let mut values: Vec<(&str, &str)> = Vec::new();
+        for (name, value) in self.entries() {
+            match at.entry(name) {
+                Entry::Occupied(slot) => values[*slot.get()].1 = value,
+                Entry::Vacant(slot) => {
+                    slot.insert(values.len());
+                    values.push((name, value));
+                }
+            }
+        }
+        values
     }
 }
 
@@ -1868,6 +1888,19 @@ mod tests {
             // What a `DotEnv` keeps of it is the same.
             let read = DotEnv::parse(Path::new(".env"), text.to_owned());
             prop_assert_eq!(owned(read.entries()), parsed.0);
+            // `values`: each name once, in first-seen order, with the
+            // value `get` gives (the slow reading, name by name).
+            let mut names: Vec<&str> = Vec::new();
+            for (name, _) in read.entries() {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            let slow: Vec<(&str, &str)> = names
+                .iter()
+                .map(|name| (*name, read.get(name).unwrap_or_default()))
+                .collect();
+            prop_assert_eq!(read.values(), slow);
             prop_assert_eq!(read.problems, parsed.1);
             Ok(())
         }

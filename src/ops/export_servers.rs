@@ -396,12 +396,11 @@ fn env_file_plan(
             on_disk.display()
         ));
     }
-    let mut provides: Vec<String> = Vec::new();
-    for (name, _) in dotenv.entries() {
-        if !provides.iter().any(|provided| provided == name) {
-            provides.push(name.to_owned());
-        }
-    }
+    let provides: Vec<String> = dotenv
+        .values()
+        .into_iter()
+        .map(|(name, _)| name.to_owned())
+        .collect();
     Ok(EnvFilePlan { written, provides })
 }
 

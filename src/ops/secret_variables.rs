@@ -5,7 +5,7 @@
 //! does. No report ever holds a value; references (which name where a
 //! value is kept) may be shown.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -111,20 +111,21 @@ pub fn list(ctx: &Context) -> Result<SecretList, Error> {
             .collect();
     let files = sources.dotenv_files();
     let mut variables = Vec::new();
-    for (rank, file) in files.iter().enumerate() {
-        let mut names: Vec<&str> = Vec::new();
-        for (name, _) in file.entries() {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        for name in names {
-            let value = file.get(name).unwrap_or_default();
+    // Hashed once per file: a `.env` may hold 100,000 names, and each is
+    // looked up in every file of higher precedence.
+    let values: Vec<Vec<(&str, &str)>> = files.iter().map(|file| file.values()).collect();
+    let names: Vec<HashSet<&str>> = values
+        .iter()
+        .map(|pairs| pairs.iter().map(|(name, _)| *name).collect())
+        .collect();
+    for (rank, (file, pairs)) in files.iter().zip(&values).enumerate() {
+        for &(name, value) in pairs {
             let kept = Kept::of(value);
             let shadowed_by = files[..rank]
                 .iter()
-                .find(|earlier| earlier.get(name).is_some())
-                .map(|earlier| earlier.path.clone());
+                .zip(&names)
+                .find(|(_, earlier)| earlier.contains(name))
+                .map(|(earlier, _)| earlier.path.clone());
             variables.push((
                 rank,
                 StoredVariable {
