@@ -69,6 +69,45 @@ pub fn version_only(words: &[String]) -> Option<String> {
     }
 }
 
+/// The command line for the shapes mcpenv is run with most, parsed
+/// without clap: `run -- COMMAND [ARGS]...` (how `mcpenv run -- claude`
+/// starts Claude Code), `env` alone (what a direnv `.envrc` runs at every
+/// `cd`) and `list` (or `ls`) alone. Building clap's command line, whose
+/// three global options it copies into each of some 30 subcommands, was
+/// most of what such a run did before its own work. What this gives is
+/// what clap gives for the same words (a unit test compares the two); for
+/// any other words, `None`, and clap parses them.
+pub fn common_shape(words: &[std::ffi::OsString]) -> Option<Cli> {
+    let plain = |command| Cli {
+        project_dir: None,
+        color: ColorWhen::Auto,
+        quiet: false,
+        command,
+    };
+    let first = words.first()?.to_str()?;
+    match (first, &words[1..]) {
+        ("run", [separator, command @ ..]) if separator == "--" && !command.is_empty() => {
+            let command = command
+                .iter()
+                .map(|word| word.to_str().map(str::to_string))
+                .collect::<Option<Vec<String>>>()?;
+            Some(plain(Command::Run(RunArgs {
+                env_files: Vec::new(),
+                command,
+            })))
+        }
+        ("env", []) => Some(plain(Command::Env(EnvArgs {
+            format: EnvFormat::Sh,
+            json: false,
+        }))),
+        ("list" | "ls", []) => Some(plain(Command::List(ListArgs {
+            scope: None,
+            json: false,
+        }))),
+        _ => None,
+    }
+}
+
 /// The subcommands.
 ///
 /// `defer`: each subcommand's arguments are added to clap's command line
@@ -1258,6 +1297,104 @@ pub struct RemoveArgs {
 
 #[cfg(test)]
 mod tests {
+    /// `common_shape` gives what clap gives for `words`, or leaves them to
+    /// clap.
+    fn same_as_clap(words: &[std::ffi::OsString]) -> bool {
+        let Some(ours) = super::common_shape(words) else {
+            return false;
+        };
+        let mut line = vec![std::ffi::OsString::from("mcpenv")];
+        line.extend(words.iter().cloned());
+        let clap = <super::Cli as clap::Parser>::try_parse_from(line)
+            .unwrap_or_else(|error| panic!("{words:?}: clap refused what we took: {error}"));
+        assert_eq!(format!("{ours:?}"), format!("{clap:?}"), "{words:?}");
+        true
+    }
+
+    #[test]
+    fn common_shapes_parse_as_clap_parses_them() {
+        let words = |words: &[&str]| -> Vec<std::ffi::OsString> {
+            words.iter().map(std::ffi::OsString::from).collect()
+        };
+        for taken in [
+            &["run", "--", "true"][..],
+            &["run", "--", "claude", "--help"],
+            &[
+                "run",
+                "--",
+                "sh",
+                "-c",
+                "echo \"$A\"",
+                "--",
+                "-q",
+                "-C",
+                "x",
+            ],
+            &["run", "--", "--version"],
+            &["run", "--", "-h"],
+            &["run", "--", ""],
+            &["run", "--", "run", "--"],
+            &["run", "--", "é", "ghp_0123456789abcdefghijklmnopqrstuvwxyz"],
+            &["env"],
+            &["list"],
+            &["ls"],
+        ] {
+            assert!(same_as_clap(&words(taken)), "{taken:?} not taken");
+        }
+        // Anything else is clap's: other options, help, errors.
+        for left in [
+            &[][..],
+            &["run"],
+            &["run", "--"],
+            &["run", "true"],
+            &["run", "--env-file", "x", "--", "true"],
+            &["-q", "run", "--", "true"],
+            &["env", "--json"],
+            &["env", "-q"],
+            &["list", "--help"],
+            &["list", "-s", "user"],
+            &["help"],
+            &["--help"],
+            &["lis"],
+            &["Run", "--", "true"],
+        ] {
+            assert!(super::common_shape(&words(left)).is_none(), "{left:?}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let not_utf8 = std::ffi::OsString::from_vec(vec![b'a', 0xff]);
+            let line = [words(&["run", "--"]), vec![not_utf8]].concat();
+            assert!(super::common_shape(&line).is_none());
+        }
+    }
+
+    proptest::proptest! {
+        /// Any words after `run --` are COMMAND and its arguments, as clap
+        /// takes them.
+        #[test]
+        fn any_command_is_taken_as_clap_takes_it(
+            command in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[-a-zA-Z0-9=_ ]{0,8}",
+                    proptest::strategy::Strategy::prop_map(
+                        proptest::sample::select(vec![
+                            "--", "-", "-q", "--color", "never", "-C", "--help", "-V", "help",
+                            "run", "--env-file",
+                        ]),
+                        str::to_string,
+                    ),
+                    "\\PC{0,4}",
+                ],
+                1..6,
+            )
+        ) {
+            let mut words = vec![std::ffi::OsString::from("run"), std::ffi::OsString::from("--")];
+            words.extend(command.iter().map(std::ffi::OsString::from));
+            proptest::prop_assert!(same_as_clap(&words));
+        }
+    }
+
     #[test]
     fn the_version_names_the_claude_code_release_mcpenv_follows() {
         assert!(super::LONG_VERSION.ends_with(&format!(

@@ -28,8 +28,9 @@ use crate::mechanics::edits::{Edit, Finished};
 /// Runs mcpenv with the process's arguments and returns its exit code:
 /// 0 success, 1 operational failure, 2 usage error.
 pub fn main() -> ExitCode {
-    let words: Vec<String> = std::env::args_os()
-        .skip(1)
+    let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let words: Vec<String> = arguments
+        .iter()
         .map(|word| word.to_string_lossy().into_owned())
         .collect();
     if let Some(version) = args::version_only(&words) {
@@ -40,7 +41,7 @@ pub fn main() -> ExitCode {
     let shield = Arc::new(Shield::for_arguments(&words));
     // A shell asking for completions is answered before anything else.
     completion::answer_if_asked();
-    let cli = match parse() {
+    let cli = match args::common_shape(&arguments).map_or_else(parse, Ok) {
         Ok(cli) => cli,
         Err(error) => {
             return match error.kind() {

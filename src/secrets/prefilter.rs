@@ -15,7 +15,13 @@
 //! the literals' first two bytes: both ways find every occurrence of every
 //! literal, and the automaton is built once a run has searched enough text
 //! for it to pay.
+//!
+//! Nothing is built at start-up: the literals' grouping by spelling and
+//! the index of their first two bytes come as tables in
+//! `rule_literals.rs`, written by a unit test from the rules (with the
+//! builders kept here, for tests only, as their reference).
 
+#[cfg(test)]
 use std::ops::Range;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,7 +31,11 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 
 use super::formats::Spec;
-use super::rule_literals::{FOLDED_LITERALS, LITERAL_ORDER, RULE_LITERALS};
+#[cfg(test)]
+use super::rule_literals::LITERAL_ORDER;
+use super::rule_literals::{
+    ALWAYS, ANY_CASE, FOLDED_LITERALS, PAIR_INDEX, RULE_LITERALS, SPELLING_RANGES, SPELLINGS,
+};
 
 /// How many rules a [`RuleSet`] holds at most.
 const MAX_RULES: usize = 256;
@@ -99,7 +109,10 @@ impl Candidates {
     }
 }
 
-/// A spelling of a literal rules start with, and the rules it names.
+/// A spelling of a literal rules start with, and the rules it names
+/// (as [`grouped`] builds them; `rule_literals.rs` holds them as
+/// [`Spelling`]s).
+#[cfg(test)]
 #[derive(Debug, PartialEq, Eq)]
 struct Variant {
     /// The exact bytes a case-sensitive rule needs; `None` for a `(?i)`
@@ -109,6 +122,33 @@ struct Variant {
     boundary: bool,
     rules: RuleSet,
 }
+
+/// What [`Prefilter::built`] makes of the rules' literals: the rules
+/// without one, those that take any case, the spellings grouped by
+/// literal, and the first-two-bytes index.
+#[cfg(test)]
+#[derive(Debug)]
+struct Built {
+    always: RuleSet,
+    any_case: RuleSet,
+    literals: Vec<Range<usize>>,
+    variants: Vec<Variant>,
+    pairs: Option<BuiltPairs>,
+}
+
+/// [`PairTables`] as [`pair_index`] builds them.
+#[cfg(test)]
+type BuiltPairs = ([u64; 4], Vec<(u16, u16, u16)>, Vec<u16>);
+
+/// A spelling as `rule_literals.rs` holds it: the exact bytes (`None`:
+/// any case), whether a `\b` must come before it, and its rules' bits.
+pub(super) type Spelling = (Option<&'static [u8]>, bool, [u64; MAX_RULES / 64]);
+
+/// The first-two-bytes index as `rule_literals.rs` holds it: which first
+/// bytes a literal starts with, the distinct pairs with their range in the
+/// order, and the pattern ids grouped by pair; `None` when a literal is
+/// shorter than two bytes.
+pub(super) type PairTables = Option<([u64; 4], &'static [(u16, u16, u16)], &'static [u16])>;
 
 /// How many bytes a run searches through [`PairIndex`] before it builds
 /// the automaton: about what the automaton's build costs, searched the
@@ -130,11 +170,11 @@ pub(super) struct Prefilter {
     searched: AtomicUsize,
     /// How many rules there are.
     rule_count: usize,
-    /// By pattern id: where its spellings are in `variants`.
-    literals: Vec<Range<usize>>,
+    /// By pattern id: where its spellings are in `spellings`.
+    literals: &'static [(u16, u16)],
     /// The spellings of every literal (ASCII case kept, or not for a
     /// `(?i)` rule), each with the rules it names.
-    variants: Vec<Variant>,
+    spellings: &'static [Spelling],
     /// Rules with no literal to find: candidates for every string.
     always: RuleSet,
     /// The `(?i)` rules: Unicode case folding lets `K` (Kelvin) and `ſ`
@@ -144,10 +184,41 @@ pub(super) struct Prefilter {
 }
 
 impl Prefilter {
-    /// The prefilter of `specs` (`(id, provider, lead, head, tail)`).
+    /// The prefilter of `specs` (`(id, provider, lead, head, tail)`): the
+    /// tables `rule_literals.rs` holds for them, nothing built (a unit test
+    /// keeps the tables equal to what [`Self::built`] makes of the rules).
     pub(super) fn new(specs: &[Spec]) -> Self {
         assert!(specs.len() <= MAX_RULES, "a RuleSet holds every rule");
         assert_eq!(specs.len(), RULE_LITERALS.len(), "{STALE_TABLE}");
+        Self {
+            pairs: PAIR_INDEX.map(|(firsts, pairs, order)| PairIndex {
+                firsts,
+                pairs,
+                order,
+            }),
+            folded: FOLDED_LITERALS,
+            automaton: OnceLock::new(),
+            searched: AtomicUsize::new(0),
+            rule_count: specs.len(),
+            literals: SPELLING_RANGES,
+            spellings: SPELLINGS,
+            always: RuleSet(ALWAYS),
+            any_case: RuleSet(ANY_CASE),
+        }
+    }
+
+    /// What [`Self::new`] built at every start before its tables were
+    /// generated: which rules take any case and which have no literal, the
+    /// literals' spellings grouped by literal, and the first-two-bytes
+    /// index, from `table` (`RULE_LITERALS`), `order` (`LITERAL_ORDER`)
+    /// and `folded` (`FOLDED_LITERALS`).
+    #[cfg(test)]
+    fn built(
+        specs: &[Spec],
+        table: &[(&str, &'static [&'static [u8]], bool)],
+        order: &[(u16, u16)],
+        folded: &[&[u8]],
+    ) -> Built {
         let mut always = RuleSet::default();
         let mut any_case = RuleSet::default();
         let mut count = 0;
@@ -155,36 +226,27 @@ impl Prefilter {
             if lead.starts_with("(?i)") || head.starts_with("(?i)") {
                 any_case.insert(index);
             }
-            match table_literals(index, id) {
+            match table_literals(table, index, id) {
                 Some((found, _)) => count += found.len(),
                 None => always.insert(index),
             }
         }
-        assert_eq!(count, LITERAL_ORDER.len(), "{STALE_TABLE}");
-        // The literals come sorted and folded from the table (written by a
-        // unit test that sorts them as this did at every start): sorting,
-        // folding and allocating for each here was most of the cost of the
-        // first masked string of every run.
-        let folded = FOLDED_LITERALS;
+        assert_eq!(count, order.len(), "{STALE_TABLE}");
         let (literals, variants) = grouped(
-            LITERAL_ORDER.iter().map(|&(rule, at)| {
+            order.iter().map(|&(rule, at)| {
                 let index = usize::from(rule);
-                let (_, found, boundary) = RULE_LITERALS[index];
+                let (_, found, boundary) = table[index];
                 (found[usize::from(at)], index, boundary)
             }),
             &any_case,
             folded,
         );
-        Self {
-            pairs: PairIndex::new(folded),
-            folded,
-            automaton: OnceLock::new(),
-            searched: AtomicUsize::new(0),
-            rule_count: specs.len(),
-            literals,
-            variants,
+        Built {
             always,
             any_case,
+            literals,
+            variants,
+            pairs: pair_index(folded),
         }
     }
 
@@ -253,23 +315,19 @@ impl Prefilter {
             return found;
         }
         for (pattern, start, end) in self.hits(bytes, by_automaton) {
-            let spellings = self.literals[pattern].clone();
+            let (from, to) = self.literals[pattern];
             // An ASCII `\b`: a word byte on one side only.
             let at_boundary = || {
                 let before = start.checked_sub(1).map(|at| bytes[at]);
                 before.is_some_and(is_word_byte) != is_word_byte(bytes[start])
             };
-            for variant in &self.variants[spellings] {
-                if variant
-                    .exact
-                    .as_ref()
-                    .is_none_or(|exact| bytes[start..end] == exact[..])
-                    && (!variant.boundary || at_boundary())
+            for &(exact, boundary, rules) in &self.spellings[usize::from(from)..usize::from(to)] {
+                if exact.is_none_or(|exact| bytes[start..end] == exact[..])
+                    && (!boundary || at_boundary())
                 {
-                    found.rules.union(&variant.rules);
-                    found
-                        .starts
-                        .extend(variant.rules.iter().map(|rule| (rule, start)));
+                    let rules = RuleSet(rules);
+                    found.rules.union(&rules);
+                    found.starts.extend(rules.iter().map(|rule| (rule, start)));
                 }
             }
         }
@@ -288,13 +346,14 @@ impl Prefilter {
 /// by literal: where each literal's spellings are in the second vector,
 /// each spelling with the rules it names. A rule in `any_case` takes any
 /// case.
+#[cfg(test)]
 fn grouped(
     entries: impl Iterator<Item = (&'static [u8], usize, bool)>,
     any_case: &RuleSet,
     folded: &[&[u8]],
 ) -> (Vec<Range<usize>>, Vec<Variant>) {
     let mut literals: Vec<Range<usize>> = Vec::with_capacity(folded.len());
-    let mut variants: Vec<Variant> = Vec::with_capacity(LITERAL_ORDER.len());
+    let mut variants: Vec<Variant> = Vec::new();
     for (literal, index, boundary) in entries {
         let exact = (!any_case.contains(index)).then_some(literal);
         let same = literals
@@ -321,6 +380,7 @@ fn grouped(
 
 /// Adds rule `index` to the spelling `(exact, boundary)` among
 /// `variants[from..]`, or that spelling at the end; whether it is new.
+#[cfg(test)]
 fn add_spelling(
     variants: &mut Vec<Variant>,
     from: usize,
@@ -347,51 +407,54 @@ fn add_spelling(
 
 /// The literals by their first two bytes (ASCII case folded): a short
 /// text is searched by looking up each position's pair, which needs no
-/// automaton and costs little to build. Hand-written because
-/// aho-corasick's cheapest builder still compiles a trie with failure
-/// transitions, which is the cost avoided here.
+/// automaton. Hand-written because aho-corasick's cheapest builder still
+/// compiles a trie with failure transitions, which is the cost avoided
+/// here; its tables come from `rule_literals.rs` ([`pair_index`] makes
+/// them).
 #[derive(Debug)]
 struct PairIndex {
     /// Which first bytes any literal starts with (256 bits).
     firsts: [u64; 4],
     /// Distinct pairs, sorted, each with its range in `order`.
-    pairs: Vec<(u16, u32, u32)>,
+    pairs: &'static [(u16, u16, u16)],
     /// Pattern ids, grouped by pair.
-    order: Vec<u32>,
+    order: &'static [u16],
+}
+
+/// The first-two-bytes index of `folded` (lower-case literals) as
+/// [`PairIndex`] holds it: `None` when a literal is shorter than two
+/// bytes, or there are too many for 16 bits.
+#[cfg(test)]
+fn pair_index(folded: &[&[u8]]) -> Option<BuiltPairs> {
+    let mut keyed: Vec<(u16, u16)> = Vec::with_capacity(folded.len());
+    let mut firsts = [0u64; 4];
+    for (pattern, literal) in folded.iter().enumerate() {
+        let [first, second, ..] = literal[..] else {
+            return None;
+        };
+        firsts[usize::from(first) / 64] |= 1 << (first % 64);
+        keyed.push((
+            u16::from_be_bytes([first, second]),
+            u16::try_from(pattern).ok()?,
+        ));
+    }
+    keyed.sort_unstable();
+    let mut pairs: Vec<(u16, u16, u16)> = Vec::new();
+    for (at, (pair, _)) in keyed.iter().enumerate() {
+        let at = u16::try_from(at).ok()?;
+        match pairs.last_mut() {
+            Some((last, _, end)) if last == pair => *end = at + 1,
+            _ => pairs.push((*pair, at, at + 1)),
+        }
+    }
+    Some((
+        firsts,
+        pairs,
+        keyed.into_iter().map(|(_, pattern)| pattern).collect(),
+    ))
 }
 
 impl PairIndex {
-    /// The index of `folded` (lower-case literals); `None` when one is
-    /// shorter than two bytes.
-    fn new(folded: &[&[u8]]) -> Option<Self> {
-        let mut keyed: Vec<(u16, u32)> = Vec::with_capacity(folded.len());
-        let mut firsts = [0u64; 4];
-        for (pattern, literal) in folded.iter().enumerate() {
-            let [first, second, ..] = literal[..] else {
-                return None;
-            };
-            firsts[usize::from(first) / 64] |= 1 << (first % 64);
-            keyed.push((
-                u16::from_be_bytes([first, second]),
-                u32::try_from(pattern).ok()?,
-            ));
-        }
-        keyed.sort_unstable();
-        let mut pairs: Vec<(u16, u32, u32)> = Vec::new();
-        for (at, (pair, _)) in keyed.iter().enumerate() {
-            let at = u32::try_from(at).ok()?;
-            match pairs.last_mut() {
-                Some((last, _, end)) if last == pair => *end = at + 1,
-                _ => pairs.push((*pair, at, at + 1)),
-            }
-        }
-        Some(Self {
-            firsts,
-            pairs,
-            order: keyed.into_iter().map(|(_, pattern)| pattern).collect(),
-        })
-    }
-
     /// Every `(pattern, start, end)` of a literal of `folded` in `bytes`,
     /// ASCII case ignored.
     fn hits(&self, bytes: &[u8], folded: &[&[u8]]) -> Vec<(usize, usize, usize)> {
@@ -406,14 +469,15 @@ impl PairIndex {
                 continue;
             };
             let (_, from, to) = self.pairs[found];
-            for &pattern in &self.order[from as usize..to as usize] {
-                let literal = folded[pattern as usize];
+            for &pattern in &self.order[usize::from(from)..usize::from(to)] {
+                let pattern = usize::from(pattern);
+                let literal = folded[pattern];
                 let end = start + literal.len();
                 if bytes
                     .get(start..end)
                     .is_some_and(|here| here.eq_ignore_ascii_case(literal))
                 {
-                    hits.push((pattern as usize, start, end));
+                    hits.push((pattern, start, end));
                 }
             }
         }
@@ -430,8 +494,13 @@ fn is_word_byte(byte: u8) -> bool {
 /// Reading them off the patterns (`rule_literals`) parses every rule, a
 /// few milliseconds that every masked output would pay at start-up, so a
 /// unit test does it and keeps the table equal to it.
-fn table_literals(index: usize, id: &str) -> Option<(&'static [&'static [u8]], bool)> {
-    let (table_id, literals, boundary) = RULE_LITERALS[index];
+#[cfg(test)]
+fn table_literals(
+    table: &[(&str, &'static [&'static [u8]], bool)],
+    index: usize,
+    id: &str,
+) -> Option<(&'static [&'static [u8]], bool)> {
+    let (table_id, literals, boundary) = table[index];
     assert_eq!(table_id, id, "{STALE_TABLE}");
     (!literals.is_empty()).then_some((literals, boundary))
 }
@@ -517,7 +586,8 @@ mod tests {
              //! (`MCPENV_UPDATE_LITERALS=1 cargo test --lib rule_literals`):\n\
              //! each rule's id, the literals every match of it starts with\n\
              //! (none: it may match anywhere), and whether a `\\b` comes before\n\
-             //! them.\n\n\
+             //! them; then what the prefilter reads of them.\n\n\
+             use super::prefilter::{PairTables, Spelling};\n\n\
              pub(super) const RULE_LITERALS: &[(&str, &[&[u8]], bool)] = &[\n",
         );
         for (id, _, lead, head, _) in RULE_SPECS {
@@ -545,7 +615,8 @@ mod tests {
         text.push_str(
             "\n/// Every literal of `RULE_LITERALS` as (rule, its place in the rule's\n\
              /// list), sorted by its ASCII-lowercased bytes, ties in rule order: the\n\
-             /// prefilter groups equal literals without sorting them at start-up.\n\
+             /// groupings below were made from it.\n\
+             #[cfg(test)]\n\
              #[rustfmt::skip]\n\
              pub(super) const LITERAL_ORDER: &[(u16, u16)] = &[\n",
         );
@@ -565,11 +636,99 @@ mod tests {
         );
         let mut distinct: Vec<&[u8]> = order.iter().map(|(folded, _, _)| &folded[..]).collect();
         distinct.dedup();
-        for literal in distinct {
+        for literal in &distinct {
             text.push_str(&format!("    {},\n", byte_string(literal)));
         }
         text.push_str("];\n");
+        // What `Prefilter::new` built from those at every start.
+        let table: Vec<(&str, &'static [&'static [u8]], bool)> = RULE_SPECS
+            .iter()
+            .map(|(id, _, lead, head, _)| {
+                let (literals, boundary) = rule_literals(lead, head).unwrap_or_default();
+                let literals: Vec<&'static [u8]> = literals
+                    .into_iter()
+                    .map(|literal| &*Box::leak(literal.into_boxed_slice()))
+                    .collect();
+                (*id, &*Box::leak(literals.into_boxed_slice()), boundary)
+            })
+            .collect();
+        let places: Vec<(u16, u16)> = order
+            .iter()
+            .map(|(_, index, at)| (u16::try_from(*index).unwrap(), u16::try_from(*at).unwrap()))
+            .collect();
+        let built = Prefilter::built(RULE_SPECS, &table, &places, &distinct);
+        text.push_str(&format!(
+            "\n/// The rules that take any case (`(?i)`), as bits.\n\
+             pub(super) const ANY_CASE: [u64; 4] = {};\n\n\
+             /// The rules without a literal, as bits: candidates for every string.\n\
+             pub(super) const ALWAYS: [u64; 4] = {};\n",
+            words(&built.any_case.0),
+            words(&built.always.0),
+        ));
+        text.push_str(
+            "\n/// By literal of `FOLDED_LITERALS`: where its spellings are in `SPELLINGS`.\n\
+             #[rustfmt::skip]\n\
+             pub(super) const SPELLING_RANGES: &[(u16, u16)] = &[\n",
+        );
+        for line in built.literals.chunks(8) {
+            let ranges: Vec<String> = line
+                .iter()
+                .map(|range| format!("({}, {})", range.start, range.end))
+                .collect();
+            text.push_str(&format!("    {},\n", ranges.join(", ")));
+        }
+        text.push_str(
+            "];\n\n\
+             /// The spellings of every literal, grouped by literal: the exact\n\
+             /// bytes a case-sensitive rule needs (`None`: any case), whether a `\\b`\n\
+             /// comes before it, and the rules it names, as bits.\n\
+             #[rustfmt::skip]\n\
+             pub(super) const SPELLINGS: &[Spelling] = &[\n",
+        );
+        for variant in &built.variants {
+            let exact = variant.exact.map_or("None".to_string(), |exact| {
+                format!("Some({})", byte_string(exact))
+            });
+            text.push_str(&format!(
+                "    ({exact}, {}, {}),\n",
+                variant.boundary,
+                words(&variant.rules.0)
+            ));
+        }
+        text.push_str(
+            "];\n\n\
+             /// `FOLDED_LITERALS` by their first two bytes: which first bytes\n\
+             /// there are, as bits; each distinct pair with its range in the\n\
+             /// list after it; the literals, grouped by pair.\n\
+             #[rustfmt::skip]\n\
+             pub(super) const PAIR_INDEX: PairTables = ",
+        );
+        match &built.pairs {
+            None => text.push_str("None;\n"),
+            Some((firsts, pairs, order)) => {
+                text.push_str(&format!("Some((\n    {},\n    &[\n", words(firsts)));
+                for line in pairs.chunks(8) {
+                    let pairs: Vec<String> = line
+                        .iter()
+                        .map(|(pair, from, to)| format!("({pair:#06x}, {from}, {to})"))
+                        .collect();
+                    text.push_str(&format!("        {},\n", pairs.join(", ")));
+                }
+                text.push_str("    ],\n    &[\n");
+                for line in order.chunks(16) {
+                    let ids: Vec<String> = line.iter().map(u16::to_string).collect();
+                    text.push_str(&format!("        {},\n", ids.join(", ")));
+                }
+                text.push_str("    ],\n));\n");
+            }
+        }
         text
+    }
+
+    /// Bits as a Rust array of hexadecimal words.
+    fn words(bits: &[u64; 4]) -> String {
+        let words: Vec<String> = bits.iter().map(|word| format!("{word:#018x}")).collect();
+        format!("[{}]", words.join(", "))
     }
 
     /// `literal` as a Rust byte string.
@@ -582,13 +741,18 @@ mod tests {
         format!("b\"{escaped}\"")
     }
 
+    /// What `Prefilter::built` makes of the file's literal tables.
+    fn built_from_the_table() -> Built {
+        Prefilter::built(RULE_SPECS, RULE_LITERALS, LITERAL_ORDER, FOLDED_LITERALS)
+    }
+
     /// The prefilter's literals grouped as sorting them at start-up
     /// grouped them (what `Prefilter::new` did before `LITERAL_ORDER`):
     /// the same literals, in the same order, with the same spellings,
     /// boundaries and rules.
     #[test]
     fn the_sorted_table_groups_as_sorting_does() {
-        let prefilter = Prefilter::new(RULE_SPECS);
+        let built = built_from_the_table();
         let insensitive = |index: usize| {
             let (_, _, lead, head, _) = RULE_SPECS[index];
             lead.starts_with("(?i)") || head.starts_with("(?i)")
@@ -597,7 +761,7 @@ mod tests {
         type Entry = (Vec<u8>, usize, Option<&'static [u8]>, bool);
         let mut entries: Vec<Entry> = Vec::new();
         for (index, (id, _, _, _, _)) in RULE_SPECS.iter().enumerate() {
-            if let Some((found, boundary)) = table_literals(index, id) {
+            if let Some((found, boundary)) = table_literals(RULE_LITERALS, index, id) {
                 for &literal in found {
                     let exact = (!insensitive(index)).then_some(literal);
                     entries.push((literal.to_ascii_lowercase(), index, exact, boundary));
@@ -613,22 +777,54 @@ mod tests {
             let variants = &mut sorted.last_mut().expect("pushed above").1;
             add_spelling(variants, 0, exact, boundary, index);
         }
-        let built: Vec<(Vec<u8>, &[Variant])> = prefilter
-            .folded
+        let grouped: Vec<(Vec<u8>, &[Variant])> = FOLDED_LITERALS
             .iter()
-            .zip(&prefilter.literals)
-            .map(|(folded, spellings)| (folded.to_vec(), &prefilter.variants[spellings.clone()]))
+            .zip(&built.literals)
+            .map(|(folded, spellings)| (folded.to_vec(), &built.variants[spellings.clone()]))
             .collect();
-        assert_eq!(built.len(), sorted.len());
-        for ((folded, variants), (key, wanted)) in built.iter().zip(&sorted) {
+        assert_eq!(grouped.len(), sorted.len());
+        for ((folded, variants), (key, wanted)) in grouped.iter().zip(&sorted) {
             assert_eq!(folded, key);
             assert_eq!(*variants, &wanted[..]);
         }
-        assert!(prefilter.folded.windows(2).all(|pair| pair[0] < pair[1]));
+        assert!(FOLDED_LITERALS.windows(2).all(|pair| pair[0] < pair[1]));
         let any_case: Vec<usize> = (0..RULE_SPECS.len())
             .filter(|&index| insensitive(index))
             .collect();
-        assert_eq!(prefilter.any_case.iter().collect::<Vec<_>>(), any_case);
+        assert_eq!(built.any_case.iter().collect::<Vec<_>>(), any_case);
+    }
+
+    /// The tables `Prefilter::new` reads are what building them from the
+    /// literal table gives (`rule_literals_table_is_current` keeps the
+    /// file equal to what the rules give; this pins what `new` makes of it).
+    #[test]
+    fn the_prefilter_reads_what_building_gives() {
+        let prefilter = Prefilter::new(RULE_SPECS);
+        let built = built_from_the_table();
+        assert_eq!(prefilter.always, built.always);
+        assert_eq!(prefilter.any_case, built.any_case);
+        let ranges: Vec<Range<usize>> = prefilter
+            .literals
+            .iter()
+            .map(|&(from, to)| usize::from(from)..usize::from(to))
+            .collect();
+        assert_eq!(ranges, built.literals);
+        let spellings: Vec<Variant> = prefilter
+            .spellings
+            .iter()
+            .map(|&(exact, boundary, rules)| Variant {
+                exact,
+                boundary,
+                rules: RuleSet(rules),
+            })
+            .collect();
+        assert_eq!(spellings, built.variants);
+        let pairs = prefilter
+            .pairs
+            .as_ref()
+            .map(|index| (index.firsts, index.pairs.to_vec(), index.order.to_vec()));
+        assert_eq!(pairs, built.pairs);
+        assert!(pairs.is_some(), "every literal has two bytes");
     }
 
     #[test]
