@@ -1,10 +1,14 @@
 //! Benchmark of the plain file work on a large `~/.claude.json`:
 //! `cargo bench --bench store` prints, for a 25 MB and a 100 MB file, a
 //! Markdown table of `list`, `get`, `add` and `remove` (undo on, as users
-//! run them), warm (the layout cache holds the file, as it does from the
-//! second command on) and cold (`MCPENV_LAYOUT_CACHE=off`: every reading
-//! validates the whole file, as the first command after another program
-//! changed it does), each run alternately with its physical limit in the same
+//! run them). The readers run three ways: trusted (the layout cache holds
+//! the file and trusts its fingerprint: the file is older than the cache's
+//! 3 s margin, so the bench waits that long after writing it, and only the
+//! parts `list` and `get` use are read), racy (the file's `ctime` is moved
+//! before each run, as another program's write would: read whole and
+//! digested, the layout from the cache) and cold (`MCPENV_LAYOUT_CACHE=off`:
+//! every reading validates the whole file, as the first command after
+//! another program changed it does). Each row runs alternately with its physical limit in the same
 //! process (`benches/support/paired.rs`): a plain read of the file for the
 //! readers, an fsync'd copy of it (`dd … conv=fsync`) for the edits. When
 //! Claude Code is installed (on PATH, or in `target/tools` where
@@ -45,6 +49,21 @@ const SIZES: [Size; 2] = [
         max_runs: 7,
     },
 ];
+
+/// How a reader's row finds the layout cache.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    /// The file older than the margin and verified: its parts read alone.
+    Trusted,
+    /// The file just touched: read whole and digested.
+    Racy,
+    /// `MCPENV_LAYOUT_CACHE=off`: read whole and validated.
+    Off,
+}
+
+/// A little more than the layout cache's margin: how old a file must be
+/// for its fingerprint to be trusted.
+const MARGIN: std::time::Duration = std::time::Duration::from_millis(3200);
 
 /// The readers' target: at most twice a plain read of the file.
 const READ_TARGET: f64 = 2.0;
@@ -95,7 +114,7 @@ const EDITS: [Edit; 5] = [
 fn main() {
     let claude = find_claude();
     println!(
-        "Benchmark: `~/.claude.json` of 2000 and 8000 projects x 75 history entries, each row run alternately with its limit, {} cores\n",
+        "Benchmark: `~/.claude.json` of 2000 and 8000 projects x 75 history entries, each row run alternately with its limit, {} cores. Readers: trusted = the file older than the layout cache's 3 s margin (the bench waits), only the parts used read; racy = the file's ctime moved before each run, read whole and digested; cache off = read whole and validated.\n",
         std::thread::available_parallelism().map_or(1, usize::from)
     );
     paired::header();
@@ -182,18 +201,52 @@ fn bench_size(
         )
     };
 
-    for (label, args, warm) in [
-        ("mcpenv list", &["list"][..], true),
-        ("mcpenv list, cache off", &["list"][..], false),
-        ("mcpenv get local-db", &["get", "local-db"], true),
+    // Trusted rows need a file older than the cache's margin (3 s); their
+    // warm-up run verifies it and records it as trusted.
+    std::thread::sleep(MARGIN);
+    // A racy file: its `ctime` moved (the bytes kept) before each run.
+    let touch = || {
+        std::fs::File::options()
+            .write(true)
+            .open(&claude_json)
+            .and_then(|file| file.set_modified(std::time::SystemTime::now()))
+            .unwrap();
+    };
+    for (label, args, way) in [
+        ("mcpenv list, trusted", &["list"][..], Way::Trusted),
+        (
+            "mcpenv get local-db, trusted",
+            &["get", "local-db"],
+            Way::Trusted,
+        ),
+        ("mcpenv list, racy (digest)", &["list"][..], Way::Racy),
+        (
+            "mcpenv get local-db, racy (digest)",
+            &["get", "local-db"],
+            Way::Racy,
+        ),
+        ("mcpenv list, cache off", &["list"][..], Way::Off),
         (
             "mcpenv get local-db, cache off",
             &["get", "local-db"],
-            false,
+            Way::Off,
         ),
     ] {
-        let subject = if warm { mcpenv(args) } else { cold(args) };
-        let (subjects, limits) = paired::paired(runs, || subject.once(), || read.once(), || {});
+        let subject = if way == Way::Off {
+            cold(args)
+        } else {
+            mcpenv(args)
+        };
+        let (subjects, limits) = paired::paired(
+            runs,
+            || subject.once(),
+            || read.once(),
+            || {
+                if way == Way::Racy {
+                    touch();
+                }
+            },
+        );
         paired::row(
             &format!("{label}, {shown_size}"),
             &subjects,

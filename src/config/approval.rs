@@ -151,11 +151,12 @@ impl ApprovalPolicy {
 /// `.claude/settings.local.json` only in a trusted folder (or an ancestor's
 /// trust; this checks the project's own entry only).
 pub fn project_trusted(locations: &Locations) -> bool {
-    let Ok(Some(document)) =
+    let Ok(Some(claude_json)) =
         crate::config::json_files::load_claude_json(&crate::mechanics::fsx::Disk, locations)
     else {
         return false;
     };
+    let document = claude_json.lookups();
     document
         .object_at(&["projects", locations.local_key.as_str()])
         .ok()

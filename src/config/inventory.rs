@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 
 use crate::config::approval::{Approval, ApprovalPolicy};
 use crate::config::error::ConfigError;
-use crate::config::json_files::{check_project_file_size, load_claude_json, load_document_from};
+use crate::config::json_files::{
+    ClaudeJson, check_project_file_size, load_claude_json, load_document_from,
+};
 use crate::config::locate::Locations;
 use crate::config::managed_policy::{Block, Policy};
 use crate::config::model::{Field, ServerEntry};
@@ -284,7 +286,7 @@ impl Inventory {
             (!given.is_empty()).then_some(given)
         } else {
             loaded = Self::read_claude_json(locations, reads, &mut unloaded);
-            loaded.as_ref()
+            loaded.as_ref().map(ClaudeJson::lookups)
         };
         let project_path = ["projects", locations.local_key.as_str()];
 
@@ -411,7 +413,7 @@ impl Inventory {
         locations: &Locations,
         reads: &dyn Reads,
         unloaded: &mut Vec<Unloaded>,
-    ) -> Option<JsonDocument> {
+    ) -> Option<ClaudeJson> {
         let claude_scopes = vec![Scope::Local, Scope::User];
         match load_claude_json(reads, locations) {
             // Claude Code reports an empty `~/.claude.json` as corrupted and
@@ -594,7 +596,7 @@ pub fn servers_at(
 /// The members of this project's `~/.claude.json` entry that decide
 /// approvals and what is disabled, without parsing the rest of it (its
 /// `history` can be megabytes).
-fn approval_keys(
+pub(crate) fn approval_keys(
     document: &JsonDocument,
     path: &Path,
     project_path: &[&str],

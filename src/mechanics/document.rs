@@ -906,6 +906,17 @@ fn line_indent(text: &str, position: usize) -> &str {
     &line[..width]
 }
 
+/// The decoded key of the raw key `raw` (quotes included) read from a text
+/// not validated with it; `None` when it is not a JSON string.
+pub fn decode_key(raw: &str) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains(['\\', '"']) || inner.bytes().any(|byte| byte < 0x20) {
+        serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+    } else {
+        Some(Cow::Borrowed(inner))
+    }
+}
+
 fn decode_string(raw: &str) -> Cow<'_, str> {
     let inner = &raw[1..raw.len() - 1];
     if inner.contains('\\') {

@@ -13,6 +13,17 @@
 //! (worked out by [`JsonDocument::layout_after`]) goes in too, so the next
 //! command finds the file it wrote.
 //!
+//! A file read again is known first by its metadata, as git's index knows
+//! a file: each layout also keeps the fingerprint of the file whose bytes
+//! it was verified against (device, inode, size, `mtime` and `ctime` to the
+//! nanosecond) and when that was. A file whose metadata is that
+//! fingerprint, and that was older than [`MARGIN`] when verified, is taken
+//! to hold those bytes without reading them ([`Opened::trusted`]): only
+//! the parts a command uses are then read. Anything else (a racy file,
+//! changed within the margin of its verification, or another fingerprint)
+//! is read whole and digested, and a digest-confirmed hit records the new
+//! fingerprint. See `docs/src/safety/files.md` for why this is safe.
+//!
 //! The cache is never needed: a missing, unreadable, corrupt, truncated,
 //! foreign or wrong-version file is ignored and replaced, and a failure to
 //! write it is silent. It is read only when it is a regular file of this
@@ -25,6 +36,7 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -32,8 +44,9 @@ use crate::mechanics::document::{DocumentError, JsonDocument, Layout, Member};
 
 /// The first bytes of a cache file, then its format's version.
 const MAGIC: &[u8; 8] = b"mcpenvLC";
-/// Bumped whenever the format or the meaning of a layout changes.
-const VERSION: u32 = 1;
+/// Bumped whenever the format or the meaning of a layout changes (2: the
+/// fingerprint of the file each layout was verified against).
+const VERSION: u32 = 2;
 /// The digest key's size: XXH3's default secret size (its minimum is 136).
 const SECRET_BYTES: usize = 192;
 /// The layouts kept: the last few texts read or written.
@@ -51,6 +64,100 @@ pub struct Setting {
     pub write: bool,
 }
 
+/// How much older than its verification a file's `mtime` and `ctime` must
+/// be for its fingerprint to be trusted, in nanoseconds: 3 s.
+///
+/// A change of the file after the verification began sets its `ctime` (and
+/// `mtime`) to the time of the change as the file system records it, which
+/// is at most its timestamp granularity plus the kernel's coarse-clock lag
+/// (a few milliseconds) before the true time: 1 ns on ext4, XFS, btrfs,
+/// tmpfs and APFS, 1 s on ext3, HFS+ and some network file systems, 2 s
+/// for FAT's `mtime` (which has no `ctime`: Linux reports the `mtime`). So
+/// a later change always leaves `ctime` later than `verified - 2 s - lag`,
+/// and a fingerprint whose times are both older than `verified - 3 s`
+/// cannot be that of a file changed since: a change would have moved its
+/// `ctime` past that point (and no program can set `ctime` back). A file
+/// changed within the margin, even in the same tick as the verification
+/// (where its times alone cannot tell two states apart), is "racy", as git
+/// calls it, and is read and digested again; once it is older, the next
+/// digest-confirmed reading records it as trusted. What this cannot see is
+/// a wall clock set back by more than the margin, or a file server whose
+/// clock runs behind by more than the margin and a change in the same
+/// timestamp tick of a coarse file system: `MCPENV_LAYOUT_CACHE=off` is for
+/// such set-ups.
+pub const MARGIN_NANOS: i128 = 3_000_000_000;
+
+/// What a file's metadata says of it: enough to tell any change of it
+/// after its verification (together with [`MARGIN_NANOS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    device: u64,
+    inode: u64,
+    size: u64,
+    /// `mtime`, nanoseconds since the Unix epoch.
+    modified: i128,
+    /// `ctime`, nanoseconds since the Unix epoch.
+    changed: i128,
+}
+
+impl Fingerprint {
+    /// The fingerprint of the file of `metadata` (an `fstat` of the open
+    /// file); `None` where the platform gives no inode and `ctime`.
+    #[cfg(unix)]
+    pub fn of(metadata: &fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let nanos =
+            |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Some(Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            size: metadata.len(),
+            modified: nanos(metadata.mtime(), metadata.mtime_nsec()),
+            changed: nanos(metadata.ctime(), metadata.ctime_nsec()),
+        })
+    }
+
+    /// Windows has no `ctime` a program cannot set: nothing is trusted.
+    #[cfg(not(unix))]
+    pub fn of(_metadata: &fs::Metadata) -> Option<Self> {
+        None
+    }
+
+    /// The file's size.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+/// That the file of `fingerprint` held the bytes of a cache entry when it
+/// was read, the reading having begun at `at` (nanoseconds since the Unix
+/// epoch, by the wall clock): its fingerprint was the same before and
+/// after the reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verified {
+    fingerprint: Fingerprint,
+    at: i128,
+}
+
+impl Verified {
+    /// The verification of a file of `fingerprint` whose reading began at
+    /// `at`; `None` for a time before the Unix epoch.
+    pub fn new(fingerprint: Fingerprint, at: SystemTime) -> Option<Self> {
+        let since = at.duration_since(UNIX_EPOCH).ok()?;
+        Some(Self {
+            fingerprint,
+            at: i128::try_from(since.as_nanos()).ok()?,
+        })
+    }
+
+    /// Whether the file was older than the margin when verified: only then
+    /// does its fingerprint alone tell that it still holds those bytes.
+    fn trusted(&self) -> bool {
+        let limit = self.at - MARGIN_NANOS;
+        self.fingerprint.modified < limit && self.fingerprint.changed < limit
+    }
+}
+
 /// The cache file's name in mcpenv's cache directory.
 pub const FILE_NAME: &str = "claude-json-layouts";
 
@@ -64,11 +171,93 @@ struct Key {
     expand: u64,
 }
 
+/// One text the cache knows: its key, its layout, and the file it was
+/// last verified in, when that file was old enough to be trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    key: Key,
+    layout: Layout,
+    seen: Option<Verified>,
+}
+
 /// The cache file's contents.
 struct Cache {
     secret: [u8; SECRET_BYTES],
     /// Newest first.
-    entries: Vec<(Key, Layout)>,
+    entries: Vec<Entry>,
+}
+
+/// The cache as read from its file, for one reading of `~/.claude.json`.
+pub struct Opened<'a> {
+    file: &'a Path,
+    cache: Cache,
+}
+
+/// The cache in `file` (an empty one when it cannot be used).
+pub fn open(file: &Path) -> Opened<'_> {
+    Opened {
+        file,
+        cache: Cache::load(file),
+    }
+}
+
+impl Opened<'_> {
+    /// The layout of the bytes the file of `fingerprint` holds, read with
+    /// `expand`, when a cache entry was verified against a file of that
+    /// very fingerprint that was then older than the margin
+    /// ([`MARGIN_NANOS`]): the file has not changed since.
+    pub fn trusted(&self, fingerprint: &Fingerprint, expand: &[&str]) -> Option<&Layout> {
+        let expand = expand_key(expand);
+        self.cache
+            .entries
+            .iter()
+            .find(|entry| {
+                entry
+                    .seen
+                    .is_some_and(|seen| seen.fingerprint == *fingerprint)
+                    && entry.key.expand == expand
+                    && entry.key.len == fingerprint.size
+            })
+            .filter(|entry| entry.seen.is_some_and(|seen| seen.trusted()))
+            .map(|entry| &entry.layout)
+    }
+
+    /// Parses `text` as [`JsonDocument::parse_expanding`] does, with the
+    /// layout from the cache when these exact bytes were parsed before; on
+    /// a miss, the layout found goes into the cache when `keep` (a preview
+    /// leaves the cache alone, as it leaves every file). `verified`: the
+    /// text is the file's as read with that fingerprint; when the file was
+    /// old enough, a hit or a miss records it, so the next reading of the
+    /// unchanged file needs no digest.
+    pub fn parse(
+        self,
+        text: String,
+        expand: &[&str],
+        keep: bool,
+        verified: Option<Verified>,
+    ) -> Result<JsonDocument, DocumentError> {
+        let Self { file, cache } = self;
+        let key = cache.key(&[text.as_bytes()], expand);
+        let seen = verified.filter(Verified::trusted);
+        let text = match cache.find(&key) {
+            Some(entry) => match JsonDocument::from_layout(text, entry.layout.clone()) {
+                Ok(document) => {
+                    if keep && seen.is_some() && entry.seen != seen {
+                        let layout = entry.layout.clone();
+                        cache.with(key, layout, seen).save(file);
+                    }
+                    return Ok(document);
+                }
+                Err(text) => text,
+            },
+            None => text,
+        };
+        let document = JsonDocument::parse_expanding(text, expand)?;
+        if keep && let Some(layout) = document.layout() {
+            cache.with(key, layout, seen).save(file);
+        }
+        Ok(document)
+    }
 }
 
 /// Parses `text` as [`JsonDocument::parse_expanding`] does, with the layout
@@ -81,28 +270,21 @@ pub fn parse(
     expand: &[&str],
     keep: bool,
 ) -> Result<JsonDocument, DocumentError> {
-    let cache = Cache::load(file);
-    let key = cache.key(&[text.as_bytes()], expand);
-    let text = match cache.find(&key) {
-        Some(layout) => match JsonDocument::from_layout(text, layout.clone()) {
-            Ok(document) => return Ok(document),
-            Err(text) => text,
-        },
-        None => text,
-    };
-    let document = JsonDocument::parse_expanding(text, expand)?;
-    if keep && let Some(layout) = document.layout() {
-        cache.with(key, layout).save(file);
-    }
-    Ok(document)
+    open(file).parse(text, expand, keep, None)
 }
 
 /// Records that the text made of `pieces` (one an edit just wrote) is laid
-/// out as `layout`, so that the next reading of it needs no pass.
+/// out as `layout`, so that the next reading of it needs no pass. No
+/// fingerprint is recorded: the file was just written, so it is racy (its
+/// `ctime` is within the margin of now) until a reading verifies it again.
 pub fn record(file: &Path, pieces: &[&[u8]], expand: &[&str], layout: Layout) {
     let cache = Cache::load(file);
     let key = cache.key(pieces, expand);
-    cache.with(key, layout).save(file);
+    cache.with(key, layout, None).save(file);
+}
+
+fn expand_key(expand: &[&str]) -> u64 {
+    xxh3_64(expand.join("\0").as_bytes())
 }
 
 impl Cache {
@@ -137,20 +319,31 @@ impl Cache {
         Key {
             len,
             digest: hasher.digest128(),
-            expand: xxh3_64(expand.join("\0").as_bytes()),
+            expand: expand_key(expand),
         }
     }
 
-    fn find(&self, key: &Key) -> Option<&Layout> {
-        self.entries
-            .iter()
-            .find(|(known, _)| known == key)
-            .map(|(_, layout)| layout)
+    fn find(&self, key: &Key) -> Option<&Entry> {
+        self.entries.iter().find(|entry| entry.key == *key)
     }
 
-    fn with(mut self, key: Key, layout: Layout) -> Self {
-        self.entries.retain(|(known, _)| *known != key);
-        self.entries.insert(0, (key, layout));
+    /// The cache with `key` laid out as `layout` as its newest entry, last
+    /// verified as `seen` (`None`: as the entry of the same key was, if
+    /// one). A fingerprint belongs to one entry only: the newest verified.
+    fn with(mut self, key: Key, layout: Layout, seen: Option<Verified>) -> Self {
+        let seen = seen.or_else(|| self.find(&key).and_then(|entry| entry.seen));
+        self.entries.retain(|entry| entry.key != key);
+        if let Some(seen) = seen {
+            for entry in &mut self.entries {
+                if entry
+                    .seen
+                    .is_some_and(|old| old.fingerprint == seen.fingerprint)
+                {
+                    entry.seen = None;
+                }
+            }
+        }
+        self.entries.insert(0, Entry { key, layout, seen });
         self.entries.truncate(ENTRIES);
         self
     }
@@ -255,9 +448,11 @@ fn remove_stale_temporaries(dir: &Path, name: &str) {
     }
 }
 
-/// The file's bytes: magic, version, secret, entries, then an XXH3-64
-/// checksum of all that. Numbers are little-endian; a layout's offsets are
-/// LEB128 varints, each relative to the one before.
+/// The file's bytes: magic, version, secret, entries (key, then a 0 byte,
+/// or a 1 byte and the fingerprint and time of its verification, then the
+/// layout), then an XXH3-64 checksum of all that. Numbers are
+/// little-endian; a layout's offsets are LEB128 varints, each relative to
+/// the one before.
 fn encode(cache: &Cache) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
@@ -266,11 +461,24 @@ fn encode(cache: &Cache) -> Vec<u8> {
     let entries: Vec<Vec<u8>> = cache
         .entries
         .iter()
-        .filter_map(|(key, layout)| {
+        .filter_map(|Entry { key, layout, seen }| {
             let mut entry = Vec::new();
             entry.extend_from_slice(&key.len.to_le_bytes());
             entry.extend_from_slice(&key.digest.to_le_bytes());
             entry.extend_from_slice(&key.expand.to_le_bytes());
+            match seen {
+                None => entry.push(0),
+                Some(seen) => {
+                    entry.push(1);
+                    let print = &seen.fingerprint;
+                    entry.extend_from_slice(&print.device.to_le_bytes());
+                    entry.extend_from_slice(&print.inode.to_le_bytes());
+                    entry.extend_from_slice(&print.size.to_le_bytes());
+                    entry.extend_from_slice(&print.modified.to_le_bytes());
+                    entry.extend_from_slice(&print.changed.to_le_bytes());
+                    entry.extend_from_slice(&seen.at.to_le_bytes());
+                }
+            }
             encode_layout(&mut entry, layout).map(|()| entry)
         })
         .collect();
@@ -338,11 +546,29 @@ fn decode(bytes: &[u8]) -> Option<Cache> {
     let mut entries = Vec::new();
     for _ in 0..count {
         let key = Key {
-            len: u64::from_le_bytes(input.take(8)?.try_into().ok()?),
-            digest: u128::from_le_bytes(input.take(16)?.try_into().ok()?),
-            expand: u64::from_le_bytes(input.take(8)?.try_into().ok()?),
+            len: input.u64()?,
+            digest: input.u128()?,
+            expand: input.u64()?,
         };
-        entries.push((key, input.layout()?));
+        let seen = match input.take(1)? {
+            [0] => None,
+            [1] => Some(Verified {
+                fingerprint: Fingerprint {
+                    device: input.u64()?,
+                    inode: input.u64()?,
+                    size: input.u64()?,
+                    modified: input.u128()?.cast_signed(),
+                    changed: input.u128()?.cast_signed(),
+                },
+                at: input.u128()?.cast_signed(),
+            }),
+            _ => return None,
+        };
+        entries.push(Entry {
+            key,
+            layout: input.layout()?,
+            seen,
+        });
     }
     (input.at == body.len()).then_some(Cache { secret, entries })
 }
@@ -357,6 +583,14 @@ impl Input<'_> {
         let taken = self.bytes.get(self.at..self.at.checked_add(count)?)?;
         self.at += count;
         Some(taken)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn u128(&mut self) -> Option<u128> {
+        Some(u128::from_le_bytes(self.take(16)?.try_into().ok()?))
     }
 
     fn varint(&mut self) -> Option<u64> {
@@ -427,11 +661,96 @@ mod tests {
             r#"{"p": {"x": [1], "y": {"z": 2}}, "b": "é"}"#,
         ] {
             let key = cache.key(&[text.as_bytes()], &["p"]);
-            cache = cache.with(key, layout_of(text));
+            cache = cache.with(key, layout_of(text), None);
         }
         let back = decode(&encode(&cache)).unwrap();
         assert_eq!(back.secret, cache.secret);
         assert_eq!(back.entries, cache.entries);
+    }
+
+    fn fingerprint(inode: u64, modified: i128, changed: i128) -> Fingerprint {
+        Fingerprint {
+            device: 7,
+            inode,
+            size: 15,
+            modified,
+            changed,
+        }
+    }
+
+    #[test]
+    fn a_fingerprint_is_trusted_only_when_older_than_the_margin() {
+        let at = 100 * MARGIN_NANOS;
+        let seen = |modified, changed| Verified {
+            fingerprint: fingerprint(1, modified, changed),
+            at,
+        };
+        assert!(seen(at - MARGIN_NANOS - 1, at - MARGIN_NANOS - 1).trusted());
+        assert!(!seen(at - MARGIN_NANOS, at - MARGIN_NANOS - 1).trusted());
+        assert!(!seen(at - MARGIN_NANOS - 1, at - MARGIN_NANOS).trusted());
+        // A file from the future (the clock was set back) is racy.
+        assert!(!seen(at - MARGIN_NANOS - 1, at + 1).trusted());
+    }
+
+    #[test]
+    fn a_trusted_layout_is_found_by_its_fingerprint_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(FILE_NAME);
+        let text = r#"{"p": {"x": 1}}"#;
+        let old = fingerprint(1, 10, 10);
+        let verified = Verified {
+            fingerprint: old,
+            at: 10 + MARGIN_NANOS + 1,
+        };
+        open(&file)
+            .parse(text.to_string(), &["p"], true, Some(verified))
+            .unwrap();
+        let opened = open(&file);
+        assert_eq!(opened.trusted(&old, &["p"]), Some(&layout_of(text)));
+        assert_eq!(opened.trusted(&old, &[]), None);
+        for other in [
+            fingerprint(2, 10, 10),
+            fingerprint(1, 11, 10),
+            fingerprint(1, 10, 11),
+            Fingerprint { size: 16, ..old },
+            Fingerprint { device: 8, ..old },
+        ] {
+            assert_eq!(opened.trusted(&other, &["p"]), None);
+        }
+        // Racy when verified: recorded nowhere, so never trusted.
+        let racy = Verified {
+            fingerprint: fingerprint(3, 10, 10),
+            at: 10 + MARGIN_NANOS,
+        };
+        open(&file)
+            .parse(r#"{"p": {"y": 2}}"#.to_string(), &["p"], true, Some(racy))
+            .unwrap();
+        assert_eq!(open(&file).trusted(&racy.fingerprint, &["p"]), None);
+        // The same fingerprint verified with other bytes moves to them.
+        let moved = Verified {
+            at: verified.at + 1,
+            ..verified
+        };
+        let other = r#"{"p": {"z": 3}}"#;
+        open(&file)
+            .parse(other.to_string(), &["p"], true, Some(moved))
+            .unwrap();
+        let opened = open(&file);
+        assert_eq!(opened.trusted(&old, &["p"]), Some(&layout_of(other)));
+        assert_eq!(
+            opened
+                .cache
+                .entries
+                .iter()
+                .filter(|entry| entry.seen.is_some())
+                .count(),
+            1
+        );
+        // An edit's record keeps what was verified of the same bytes.
+        let key = opened.cache.key(&[other.as_bytes()], &["p"]);
+        record(&file, &[other.as_bytes()], &["p"], layout_of(other));
+        let opened = open(&file);
+        assert_eq!(opened.cache.find(&key).unwrap().seen, Some(moved));
     }
 
     #[test]
@@ -439,7 +758,12 @@ mod tests {
         let mut cache = Cache::fresh();
         let text = r#"{"p": {"x": 1}}"#;
         let key = cache.key(&[text.as_bytes()], &["p"]);
-        cache = cache.with(key, layout_of(text));
+        let seen = Verified {
+            fingerprint: fingerprint(1, -5, 1 << 70),
+            at: 3,
+        };
+        cache = cache.with(key, layout_of(text), Some(seen));
+        assert_eq!(decode(&encode(&cache)).unwrap().entries, cache.entries);
         let bytes = encode(&cache);
         for cut in 0..bytes.len() {
             assert!(decode(&bytes[..cut]).is_none(), "cut at {cut}");
