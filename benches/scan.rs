@@ -16,6 +16,8 @@
 //!
 //! `cargo bench --bench scan` runs both; `cargo bench --bench scan -- scan`
 //! or `-- dotenv` one of them. `MCPENV_BENCH_RUNS` sets the runs (default 9).
+//! `MCPENV_BENCH_CORPUS=DIR` writes the scan's corpus into `DIR` and stops
+//! (to profile a build on it: `valgrind --tool=callgrind mcpenv scan --json DIR`).
 
 use std::path::Path;
 
@@ -27,6 +29,10 @@ mod paired;
 use paired::{Run, paired};
 
 fn main() {
+    if let Some(dir) = std::env::var_os("MCPENV_BENCH_CORPUS") {
+        write_corpus(Path::new(&dir));
+        return;
+    }
     let runs = paired::runs(9);
     let wanted: Vec<String> = std::env::args()
         .skip(1)
@@ -49,12 +55,9 @@ fn main() {
     }
 }
 
-/// `mcpenv scan` of the corpus, against reading it and against gitleaks.
-fn scan(root: &Path, mcpenv: &Path, runs: usize) {
-    let dir = root.join("corpus");
-    let home = root.join("scan-home");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::create_dir_all(&home).unwrap();
+/// Writes the 2,000 generated configs into `dir`: their paths and size.
+fn write_corpus(dir: &Path) -> (Vec<String>, usize) {
+    std::fs::create_dir_all(dir).unwrap();
     let mut bytes = 0;
     let mut files = Vec::new();
     for (index, file) in corpus::config_files(2000, 1).iter().enumerate() {
@@ -63,6 +66,15 @@ fn scan(root: &Path, mcpenv: &Path, runs: usize) {
         std::fs::write(&path, file).unwrap();
         files.push(path.display().to_string());
     }
+    (files, bytes)
+}
+
+/// `mcpenv scan` of the corpus, against reading it and against gitleaks.
+fn scan(root: &Path, mcpenv: &Path, runs: usize) {
+    let dir = root.join("corpus");
+    let home = root.join("scan-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let (files, bytes) = write_corpus(&dir);
     let megabytes = bytes as f64 / 1e6;
     // Exit 1: the planted secrets are found.
     let scan = Run::new(mcpenv, &["scan", "--json", &dir.display().to_string()])

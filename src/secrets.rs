@@ -213,7 +213,16 @@ pub fn rules() -> &'static [Rule] {
 /// position; one finding per (field, span) and no two overlapping in the
 /// same string.
 pub fn scan_entry(entry: &ServerEntry) -> Vec<Finding> {
-    let mut scanner = Scanner::default();
+    // Entries repeat their values (a scan of a tree, of many projects).
+    scan_entry_remembering(entry, true)
+}
+
+/// [`scan_entry`], with what strings say remembered or not.
+fn scan_entry_remembering(entry: &ServerEntry, remember: bool) -> Vec<Finding> {
+    let mut scanner = Scanner {
+        remember,
+        ..Scanner::default()
+    };
     for (key, value) in entry.fields() {
         match (key.as_str(), value) {
             ("command", Value::String(command)) => scanner.command(command),
@@ -236,7 +245,7 @@ pub fn scan_env_value(name: &str, value: &str) -> Vec<Finding> {
 }
 
 /// A possible secret in one string, before overlaps are resolved.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Candidate {
     tier: Tier,
     rule: &'static str,
@@ -251,13 +260,16 @@ struct Scanner {
     /// Reused for every string so a clean string allocates nothing.
     candidates: Vec<Candidate>,
     findings: Vec<Finding>,
+    /// Whether what a string says is remembered per string (see [`Memo`]):
+    /// for entries, not for a `.env`'s lines, read once each.
+    remember: bool,
 }
 
 impl Scanner {
     fn command(&mut self, command: &str) {
         let text = capped(command);
         self.candidates.clear();
-        scan_tokens(text, &mut self.candidates);
+        text_candidates(text, false, self.remember, &mut self.candidates);
         self.emit(text, |_| Field::Command);
     }
 
@@ -275,8 +287,7 @@ impl Scanner {
             };
             let text = capped(arg);
             self.candidates.clear();
-            scan_tokens(text, &mut self.candidates);
-            scan_url_parts(text, &mut self.candidates);
+            text_candidates(text, true, self.remember, &mut self.candidates);
             let is_flag = text.starts_with('-')
                 && !is_number(text)
                 // `--api-key -T9wY…`: a random value may start with `-`.
@@ -339,32 +350,20 @@ impl Scanner {
     }
 
     fn env_value(&mut self, key: &str, value: &str) {
-        {
-            let text = capped(value);
-            self.candidates.clear();
-            scan_tokens(text, &mut self.candidates);
-            scan_url_parts(text, &mut self.candidates);
-            // A name only speaks for values no rule explains. `Bearer …`
-            // is a credential whatever the name (`AUTH_HEADER` for
-            // mcp-remote's `--header "Authorization:${AUTH_HEADER}"`).
-            if self.candidates.is_empty() {
-                if let Some(span) = schemed_credential(text) {
-                    self.push(Tier::Context, AUTH_HEADER, span);
-                } else if let Some(span) = connection_string_password(text) {
-                    self.push(Tier::Context, GENERIC_SECRET, span);
-                } else if let Some((rule, span)) = name_gated(key, text) {
-                    self.push(Tier::Generic, rule, span);
-                }
-            }
-            self.emit(text, |_| Field::Env(key.to_string()));
+        let text = capped(value);
+        self.candidates.clear();
+        if self.remember {
+            env_candidates(key, text, &mut self.candidates);
+        } else {
+            env_candidates_of(key, text, false, &mut self.candidates);
         }
+        self.emit(text, |_| Field::Env(key.to_string()));
     }
 
     fn url(&mut self, url: &str) {
         let text = capped(url);
         self.candidates.clear();
-        scan_tokens(text, &mut self.candidates);
-        scan_url_parts(text, &mut self.candidates);
+        text_candidates(text, true, self.remember, &mut self.candidates);
         let parts = UrlParts::parse(text);
         self.emit(text, |span| match &parts {
             Some(parts) => parts.field_of(text, span),
@@ -379,7 +378,7 @@ impl Scanner {
             };
             let text = capped(value);
             self.candidates.clear();
-            scan_tokens(text, &mut self.candidates);
+            text_candidates(text, false, self.remember, &mut self.candidates);
             if name.eq_ignore_ascii_case("authorization")
                 || name.eq_ignore_ascii_case("proxy-authorization")
             {
@@ -464,6 +463,147 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
 /// The first [`MAX_SCAN_BYTES`] of a string, cut at a character boundary.
 fn capped(text: &str) -> &str {
     &text[..text.floor_char_boundary(MAX_SCAN_BYTES)]
+}
+
+/// Values remembered per thread in each memo, at most; later ones are
+/// worked out each time (a hostile tree's million values cannot grow it).
+const MEMO_ENTRIES: usize = 1 << 14;
+
+/// Longest value remembered (with the entries above, at most 4 MiB of
+/// text a thread in each memo); longer ones are worked out each time.
+const MEMO_BYTES: usize = 256;
+
+/// What pure functions of a string gave, worked out once per distinct
+/// string on each thread, for entries: configs repeat the same values (`npx`, a
+/// package, a path, `${VAR}`, `NODE_ENV=production`) in entry after entry
+/// and file after file.
+struct Memo<V>(std::collections::HashMap<Box<str>, V, foldhash::fast::RandomState>);
+
+impl<V> Default for Memo<V> {
+    fn default() -> Self {
+        Self(std::collections::HashMap::default())
+    }
+}
+
+impl<V> Memo<V> {
+    /// `then` applied to what `work` gives for `key`: remembered from the
+    /// first time while the memo has room, else worked out again.
+    fn with<R>(
+        &mut self,
+        key: &str,
+        work: impl FnOnce() -> V,
+        then: impl FnOnce(&mut V) -> R,
+    ) -> R {
+        if let Some(known) = self.0.get_mut(key) {
+            return then(known);
+        }
+        let mut value = work();
+        let result = then(&mut value);
+        if self.0.len() < MEMO_ENTRIES {
+            self.0.insert(key.into(), value);
+        }
+        result
+    }
+}
+
+/// What a string's text alone says: the candidates of the token rules, and
+/// of its URL parts when it is read as a URL (`None` until first asked).
+struct TextVerdict {
+    tokens: Box<[Candidate]>,
+    url_parts: Option<Box<[Candidate]>>,
+}
+
+thread_local! {
+    static TEXT_MEMO: std::cell::RefCell<Memo<TextVerdict>> = std::cell::RefCell::default();
+    /// The candidates of an env value under its name, keyed by the name,
+    /// a NUL and the value (the key is built in the `String` beside it).
+    static ENV_MEMO: std::cell::RefCell<(Memo<Box<[Candidate]>>, String)> =
+        std::cell::RefCell::default();
+}
+
+/// Adds to `out` the candidates of the token rules in `text`, then, when
+/// `url_parts`, those of its URL parts: what [`scan_tokens`] and
+/// [`scan_url_parts`] push, in that order, remembered per string when
+/// `remember`.
+fn text_candidates(text: &str, url_parts: bool, remember: bool, out: &mut Vec<Candidate>) {
+    if !remember || text.len() < MIN_RULE_MATCH || text.len() > MEMO_BYTES {
+        scan_tokens(text, out);
+        if url_parts {
+            scan_url_parts(text, out);
+        }
+        return;
+    }
+    let work = || {
+        let mut tokens = Vec::new();
+        scan_tokens(text, &mut tokens);
+        TextVerdict {
+            tokens: tokens.into_boxed_slice(),
+            url_parts: None,
+        }
+    };
+    TEXT_MEMO.with_borrow_mut(|memo| {
+        memo.with(text, work, |verdict| {
+            out.extend_from_slice(&verdict.tokens);
+            if url_parts {
+                let parts = verdict.url_parts.get_or_insert_with(|| {
+                    let mut parts = Vec::new();
+                    scan_url_parts(text, &mut parts);
+                    parts.into_boxed_slice()
+                });
+                out.extend_from_slice(parts);
+            }
+        });
+    });
+}
+
+/// Adds to `out` the candidates of `text` as the value of the env variable
+/// `name`, remembered per pair (see [`env_candidates_of`]).
+fn env_candidates(name: &str, text: &str, out: &mut Vec<Candidate>) {
+    // A name holding a NUL would make two pairs one key.
+    if name.len() + text.len() > MEMO_BYTES || name.contains('\0') {
+        env_candidates_of(name, text, true, out);
+        return;
+    }
+    let work = || {
+        let mut found = Vec::new();
+        env_candidates_of(name, text, true, &mut found);
+        found.into_boxed_slice()
+    };
+    ENV_MEMO.with_borrow_mut(|(memo, key)| {
+        key.clear();
+        key.push_str(name);
+        key.push('\0');
+        key.push_str(text);
+        memo.with(key, work, |found| out.extend_from_slice(found));
+    });
+}
+
+/// The candidates of `text` as the value of the env variable `name`: the
+/// token rules and URL parts, else a scheme's credential, a connection
+/// string's password, or what the name says.
+fn env_candidates_of(name: &str, text: &str, remember: bool, out: &mut Vec<Candidate>) {
+    let before = out.len();
+    text_candidates(text, true, remember, out);
+    // A name only speaks for values no rule explains. `Bearer …` is a
+    // credential whatever the name (`AUTH_HEADER` for mcp-remote's
+    // `--header "Authorization:${AUTH_HEADER}"`).
+    if out.len() == before {
+        let (tier, rule, span) = if let Some(span) = schemed_credential(text) {
+            (Tier::Context, AUTH_HEADER, span)
+        } else if let Some(span) = connection_string_password(text) {
+            (Tier::Context, GENERIC_SECRET, span)
+        } else if let Some((rule, span)) = name_gated(name, text) {
+            (Tier::Generic, rule, span)
+        } else {
+            return;
+        };
+        out.push(Candidate {
+            tier,
+            rule,
+            span,
+            decoy: false,
+        });
+    }
 }
 
 /// Runs every token rule over `text` whose literal it holds (one pass of
@@ -1155,8 +1295,9 @@ const NAME_MEMO_ENTRIES: usize = 1 << 12;
 const NAME_MEMO_BYTES: usize = 64;
 
 thread_local! {
-    static NAME_MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, NameVerdict>> =
-        std::cell::RefCell::default();
+    static NAME_MEMO: std::cell::RefCell<
+        std::collections::HashMap<Box<str>, NameVerdict, foldhash::fast::RandomState>,
+    > = std::cell::RefCell::default();
 }
 
 fn name_verdict(name: &str) -> NameVerdict {
@@ -2119,6 +2260,12 @@ fn github_checksum_holds(rule: &str, token: &str) -> bool {
 /// `0`, `z` to `0`) at least three long, and the words people put in
 /// made-up values. A random string has almost none of these.
 fn is_filler(value: &str) -> bool {
+    filler_walk(value, true)
+}
+
+/// [`is_filler`], stopping as soon as the answer is no when `stop_early`
+/// (else every byte is walked: the reference the tests hold it to).
+fn filler_walk(value: &str, stop_early: bool) -> bool {
     let mut buffer = [0u8; 1024];
     // Longer than anyone types filler by hand.
     let Some(chars) = folded_alnum(value, &mut buffer) else {
@@ -2144,23 +2291,29 @@ fn is_filler(value: &str) -> bool {
             .count();
         1 + up.max(down).max(same)
     };
-    let mut covered = 0;
+    // Each step covers what it passes or leaves one byte uncovered, and
+    // the value is filler when at least 70% is covered, at most 30% left
+    // uncovered: the answer is no as soon as more is (a random value,
+    // after a third of its bytes).
+    let mut uncovered = 0;
     let mut at = 0;
     while at < len {
         if let Some(word) = filler_word_at(&chars[at..]) {
-            covered += word.len();
             at += word.len();
             continue;
         }
         let run = run_from(at);
         if run >= 3 {
-            covered += run;
             at += run;
         } else {
+            uncovered += 1;
+            if stop_early && uncovered * 10 > len * 3 {
+                return false;
+            }
             at += 1;
         }
     }
-    covered * 10 >= len * 7
+    uncovered * 10 <= len * 3
 }
 
 /// The words people put in made-up values, folded to lower case.
@@ -3309,6 +3462,133 @@ mod tests {
                 proptest::prop_assert_eq!(&text[finding.span.clone()], finding.secret.as_str());
             }
         }
+    }
+
+    /// What [`text_candidates`] adds, worked out without the memo.
+    fn candidates_unremembered(text: &str, url_parts: bool) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        scan_tokens(text, &mut out);
+        if url_parts {
+            scan_url_parts(text, &mut out);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn is_filler_stopping_early_agrees_with_walking_all(
+            value in "(your|here|token|key|api|x{1,6}|0123|abc|zyx|[A-Za-z0-9]{1,4}|[-_ .]){0,24}",
+        ) {
+            proptest::prop_assert_eq!(is_filler(&value), filler_walk(&value, false));
+        }
+
+        /// The memo hands back what working the string out gives, the first
+        /// time and the next, read as a URL or not, in either order.
+        #[test]
+        fn remembered_candidates_are_the_worked_out_ones(
+            prefix in proptest::sample::select(vec![
+                "", "ghp_", "sk-ant-api03-", "postgres://u:", "https://a:b@h/?api_key=",
+                "https://h/?token=", "xoxb-", "AKIA", "eyJ", "Bearer ",
+            ]),
+            body in "(\\PC|[A-Za-z0-9+/=_-]){0,80}",
+            url_first in proptest::bool::ANY,
+        ) {
+            let text = format!("{prefix}{body}");
+            for url_parts in [url_first, !url_first, url_first] {
+                let mut out = vec![Candidate {
+                    tier: Tier::Generic,
+                    rule: "before",
+                    span: 0..0,
+                    decoy: false,
+                }];
+                text_candidates(&text, url_parts, true, &mut out);
+                let mut expected = out[..1].to_vec();
+                expected.extend(candidates_unremembered(&text, url_parts));
+                proptest::prop_assert_eq!(out, expected);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Whole entries: what the memos hand back is what working every
+        /// string out finds, the first time a value is met and the next.
+        #[test]
+        fn remembering_finds_what_working_out_finds(
+            name in proptest::sample::select(vec![
+                "API_KEY", "DB_PASSWORD", "HOME", "AWS_SECRET_ACCESS_KEY", "X-Api-Key",
+                "Authorization", "PIN", "NODE_ENV",
+            ]),
+            prefix in proptest::sample::select(vec![
+                "", "Bearer ", "ghp_", "postgres://u:", "https://h/?api_key=", "Server=x;Password=",
+                "--token=", "AKIA", "xoxb-",
+            ]),
+            body in "[A-Za-z0-9+/=_-]{0,48}",
+        ) {
+            let value = format!("{prefix}{body}");
+            let entry = ServerEntry::from_value(json!({
+                "command": value,
+                "args": ["--api-key", value, format!("{name}={value}")],
+                "env": {name: value, "OTHER": value},
+                "url": value,
+                "headers": {name: value},
+            }));
+            let expected = scan_entry_remembering(&entry, false);
+            for _ in 0..2 {
+                proptest::prop_assert_eq!(scan_entry(&entry), expected.clone());
+            }
+        }
+    }
+
+    #[test]
+    fn a_name_with_a_nul_is_not_taken_for_another_pair() {
+        // `A\0` + `ghp_…` and `A` + `\0ghp_…` would make the same key.
+        let token = format!(
+            "ghp_{}",
+            "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5".get(..36).unwrap()
+        );
+        for (name, value) in [
+            ("API_KEY\0", token.clone()),
+            ("API_KEY", format!("\0{token}")),
+        ] {
+            let entry = ServerEntry::from_value(json!({"command": "x", "env": {name: value}}));
+            assert_eq!(scan_entry(&entry), scan_entry_remembering(&entry, false));
+        }
+    }
+
+    #[test]
+    fn is_filler_edge_cases_agree_with_walking_all() {
+        let token = "ghp_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5";
+        for value in [
+            "",
+            "abcde",
+            "abcdef",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "your-api-key-here",
+            "abcdefQ7zR2",
+            "ab1Q7zR2abcdefghijklmnop",
+            "yourtokenhereZZ9q",
+            token,
+        ] {
+            assert_eq!(is_filler(value), filler_walk(value, false), "{value}");
+        }
+        let long = "a1".repeat(600);
+        assert_eq!(is_filler(&long), filler_walk(&long, false));
+    }
+
+    #[test]
+    fn the_text_memo_is_bounded_and_long_strings_skip_it() {
+        let long = format!("{}{GHP}", "a ".repeat(MEMO_BYTES));
+        let mut out = Vec::new();
+        text_candidates(&long, true, true, &mut out);
+        assert_eq!(out, candidates_unremembered(&long, true));
+        assert!(TEXT_MEMO.with_borrow(|memo| !memo.0.contains_key(long.as_str())));
+        for index in 0..MEMO_ENTRIES + 10 {
+            let text = format!("https://h/{index}?token={GHP}");
+            let mut out = Vec::new();
+            text_candidates(&text, true, true, &mut out);
+            assert_eq!(out, candidates_unremembered(&text, true), "{text}");
+        }
+        assert!(TEXT_MEMO.with_borrow(|memo| memo.0.len()) <= MEMO_ENTRIES);
     }
 
     #[test]
