@@ -25,7 +25,7 @@ use crate::mechanics::diff::FileChange;
 use crate::mechanics::document::{JsonDocument, Splice, Step};
 use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
-use crate::mechanics::journal::Owner;
+use crate::mechanics::journal::{Digests, Owner};
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1119,26 +1119,44 @@ fn write_config<E: From<ConfigError>>(
             check_project_file_size(path, size as u64)?;
         }
         let before = existed.then(|| document.text());
-        temporary.write(&pieces).map_err(write_error)?;
-        let committed = temporary.commit(|temporary| {
-            let unchanged = match &snapshot {
-                Some(snapshot) => {
-                    snapshot.unchanged_at(&resolved, document.text().as_bytes(), temporary)
-                }
-                None => fsx::unchanged_bytes(&resolved, None),
-            };
-            match (unchanged, &snapshot) {
-                (Ok(true), Some(snapshot)) => {
-                    // The undo copy: the old inode itself, linked before
-                    // the rename takes its name away.
-                    edit.before_replacing(&resolved, snapshot.stamp());
-                    Ok(())
-                }
-                (Ok(true), None) => Ok(()),
-                _ => Err(Changed),
-            }
+        // The undo journal's digests of the old and the new bytes, worked
+        // out on a second thread while this one writes the temporary file
+        // and waits for the disk (its `fsync`, then the directory's): the
+        // edit does not wait for two more passes over the file. Wasted
+        // only when the file changed meanwhile and the edit is redone; a
+        // thread that cannot be had leaves them to the journal.
+        let (written, digests) = std::thread::scope(|scope| {
+            let digests = edit
+                .wants_digests()
+                .then(|| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, || Digests::of(before.map(str::as_bytes), &pieces))
+                        .ok()
+                })
+                .flatten();
+            let written = temporary.write(&pieces).map(|()| {
+                temporary.commit(|temporary| {
+                    let unchanged = match &snapshot {
+                        Some(snapshot) => {
+                            snapshot.unchanged_at(&resolved, document.text().as_bytes(), temporary)
+                        }
+                        None => fsx::unchanged_bytes(&resolved, None),
+                    };
+                    match (unchanged, &snapshot) {
+                        (Ok(true), Some(snapshot)) => {
+                            // The undo copy: the old inode itself, linked
+                            // before the rename takes its name away.
+                            edit.before_replacing(&resolved, snapshot.stamp());
+                            Ok(())
+                        }
+                        (Ok(true), None) => Ok(()),
+                        _ => Err(Changed),
+                    }
+                })
+            });
+            (written, digests.and_then(|digests| digests.join().ok()))
         });
-        let committed = match committed {
+        let committed = match written.map_err(write_error)? {
             Ok(Ok(committed)) => committed,
             Ok(Err(Changed)) => continue,
             Err(error) => {
@@ -1176,7 +1194,7 @@ fn write_config<E: From<ConfigError>>(
                 Owner::User
             }
         });
-        edit.written_as(&resolved, before, &pieces, owner);
+        edit.written_as(&resolved, before, &pieces, owner, digests);
         // The layout of what was written, for the next command: worked out
         // from the change, the new bytes only digested.
         if exact

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use crate::mechanics::diff::FileChange;
 use crate::mechanics::document::JsonDocument;
 use crate::mechanics::fsx::{self, EditLock, NewMode, Reads, Stamp, TextEditError};
-use crate::mechanics::journal::{self, Journal, Place};
+use crate::mechanics::journal::{self, Digests, Journal, Place};
 
 /// An edit session: a cheap handle, cloned along with the context that
 /// owns it (the clones are the same session).
@@ -316,22 +316,31 @@ impl Edit {
     /// of `after`. A journal that cannot keep the copy does not fail the
     /// edit, which is made already; [`Edit::finish`] says so.
     pub fn written(&self, resolved: &Path, before: Option<&str>, after: &[&[u8]]) {
-        self.written_as(resolved, before, after, None);
+        self.written_as(resolved, before, after, None, None);
     }
 
     /// [`Edit::written`] by a writer that knows whose the change is
-    /// (`owner`; `None`: the journal finds out from the bytes).
+    /// (`owner`; `None`: the journal finds out from the bytes) and may
+    /// have worked out the journal's [`Digests`] of `before` and `after`
+    /// already (`None`: the journal works them out).
     pub fn written_as(
         &self,
         resolved: &Path,
         before: Option<&str>,
         after: &[&[u8]],
         owner: Option<journal::Owner>,
+        digests: Option<Digests>,
     ) {
         if let Mode::Record { journal, state_dir } = &mut *self.mode() {
             let _lock = journal_lock(state_dir);
-            journal.keep_owned(resolved, before, after, owner);
+            journal.keep_digested(resolved, before, after, owner, digests);
         }
+    }
+
+    /// Whether [`Edit::written_as`] would use [`Digests`] worked out
+    /// ahead: the session records, and its journal still keeps copies.
+    pub fn wants_digests(&self) -> bool {
+        matches!(&*self.mode(), Mode::Record { journal, .. } if journal.keeps_copies())
     }
 
     /// Keeps no copies of this edit's files for undo, for `reason` (the old

@@ -463,6 +463,10 @@ impl AtomicWrite {
         for piece in pieces {
             file.write_all(piece)?;
         }
+        // Needed before the rename: without it a crash (power loss, not a
+        // kill) can leave the file's name on an inode whose data never
+        // reached the disk, an empty or partial file where the old one
+        // was.
         file.sync_all()
     }
 
@@ -482,6 +486,9 @@ impl AtomicWrite {
             .persist(&self.path)
             .map_err(|error| error.error)?;
         let renamed = Stamp::of(&file.metadata()?);
+        // Needed before the edit is reported: until the directory is
+        // synced, a crash can bring the old file back after mcpenv said
+        // it wrote the new one.
         os::sync_directory(&directory)?;
         Ok(Ok(Committed { written, renamed }))
     }

@@ -200,6 +200,27 @@ pub fn digest(pieces: &[&[u8]]) -> String {
     format!("{:032x}", hasher.digest128())
 }
 
+/// The digests the journal keeps of one write of a file: of the bytes it
+/// held before (`None`: it did not exist) and of the bytes written. What
+/// [`Journal::keep_owned`] works out itself when not given them; a writer
+/// with a core to spare works them out while its write waits on the disk
+/// (`fsync`), so that the edit does not wait for two passes over the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digests {
+    before: Option<String>,
+    after: String,
+}
+
+impl Digests {
+    /// The digests of `before` and of the concatenation of `after`.
+    pub fn of(before: Option<&[u8]>, after: &[&[u8]]) -> Self {
+        Self {
+            before: before.map(|bytes| digest(&[bytes])),
+            after: digest(after),
+        }
+    }
+}
+
 /// The journal's directory in mcpenv's state directory.
 pub fn root(state_dir: &Path) -> PathBuf {
     state_dir.join("undo")
@@ -350,6 +371,13 @@ impl Journal {
         self.keep_owned(resolved, before, after, None);
     }
 
+    /// Whether this edit still keeps copies: not forgone, and none failed
+    /// to be kept. Digests worked out ahead for it ([`Digests`]) are
+    /// otherwise wasted.
+    pub fn keeps_copies(&self) -> bool {
+        self.problem.is_none() && self.forgone.is_none()
+    }
+
     /// Keeps what `resolved` held before it was removed (an undo removes
     /// the files the edit it takes back created).
     pub fn keep_removed(&mut self, resolved: &Path, before: Option<&str>, owner: Owner) {
@@ -380,10 +408,26 @@ impl Journal {
         after: &[&[u8]],
         owner: Option<Owner>,
     ) {
-        if self.problem.is_some() || self.forgone.is_some() {
+        self.keep_digested(resolved, before, after, owner, None);
+    }
+
+    /// [`Journal::keep_owned`] with the [`Digests`] of `before` and `after`
+    /// worked out already (`None`: worked out here).
+    pub fn keep_digested(
+        &mut self,
+        resolved: &Path,
+        before: Option<&str>,
+        after: &[&[u8]],
+        owner: Option<Owner>,
+        digests: Option<Digests>,
+    ) {
+        if !self.keeps_copies() {
             return;
         }
-        let after_digest = digest(after);
+        let (before_digest, after_digest) = match digests {
+            Some(Digests { before, after }) => (before, after),
+            None => (None, digest(after)),
+        };
         // The file's first `before`: the one given, on its first write.
         let (index, first) = match self
             .record
@@ -396,7 +440,7 @@ impl Journal {
                 (Ok(index), None)
             }
             None => (
-                self.add(resolved, before, after_digest),
+                self.add(resolved, before, before_digest, after_digest),
                 Some(before.unwrap_or_default()),
             ),
         };
@@ -472,10 +516,13 @@ impl Journal {
         Ok(())
     }
 
+    /// Adds `resolved` to the edit, keeping a copy of `before`, whose
+    /// digest is `before_digest` when worked out already.
     fn add(
         &mut self,
         resolved: &Path,
         before: Option<&str>,
+        before_digest: Option<String>,
         after_digest: String,
     ) -> io::Result<usize> {
         let dir = match &self.dir {
@@ -510,7 +557,8 @@ impl Journal {
                 if !linked {
                     write_private(&copy, text.as_bytes())?;
                 }
-                (Some(name), Some(digest(&[text.as_bytes()])))
+                let checked = before_digest.unwrap_or_else(|| digest(&[text.as_bytes()]));
+                (Some(name), Some(checked))
             }
             None => {
                 if let Some(staged) = staged {
@@ -635,6 +683,11 @@ fn write_private(copy: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// How many leading bytes `a` and `b` share.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    // The same memory (an edit's unchanged ends are slices of the text it
+    // read): equal without reading 25 MB twice.
+    if a.as_ptr() == b.as_ptr() {
+        return a.len().min(b.len());
+    }
     // Chunks first: comparing 25 MB byte by byte costs milliseconds.
     const CHUNK: usize = 4096;
     let mut at = 0;
@@ -653,6 +706,10 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     const CHUNK: usize = 4096;
     let mut at = 0;
     let shorter = a.len().min(b.len());
+    // The same memory, as in `common_prefix`.
+    if a[a.len() - shorter..].as_ptr() == b[b.len() - shorter..].as_ptr() {
+        return shorter;
+    }
     while at + CHUNK <= shorter
         && a[a.len() - at - CHUNK..a.len() - at] == b[b.len() - at - CHUNK..b.len() - at]
     {
@@ -1220,6 +1277,42 @@ mod tests {
     }
 
     #[test]
+    fn digests_worked_out_ahead_record_what_the_journal_would() {
+        let state = tempfile::tempdir().unwrap();
+        let record = |ahead: bool| {
+            let mut journal = Journal::new(state.path(), "add", place(state.path()));
+            let (file, new) = (state.path().join("a.json"), state.path().join("new"));
+            for (path, before, after) in [
+                (&file, Some("one"), &[&b"tw"[..], b"o"][..]),
+                (&file, Some("two"), &[b"three"]),
+                (&new, None, &[b"x"]),
+            ] {
+                let digests = ahead.then(|| Digests::of(before.map(str::as_bytes), after));
+                journal.keep_digested(path, before, after, None, digests);
+            }
+            journal.close();
+            let edit = edits(state.path()).unwrap().remove(0);
+            edit.forget().unwrap();
+            let files: Vec<_> = edit
+                .record
+                .files
+                .iter()
+                .map(|file| (file.before_digest.clone(), file.after_digest.clone()))
+                .collect();
+            files
+        };
+        let worked_out_here = record(false);
+        assert_eq!(
+            worked_out_here,
+            [
+                (Some(digest(&[b"one"])), digest(&[b"three"])),
+                (None, digest(&[b"x"]))
+            ]
+        );
+        assert_eq!(record(true), worked_out_here);
+    }
+
+    #[test]
     fn common_ends_are_found_across_pieces() {
         let before = b"0123456789";
         let pieces: [&[u8]; 3] = [b"0123", b"XY", b"6789"];
@@ -1232,6 +1325,45 @@ mod tests {
         let longer: [&[u8]; 2] = [b"0123", b"456789AB"];
         assert_eq!(common_prefix_pieces(before, &longer), 10);
         assert_eq!(slice_of_pieces(&longer, 10..12), b"AB");
+    }
+
+    /// The common ends, byte by byte.
+    fn naive_ends(a: &[u8], b: &[u8]) -> (usize, usize) {
+        let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let suffix = (a.iter().rev())
+            .zip(b.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        (prefix, suffix)
+    }
+
+    proptest::proptest! {
+        /// Slices of one buffer (the same memory when they start or end
+        /// together) and copies of them have the ends found byte by byte.
+        #[test]
+        fn common_ends_of_slices_of_one_text_are_the_bytes_ends(
+            text in proptest::collection::vec(proptest::sample::select(b"ab".to_vec()), 0..9000),
+            a in (0usize..9000, 0usize..9000),
+            b in (0usize..9000, 0usize..9000),
+            shared in 0u8..3,
+        ) {
+            let range = |(x, y): (usize, usize)| {
+                let (x, y) = (x.min(text.len()), y.min(text.len()));
+                x.min(y)..x.max(y)
+            };
+            let (a, mut b) = (range(a), range(b));
+            // Most often from the same start or to the same end.
+            match shared {
+                0 => b.start = a.start.min(b.end),
+                1 => b.end = a.end.max(b.start),
+                _ => {}
+            }
+            let (a, b) = (&text[a], &text[b]);
+            let expected = naive_ends(a, b);
+            proptest::prop_assert_eq!((common_prefix(a, b), common_suffix(a, b)), expected);
+            let (a, b) = (a.to_vec(), b.to_vec());
+            proptest::prop_assert_eq!((common_prefix(&a, &b), common_suffix(&a, &b)), expected);
+        }
     }
 
     #[test]
