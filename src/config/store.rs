@@ -26,6 +26,7 @@ use crate::mechanics::document::{JsonDocument, Splice, Step};
 use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
 use crate::mechanics::journal::{Digests, Owner};
+use crate::mechanics::layout_cache;
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1125,12 +1126,25 @@ fn write_config<E: From<ConfigError>>(
         // edit does not wait for two more passes over the file. Wasted
         // only when the file changed meanwhile and the edit is redone; a
         // thread that cannot be had leaves them to the journal.
-        let (written, digests) = std::thread::scope(|scope| {
-            let digests = edit
-                .wants_digests()
+        // The layout cache's key of the new text is worked out there too,
+        // when the layout of what is written will be recorded.
+        let record_to = cached
+            .filter(|cached| cached.keep)
+            .filter(|_| matches!(change, Change::Splices(_)));
+        let wants_digests = edit.wants_digests();
+        let new_pieces = &pieces;
+        let (written, digests, prepared) = std::thread::scope(|scope| {
+            let ahead = (wants_digests || record_to.is_some())
                 .then(|| {
                     std::thread::Builder::new()
-                        .spawn_scoped(scope, || Digests::of(before.map(str::as_bytes), &pieces))
+                        .spawn_scoped(scope, move || {
+                            let digests = wants_digests
+                                .then(|| Digests::of(before.map(str::as_bytes), new_pieces));
+                            let prepared = record_to.map(|cached| {
+                                layout_cache::prepare(cached.file, new_pieces, expand)
+                            });
+                            (digests, prepared)
+                        })
                         .ok()
                 })
                 .flatten();
@@ -1154,7 +1168,10 @@ fn write_config<E: From<ConfigError>>(
                     }
                 })
             });
-            (written, digests.and_then(|digests| digests.join().ok()))
+            let (digests, prepared) = ahead
+                .and_then(|ahead| ahead.join().ok())
+                .unwrap_or((None, None));
+            (written, digests, prepared)
         });
         let committed = match written.map_err(write_error)? {
             Ok(Ok(committed)) => committed,
@@ -1196,13 +1213,17 @@ fn write_config<E: From<ConfigError>>(
         });
         edit.written_as(&resolved, before, &pieces, owner, digests);
         // The layout of what was written, for the next command: worked out
-        // from the change, the new bytes only digested.
+        // from the change, the new bytes only digested (ahead, above, when
+        // a thread could be had).
         if exact
-            && let Some(cached) = cached.filter(|cached| cached.keep)
+            && let Some(cached) = record_to
             && let Change::Splices(splices) = &change
             && let Some(layout) = document.layout_after(splices)
         {
-            crate::mechanics::layout_cache::record(cached.file, &pieces, expand, layout);
+            match prepared {
+                Some(prepared) => prepared.record(layout),
+                None => layout_cache::record(cached.file, &pieces, expand, layout),
+            }
         }
         drop(pieces);
         drop(change);

@@ -278,9 +278,31 @@ pub fn parse(
 /// fingerprint is recorded: the file was just written, so it is racy (its
 /// `ctime` is within the margin of now) until a reading verifies it again.
 pub fn record(file: &Path, pieces: &[&[u8]], expand: &[&str], layout: Layout) {
+    prepare(file, pieces, expand).record(layout);
+}
+
+/// A [`record`] whose key (the digest of the new text) is worked out
+/// ahead, on another thread while the edit waits for the disk; only the
+/// layout, known once the write is checked, is left to give.
+pub struct Prepared<'a> {
+    file: &'a Path,
+    cache: Cache,
+    key: Key,
+}
+
+/// The cache at `file` and the key of the text made of `pieces`, for a
+/// [`Prepared::record`] of that text's layout.
+pub fn prepare<'a>(file: &'a Path, pieces: &[&[u8]], expand: &[&str]) -> Prepared<'a> {
     let cache = Cache::load(file);
     let key = cache.key(pieces, expand);
-    cache.with(key, layout, None).save(file);
+    Prepared { file, cache, key }
+}
+
+impl Prepared<'_> {
+    /// Records that the text is laid out as `layout` (see [`record`]).
+    pub fn record(self, layout: Layout) {
+        self.cache.with(self.key, layout, None).save(self.file);
+    }
 }
 
 fn expand_key(expand: &[&str]) -> u64 {
