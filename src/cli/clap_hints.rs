@@ -43,6 +43,25 @@ fn context(error: &clap::Error, kind: ContextKind) -> Option<String> {
     }
 }
 
+/// The `hint:` line that ends one of clap's own errors, in place of its
+/// "For more information, try '--help'.": the help of the command the
+/// words name (one level of nesting, as `secrets list`), else mcpenv's.
+pub fn help_hint(words: &[String]) -> String {
+    let command = <crate::cli::args::Cli as clap::CommandFactory>::command();
+    let mut named = vec!["mcpenv".to_string()];
+    if let Some(index) = subcommand_index(words)
+        && let Some(found) = command.find_subcommand(&words[index])
+    {
+        named.push(found.get_name().to_string());
+        if let Some(nested) = words.get(index + 1)
+            && let Some(found) = found.find_subcommand(nested)
+        {
+            named.push(found.get_name().to_string());
+        }
+    }
+    format!("see `{} --help`", named.join(" "))
+}
+
 fn subcommand_index(words: &[String]) -> Option<usize> {
     let mut index = 0;
     while index < words.len() {

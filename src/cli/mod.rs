@@ -67,13 +67,12 @@ pub fn main() -> ExitCode {
                         .unwrap_or_default()
                         .trim_start_matches("error: ")
                         .to_string();
-                    let ours = CliError::usage(message)
-                        .with_hint("see `mcpenv --help`, or the command's `--help`");
+                    let ours = CliError::usage(message).with_hint(clap_hints::help_hint(&words));
                     let _ = output::write_json(&shield, ours.to_json(), false);
                     ExitCode::from(2)
                 }
                 _ => {
-                    let rendered = error.render().ansi().to_string();
+                    let rendered = with_help_hint(&error, &words);
                     let _ = output::write(&shield, Stream::Stderr, false, |err| {
                         err.write_all(rendered.as_bytes())
                     });
@@ -108,6 +107,41 @@ pub fn main() -> ExitCode {
 /// clap's command tree is never freed: freeing its thousands of small
 /// allocations was a tenth of what `list` does in an empty HOME, and the
 /// process ends soon after (`serve`, which does not, keeps one tree).
+/// Clap's rendering of `error`, its closing "For more information, try
+/// '--help'." replaced by mcpenv's `hint:` line (every error of mcpenv
+/// ends with one), naming the help of the command the words were for. A
+/// rendering without that line (the help printed for no command) is kept.
+fn with_help_hint(error: &clap::Error, words: &[String]) -> String {
+    let plain = error.render().to_string();
+    let styled = error.render().ansi().to_string();
+    let mut lines: Vec<&str> = styled.lines().collect();
+    // The styled lines match the plain ones one for one: the plain text
+    // tells which to drop, whatever styling clap puts in them.
+    let plain_lines: Vec<&str> = plain.lines().collect();
+    let Some(last) = plain_lines
+        .iter()
+        .rposition(|line| !line.trim().is_empty())
+        .filter(|&last| {
+            plain_lines.len() == lines.len()
+                && plain_lines[last].starts_with("For more information, try")
+        })
+    else {
+        return styled;
+    };
+    lines.truncate(last);
+    while lines.last().is_some_and(|line| line.trim().is_empty()) {
+        lines.pop();
+    }
+    let cyan = anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::AnsiColor::Cyan.into()));
+    format!(
+        "{}\n\n{cyan}hint:{cyan:#} {}\n",
+        lines.join("\n"),
+        clap_hints::help_hint(words)
+    )
+}
+
 fn parse() -> Result<Cli, clap::Error> {
     use clap::{CommandFactory, FromArgMatches};
     let mut command = Cli::command();

@@ -22,6 +22,26 @@ fn clap_errors_are_usage_errors() {
     env.run(&["add", "only-a-name"]).expect_code(2);
     env.run(&["add", "-s", "bogus", "a", "b"]).expect_code(2);
     env.run(&["add", "-t", "bogus", "a", "b"]).expect_code(2);
+    // Every usage error clap finds ends as mcpenv's do, with a `hint:`
+    // line, naming the help of the command meant (never the words typed).
+    for (words, hint) in [
+        (&["list", "--bogus"][..], "hint: see `mcpenv list --help`"),
+        (
+            &["secrets", "list", "--bogus"],
+            "hint: see `mcpenv secrets list --help`",
+        ),
+        (&["lis"], "hint: see `mcpenv --help`"),
+        (&["-q", "get"], "hint: see `mcpenv get --help`"),
+        (
+            &["ls", "--bogus\nhint: forged"],
+            "hint: see `mcpenv list --help`",
+        ),
+    ] {
+        let out = env.run(words).expect_code(2);
+        let last = out.stderr.lines().last().unwrap_or_default();
+        assert_eq!(last, hint, "{words:?}: {out}");
+        assert!(!out.stderr.contains("For more information"), "{out}");
+    }
     assert_snapshot!(env.run(&["add", "gh", "npx", "-y", "pkg"]), @"
     ----- stderr -----
     error: unexpected argument '-y' found
@@ -32,7 +52,7 @@ fn clap_errors_are_usage_errors() {
            mcpenv add [OPTIONS] <NAME> -- <COMMAND> [ARGS]...
            mcpenv add [OPTIONS] <NAME> --template <TEMPLATE>
 
-    For more information, try '--help'.
+    hint: see `mcpenv add --help`
     [exit status: 2]
     ");
 }

@@ -222,7 +222,7 @@ fn bad_callback_ports_are_usage_errors_without_a_misleading_tip() {
     ----- stderr -----
     error: invalid value '0' for '--callback-port <PORT>': --callback-port must be a whole number from 1 to 65535
 
-    For more information, try '--help'.
+    hint: see `mcpenv add --help`
     [exit status: 2]
     ");
     // The flag exists now: clap's "use '-- --client-id'" tip is gone.
