@@ -34,6 +34,10 @@ struct Session {
     /// The documents the session's writers read (and the values they
     /// wrote into them), for [`Edit::take_read`].
     read: Mutex<Vec<Read>>,
+    /// The thread removing the old edits the journal set aside to make
+    /// room for this one ([`Journal::make_room`]), joined when the session
+    /// ends.
+    evicting: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// A JSON file a writer of the session read and parsed for its edit, and
@@ -110,6 +114,7 @@ impl Edit {
         Self(Arc::new(Session {
             mode: Mutex::new(mode),
             read: Mutex::default(),
+            evicting: Mutex::default(),
         }))
     }
 
@@ -152,14 +157,38 @@ impl Edit {
     /// `stamp`, is about to be replaced by a rename: the journal keeps its
     /// previous bytes by hard-linking that inode, at no cost, where it can
     /// ([`Journal::stage`]). [`Edit::not_replaced`] when the rename does not
-    /// happen after all.
+    /// happen after all. The oldest edits past the journal's bounds are
+    /// removed meanwhile, on another thread ([`Journal::make_room`]).
     pub fn before_replacing(&self, resolved: &Path, stamp: &Stamp) {
         if let Mode::Record { journal, state_dir } = &mut *self.mode()
             && stamp.single_link()
             && let Some(inode) = stamp.inode()
         {
             let _lock = journal_lock(state_dir);
-            journal.stage(resolved, inode);
+            if journal.stage(resolved, inode) {
+                self.remove_meanwhile(journal.make_room());
+            }
+        }
+    }
+
+    /// Removes `set_aside` (old edits) on a thread of its own, joined at
+    /// [`Edit::finish`]; here, when no thread can be had.
+    fn remove_meanwhile(&self, set_aside: Vec<PathBuf>) {
+        if set_aside.is_empty() {
+            return;
+        }
+        let mut evicting = self
+            .0
+            .evicting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(earlier) = evicting.take() {
+            let _ = earlier.join();
+        }
+        let ahead = set_aside.clone();
+        match std::thread::Builder::new().spawn(move || journal::remove_set_aside(ahead)) {
+            Ok(thread) => *evicting = Some(thread),
+            Err(_) => journal::remove_set_aside(set_aside),
         }
     }
 
@@ -362,6 +391,15 @@ impl Edit {
 
     /// Ends the session (it is plain from then on) and says how it went.
     pub fn finish(&self) -> Finished {
+        let evicting = self
+            .0
+            .evicting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(thread) = evicting {
+            let _ = thread.join();
+        }
         match std::mem::replace(&mut *self.mode(), Mode::Plain) {
             Mode::Plain => Finished::Nothing,
             Mode::Preview { changes, elsewhere } => Finished::Previewed {

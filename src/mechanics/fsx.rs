@@ -762,10 +762,19 @@ impl EditLock {
                 Err(fs::TryLockError::Error(error)) => return Err(io_error(error)),
             }
         }
-        // Informational only: the lock is the flock, not this text.
+        // Informational only: the lock is the flock, not this text. Of one
+        // width, written over the last holder's: no `ftruncate`, which
+        // waits for the file system's journal on every lock taken.
+        let holder = format!("{:<10}\n", std::process::id());
         let _ = file
-            .set_len(0)
-            .and_then(|()| writeln!(file, "{}", std::process::id()));
+            .write_all(holder.as_bytes())
+            .and_then(|()| match file.metadata() {
+                Ok(metadata) if metadata.len() > holder.len() as u64 => {
+                    file.set_len(holder.len() as u64)
+                }
+                Ok(_) => Ok(()),
+                Err(error) => Err(error),
+            });
         Ok(Self { _file: file })
     }
 }
@@ -1266,6 +1275,31 @@ mod tests {
         assert_eq!(holder, Some(std::process::id()));
         drop(held);
         assert!(EditLock::acquire(temp.path(), &target, Duration::from_millis(50)).is_ok());
+    }
+
+    #[test]
+    fn a_lock_names_its_holder_over_whatever_the_file_held() {
+        let temp = tempfile::tempdir().unwrap();
+        let target = temp.path().join("target");
+        let held = EditLock::acquire(temp.path(), &target, LOCK_TIMEOUT).unwrap();
+        let lock_file = fs::read_dir(temp.path().join("locks"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        drop(held);
+        for earlier in ["1\n", "a much longer text than any process id\n4242\n", ""] {
+            fs::write(&lock_file, earlier).unwrap();
+            let held = EditLock::acquire(temp.path(), &target, LOCK_TIMEOUT).unwrap();
+            let text = fs::read_to_string(&lock_file).unwrap();
+            assert_eq!(
+                text.trim().parse::<u32>().ok(),
+                Some(std::process::id()),
+                "{text:?} after {earlier:?}"
+            );
+            drop(held);
+        }
     }
 
     fn aged(path: &Path, age: Duration) {

@@ -245,6 +245,8 @@ pub struct Journal {
     /// journal before the file was replaced ([`Journal::stage`]): the
     /// file and the copy, until [`Journal::keep`] takes them.
     staged: Vec<(PathBuf, PathBuf)>,
+    /// Whether [`Journal::make_room`] ran already.
+    made_room: bool,
 }
 
 /// What the journal kept of an edit.
@@ -277,6 +279,7 @@ impl Journal {
             forgone: None,
             scrubbed: Vec::new(),
             staged: Vec::new(),
+            made_room: false,
         }
     }
 
@@ -337,6 +340,43 @@ impl Journal {
         for (_, copy) in self.staged.drain(..) {
             let _ = fs::remove_file(copy);
         }
+    }
+
+    /// Makes room, once, for this edit's staged copies ([`Journal::stage`]),
+    /// the rename that replaces their files being about to happen: the
+    /// oldest edits that [`Journal::close`] would drop past the bounds
+    /// once this one is kept are set aside now (renamed out of the list of
+    /// edits, under the journal's lock like every change to it), and
+    /// returned to be removed by [`remove_set_aside`] while the edit goes
+    /// on. Removing an old copy of a large file takes the file system a
+    /// while (a 25 MB `~/.claude.json` takes ext4 about 7 ms), and is then
+    /// not waited for at the end. The edit this one undoes is never taken.
+    pub fn make_room(&mut self) -> Vec<PathBuf> {
+        if self.made_room || self.staged.is_empty() || !self.keeps_copies() {
+            return Vec::new();
+        }
+        self.made_room = true;
+        let incoming = self
+            .staged
+            .iter()
+            .filter_map(|(_, copy)| fs::symlink_metadata(copy).ok())
+            .map(|metadata| metadata.len())
+            .sum();
+        let Ok(past) = past_bounds(&self.root, Some(incoming), self.record.undoes) else {
+            return Vec::new();
+        };
+        past.into_iter()
+            .filter(|dir| dir.join(RECORD).is_file())
+            .enumerate()
+            .filter_map(|(index, dir)| {
+                let aside = self.root.join(format!(
+                    "{SET_ASIDE}{}.{}.{index}",
+                    now_nanos(),
+                    std::process::id()
+                ));
+                fs::rename(&dir, &aside).ok().map(|()| aside)
+            })
+            .collect()
     }
 
     /// Keeps no copies of this edit, and, when it ends, drops every
@@ -820,24 +860,77 @@ fn numbered(root: &Path) -> io::Result<Vec<(u64, PathBuf)>> {
 /// newest always stays), and directories no record was written for.
 fn evict(root: &Path) -> io::Result<()> {
     remove_abandoned_staged(root);
-    let mut total = 0u64;
-    let mut kept = 0usize;
-    for (_, dir) in numbered(root)?.iter().rev() {
-        let size: u64 = fs::read_dir(dir)?
+    remove_set_aside_dirs(root, Some(STAGED_ABANDONED));
+    for dir in past_bounds(root, None, None)? {
+        fs::remove_dir_all(dir)?;
+    }
+    Ok(())
+}
+
+/// The edits under `root` past [`KEPT_EDITS`] or [`KEPT_BYTES`], counted
+/// from the newest (which always stays), and directories no record was
+/// written for. `incoming`: the size of an edit about to be kept, counted
+/// as the newest; `spare`: an edit never taken.
+fn past_bounds(root: &Path, incoming: Option<u64>, spare: Option<u64>) -> io::Result<Vec<PathBuf>> {
+    let mut total = incoming.unwrap_or_default();
+    let mut kept = usize::from(incoming.is_some());
+    let mut past = Vec::new();
+    for (number, dir) in numbered(root)?.into_iter().rev() {
+        let size: u64 = fs::read_dir(&dir)?
             .filter_map(Result::ok)
             .filter_map(|entry| entry.metadata().ok())
             .map(|metadata| metadata.len())
             .sum();
         total += size;
-        let keep =
-            dir.join(RECORD).is_file() && (kept == 0 || (kept < KEPT_EDITS && total <= KEPT_BYTES));
+        let keep = spare == Some(number)
+            || (dir.join(RECORD).is_file()
+                && (kept == 0 || (kept < KEPT_EDITS && total <= KEPT_BYTES)));
         if keep {
             kept += 1;
         } else {
-            fs::remove_dir_all(dir)?;
+            past.push(dir);
         }
     }
-    Ok(())
+    Ok(past)
+}
+
+/// The start of the name of an edit's folder [`Journal::make_room`] set
+/// aside, then its time (nanoseconds since the Unix epoch).
+const SET_ASIDE: &str = ".evicted.";
+
+/// Removes the folders [`Journal::make_room`] set aside.
+pub fn remove_set_aside(dirs: Vec<PathBuf>) {
+    for dir in dirs {
+        let _ = fs::remove_dir_all(dir);
+    }
+}
+
+/// Removes the folders under `root` that [`Journal::make_room`] set aside
+/// and a killed run left, older than `older_than` (`None`: every one, for
+/// an edit that drops every copy of a secret; one a running edit is still
+/// removing is then removed twice, harmlessly).
+fn remove_set_aside_dirs(root: &Path, older_than: Option<std::time::Duration>) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    let now = now_nanos();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|name| name.strip_prefix(SET_ASIDE)) else {
+            continue;
+        };
+        let set_aside_at = rest
+            .split('.')
+            .next()
+            .and_then(|nanos| nanos.parse::<u128>().ok());
+        let old_enough = match older_than {
+            None => true,
+            Some(age) => set_aside_at.is_none_or(|at| now.saturating_sub(at) > age.as_nanos()),
+        };
+        if old_enough {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The start of the name of a copy [`Journal::stage`] made.
@@ -882,6 +975,8 @@ fn drop_holding(root: &Path, secrets: &[String]) -> io::Result<usize> {
     if secrets.is_empty() {
         return Ok(0);
     }
+    // Old edits being removed, or left by a killed run, may hold it too.
+    remove_set_aside_dirs(root, None);
     let mut dropped = 0;
     for (_, dir) in numbered(root)? {
         // Every copy: the bytes before, and those an edit left (`.after`).
@@ -1073,15 +1168,102 @@ mod tests {
     #[test]
     fn only_the_newest_edits_are_kept() {
         let state = tempfile::tempdir().unwrap();
-        for round in 0..KEPT_EDITS + 3 {
-            let mut journal =
-                Journal::new(state.path(), &format!("edit {round}"), place(state.path()));
-            journal.keep(&state.path().join("f"), Some("old"), &[b"new"]);
-            journal.close();
-        }
+        record_edits(state.path(), 0, KEPT_EDITS + 3);
         let edits = edits(state.path()).unwrap();
         assert_eq!(edits.len(), KEPT_EDITS);
         assert_eq!(edits[0].record.command, format!("edit {}", KEPT_EDITS + 2));
+    }
+
+    /// Records `count` edits of the file `f` under `state`, numbered from
+    /// `first`.
+    fn record_edits(state: &Path, first: usize, count: usize) {
+        for round in first..first + count {
+            let mut journal = Journal::new(state, &format!("edit {round}"), place(state));
+            journal.keep(&state.join("f"), Some("old"), &[b"new"]);
+            journal.close();
+        }
+    }
+
+    /// The commands of the edits kept, newest first.
+    fn commands(state: &Path) -> Vec<String> {
+        edits(state)
+            .unwrap()
+            .into_iter()
+            .map(|edit| edit.record.command)
+            .collect()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn room_made_ahead_drops_what_closing_would_and_spares_the_undone_edit() {
+        use std::os::unix::fs::MetadataExt;
+        let made_ahead = |undoes: Option<u64>| {
+            let state = tempfile::tempdir().unwrap();
+            record_edits(state.path(), 0, KEPT_EDITS);
+            let file = state.path().join("g");
+            fs::write(&file, "old").unwrap();
+            let metadata = fs::metadata(&file).unwrap();
+            let mut journal = Journal::new(state.path(), "edit new", place(state.path()));
+            if let Some(number) = undoes {
+                journal.undoing(number);
+            }
+            assert!(journal.stage(&file, (metadata.dev(), metadata.ino())));
+            let set_aside = journal.make_room();
+            assert!(journal.make_room().is_empty(), "room is made once");
+            let listed = commands(state.path());
+            fs::write(state.path().join("new"), "new").unwrap();
+            fs::rename(state.path().join("new"), &file).unwrap();
+            journal.keep(&file, Some("old"), &[b"new"]);
+            remove_set_aside(set_aside.clone());
+            journal.close();
+            let aside_left = fs::read_dir(root(state.path()))
+                .unwrap()
+                .flatten()
+                .any(|entry| entry.file_name().to_string_lossy().starts_with(SET_ASIDE));
+            (set_aside.len(), listed, commands(state.path()), aside_left)
+        };
+        let (set_aside, listed, kept, aside_left) = made_ahead(None);
+        assert_eq!(set_aside, 1);
+        assert!(!aside_left);
+        assert_eq!(
+            listed.len(),
+            KEPT_EDITS - 1,
+            "the oldest is set aside at once"
+        );
+        assert!(!listed.contains(&"edit 0".to_string()));
+        let state = tempfile::tempdir().unwrap();
+        record_edits(state.path(), 0, KEPT_EDITS);
+        let mut journal = Journal::new(state.path(), "edit new", place(state.path()));
+        journal.keep(&state.path().join("g"), Some("old"), &[b"new"]);
+        journal.close();
+        assert_eq!(kept, commands(state.path()), "as closing alone keeps");
+        // An undo of the oldest edit (number 1): it stays until the undo
+        // closes, and no other is taken in its stead.
+        let (set_aside, listed, _, _) = made_ahead(Some(1));
+        assert_eq!(set_aside, 0);
+        assert_eq!(listed.len(), KEPT_EDITS);
+    }
+
+    #[test]
+    fn set_aside_edits_a_killed_run_left_go_once_old_or_when_a_secret_goes() {
+        let state = tempfile::tempdir().unwrap();
+        record_edits(state.path(), 0, 1);
+        let journal_root = root(state.path());
+        let old = now_nanos() - 2 * STAGED_ABANDONED.as_nanos();
+        let aside = |at: u128| {
+            let dir = journal_root.join(format!("{SET_ASIDE}{at}.1.0"));
+            fs::create_dir(&dir).unwrap();
+            fs::write(dir.join("0.before"), "TOKEN=s3cr3t-value\n").unwrap();
+            dir
+        };
+        let (abandoned, recent) = (aside(old), aside(now_nanos()));
+        record_edits(state.path(), 1, 1);
+        assert!(!abandoned.exists(), "an hour old: a killed run's");
+        assert!(recent.exists(), "a running edit may still be removing it");
+        let mut journal = Journal::new(state.path(), "extract", place(state.path()));
+        journal.forgo_holding("moved to the keychain", "s3cr3t-value");
+        journal.close();
+        assert!(!recent.exists(), "no copy of a secret the edit moved stays");
     }
 
     #[test]
