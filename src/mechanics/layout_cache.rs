@@ -347,10 +347,13 @@ fn expand_key(expand: &[&str]) -> u64 {
 
 /// The buffer [`Opened::key_of_file`] reads a file through: large enough
 /// that the system calls cost little next to the digest and the UTF-8
-/// check (about a hundred for 25 MB), small enough to stay in the
-/// processor's second-level cache between the read and the two passes
-/// over it.
-pub const STREAM_BUFFER: usize = 256 << 10;
+/// check (about four hundred for 25 MB), and below glibc's threshold for
+/// serving an allocation by a fresh `mmap` (128 KiB), which in mcpenv's
+/// process made every read into it about three times slower. Measured on
+/// a 25 MB file, the first keying in a process (as a command does it),
+/// medians of 9: 32 KiB 5.1 ms, 64 KiB 5.0 ms, 124 KiB 4.9 ms, 128 and
+/// 256 KiB 13.0 ms.
+pub const STREAM_BUFFER: usize = 64 << 10;
 
 /// The key of the first `size` bytes of `reader` under `secret`, read
 /// through a buffer of `buffer_len` bytes (at least 4: a character split
