@@ -5,8 +5,8 @@
 //! the file and trusts its fingerprint: the file is older than the cache's
 //! 3 s margin, so the bench waits that long after writing it, and only the
 //! parts `list` and `get` use are read), racy (the file's `ctime` is moved
-//! before each run, as another program's write would: read whole and
-//! digested, the layout from the cache) and cold (`MCPENV_LAYOUT_CACHE=off`:
+//! before each run, as another program's write would: digested as it is
+//! read, then the parts used read again where the cached layout says) and cold (`MCPENV_LAYOUT_CACHE=off`:
 //! every reading validates the whole file, as the first command after
 //! another program changed it does). Each row runs alternately with its physical limit in the same
 //! process (`benches/support/paired.rs`): a plain read of the file for the
@@ -114,7 +114,7 @@ const EDITS: [Edit; 5] = [
 fn main() {
     let claude = find_claude();
     println!(
-        "Benchmark: `~/.claude.json` of 2000 and 8000 projects x 75 history entries, each row run alternately with its limit, {} cores. Readers: trusted = the file older than the layout cache's 3 s margin (the bench waits), only the parts used read; racy = the file's ctime moved before each run, read whole and digested; cache off = read whole and validated.\n",
+        "Benchmark: `~/.claude.json` of 2000 and 8000 projects x 75 history entries, each row run alternately with its limit, {} cores. Readers: trusted = the file older than the layout cache's 3 s margin (the bench waits), only the parts used read; racy = the file's ctime moved before each run, digested as read, then its parts read; cache off = read whole and validated.\n",
         std::thread::available_parallelism().map_or(1, usize::from)
     );
     paired::header();

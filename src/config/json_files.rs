@@ -75,8 +75,9 @@ impl ClaudeJson {
 /// [`CLAUDE_JSON_EXPAND`]), for the lookups of [`ClaudeJson`]. With the
 /// layout cache, a file whose metadata shows it unchanged since its bytes
 /// were verified ([`layout_cache::Opened::trusted`]) is not read whole: only
-/// the members looked up are; any other file is read whole, and its layout
-/// comes from the cache when its bytes were read before.
+/// the members looked up are; any other file is digested as it is read
+/// ([`layout_cache::Opened::key_of_file`]), and when its bytes were read
+/// before, only those members are kept; else it is read whole.
 pub fn load_claude_json(
     reads: &dyn Reads,
     locations: &Locations,
@@ -115,8 +116,10 @@ fn load_claude_json_at(
 
 /// `~/.claude.json` at `path` read from disk with the layout cache: the
 /// parts `project`'s lookups need when the file's fingerprint is trusted,
-/// else the whole file, digested (and the cache told the fingerprint the
-/// bytes were read with, when it did not change during the reading).
+/// or when its bytes, digested as they are read, are ones the cache knows;
+/// else the whole file, digested. Either reading of known bytes tells the
+/// cache the fingerprint they were read with, when it did not change
+/// during the reading.
 fn read_from_disk(
     path: &Path,
     cached: Cached<'_>,
@@ -147,6 +150,31 @@ fn read_from_disk(
             }
             // Changed while its parts were read, or not as laid out: the
             // file is opened and read whole anew.
+            trust = false;
+            continue;
+        }
+        // Not trusted (racy, or of a fingerprint the cache does not know):
+        // its bytes are digested as they are read, never held whole, and
+        // when the cache knows them, only the parts are kept, read again
+        // where the layout says; the fingerprint, the same from before the
+        // digest to after those reads, is recorded as verified.
+        if trust
+            && let Some(fingerprint) = before
+            && cache.may_hold(fingerprint.size(), CLAUDE_JSON_EXPAND)
+        {
+            if let Some(key) = cache.key_of_file(&mut file, fingerprint.size(), CLAUDE_JSON_EXPAND)
+                && let Some(layout) = cache.layout_of(&key)
+                && let Some(document) = parts::read(&file, layout, project, &fingerprint)
+            {
+                cache.confirm(&key, cached.keep, Verified::new(fingerprint, at));
+                return Ok(Some(ClaudeJson {
+                    document,
+                    partial: true,
+                }));
+            }
+            // Not known, not UTF-8, changed meanwhile or not as laid out:
+            // opened and read whole anew, which reports any error with its
+            // line and column and puts a new layout in the cache.
             trust = false;
             continue;
         }
@@ -346,9 +374,11 @@ mod tests {
 
     /// The file read without the cache, then with it (the digest path,
     /// which trusts the file from then on), then from its trusted
-    /// fingerprint: the same answers each time. Returns whether the third
-    /// reading read parts only.
-    fn read_three_ways(dir: &Path, text: &str, project: &str) -> bool {
+    /// fingerprint, then rewritten with the same bytes and another
+    /// fingerprint and read racy (digested as read, its parts kept): the
+    /// same answers each time. Returns whether the third reading read parts
+    /// only, which the fourth must do as well.
+    fn read_four_ways(dir: &Path, text: &str, project: &str) -> bool {
         fs::write(dir.join(".claude.json"), text).unwrap();
         let _ = fs::remove_dir_all(dir.join("cache"));
         let off = load_claude_json_at(&fsx::Disk, &locations(dir, project, false), later);
@@ -363,7 +393,23 @@ mod tests {
         );
         let trusted = load_claude_json_at(&fsx::Disk, &on, later);
         assert_eq!(answers(&trusted, project), expected, "trusted path\n{text}");
-        matches!(trusted, Ok(Some(ref read)) if read.is_partial())
+        let partial = matches!(trusted, Ok(Some(ref read)) if read.is_partial());
+        if !matches!(trusted, Ok(Some(_))) {
+            return partial;
+        }
+        // The same bytes written again, the times set apart: a fingerprint
+        // the cache does not trust, a file within the margin (racy).
+        let path = dir.join(".claude.json");
+        fs::write(&path, text).unwrap();
+        let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1))
+            .unwrap();
+        drop(file);
+        let racy = load_claude_json_at(&fsx::Disk, &on, SystemTime::now);
+        assert_eq!(answers(&racy, project), expected, "racy path\n{text}");
+        let racy_partial = matches!(racy, Ok(Some(ref read)) if read.is_partial());
+        assert_eq!(racy_partial, partial, "racy path\n{text}");
+        partial
     }
 
     fn raw_key(name: &str, escaped: bool) -> String {
@@ -478,7 +524,7 @@ mod tests {
             project in prop::sample::select(NAMES.to_vec()),
         ) {
             let dir = tempfile::tempdir().unwrap();
-            let partial = read_three_ways(dir.path(), &text, project);
+            let partial = read_four_ways(dir.path(), &text, project);
             let projects_object = !text.contains("\"projects\": []");
             prop_assert_eq!(partial, projects_object, "{}", text);
         }
@@ -494,7 +540,7 @@ mod tests {
             "[1]",
             "{\"projects\": {\"/p\": 1}}",
         ] {
-            read_three_ways(dir.path(), text, "/p");
+            read_four_ways(dir.path(), text, "/p");
         }
     }
 
@@ -515,11 +561,58 @@ mod tests {
     const TEXT: &str =
         r#"{"projects": {"/p": {"mcpServers": {"a": {"command": "old"}}}}, "history": "x"}"#;
 
+    /// The fingerprint of the file at `path`, and whether the cache trusts
+    /// it.
+    fn trusted_now(locations: &Locations) -> bool {
+        let metadata = fs::metadata(&locations.claude_json).unwrap();
+        let fingerprint = Fingerprint::of(&metadata).unwrap();
+        let cache_file = &locations.layout_cache.as_ref().unwrap().file;
+        layout_cache::open(cache_file)
+            .trusted(&fingerprint, CLAUDE_JSON_EXPAND)
+            .is_some()
+    }
+
     #[test]
     fn a_file_younger_than_the_margin_is_digested_each_time() {
         let (_dir, locations) = setup(TEXT);
+        // Read whole the first time, its layout cached; then digested as
+        // it is read, and its parts alone kept; never trusted.
+        assert!(!partial(&locations, SystemTime::now));
         for _ in 0..3 {
-            assert!(!partial(&locations, SystemTime::now));
+            assert!(partial(&locations, SystemTime::now));
+            assert!(!trusted_now(&locations));
+        }
+        // Read when older than the margin, the digest of the streamed
+        // bytes records the fingerprint: the next reading trusts it.
+        assert!(partial(&locations, later));
+        assert!(trusted_now(&locations));
+    }
+
+    #[test]
+    fn a_racy_file_not_as_cached_is_read_whole() {
+        let (dir, locations) = setup(TEXT);
+        let path = dir.path().join(".claude.json");
+        assert!(!partial(&locations, SystemTime::now));
+        assert!(partial(&locations, SystemTime::now));
+        // Same length, other bytes: not known, read whole (and cached).
+        fs::write(&path, TEXT.replace("old", "new")).unwrap();
+        let read = load_claude_json_at(&fsx::Disk, &locations, SystemTime::now);
+        assert!(!read.as_ref().unwrap().as_ref().unwrap().is_partial());
+        assert!(answers(&read, "/p").contains("new"));
+        // Not UTF-8 at the same length: the whole reading's error.
+        let mut bytes = TEXT.as_bytes().to_vec();
+        bytes[TEXT.find("old").unwrap() + 2] = 0xff;
+        fs::write(&path, &bytes).unwrap();
+        let read = load_claude_json_at(&fsx::Disk, &locations, SystemTime::now);
+        let off = load_claude_json_at(&fsx::Disk, &locations_off(&locations), later);
+        assert!(read.is_err());
+        assert_eq!(answers(&read, "/p"), answers(&off, "/p"));
+    }
+
+    fn locations_off(locations: &Locations) -> Locations {
+        Locations {
+            layout_cache: None,
+            ..locations.clone()
         }
     }
 

@@ -110,6 +110,22 @@ fn with_and_without_the_cache_commands_print_and_write_the_same() {
     }
     assert!(cache_inode(&on).is_some());
     assert!(!off.root.join(CACHE).exists());
+    // Another program writes the same bytes again (Claude Code saves the
+    // file often): a racy file of a new fingerprint, digested as it is
+    // read and answered from its parts, the cache left alone.
+    for env in [&on, &off] {
+        let path = env.home.join(".claude.json");
+        fs::write(&path, fs::read(&path).unwrap()).unwrap();
+    }
+    for args in [
+        &["list"][..],
+        &["get", "fresh", "--json"],
+        &["env", "--json"],
+    ] {
+        let before = cache_inode(&on);
+        same(&on.run(args), &off.run(args));
+        assert!(hit(&on, before), "{args:?} missed the cache");
+    }
 }
 
 #[test]
