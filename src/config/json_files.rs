@@ -11,7 +11,7 @@ use crate::config::error::ConfigError;
 use crate::config::locate::{Locations, MAX_PROJECT_FILE_BYTES};
 use crate::mechanics::document::{DocumentError, JsonDocument};
 use crate::mechanics::fsx::{self, Reads};
-use crate::mechanics::layout_cache::{self, Fingerprint, Verified};
+use crate::mechanics::layout_cache::{self, Captured, Fingerprint, Verified};
 
 mod parts;
 
@@ -142,7 +142,7 @@ fn read_from_disk(
             && let Some(fingerprint) = before
             && let Some(layout) = cache.trusted(&fingerprint, CLAUDE_JSON_EXPAND)
         {
-            if let Some(document) = parts::read(&file, layout, project, &fingerprint) {
+            if let Some(document) = parts::read(&file, layout, project, &fingerprint, None) {
                 return Ok(Some(ClaudeJson {
                     document,
                     partial: true,
@@ -162,9 +162,24 @@ fn read_from_disk(
             && let Some(fingerprint) = before
             && cache.may_hold(fingerprint.size(), CLAUDE_JSON_EXPAND)
         {
-            if let Some(key) = cache.key_of_file(&mut file, fingerprint.size(), CLAUDE_JSON_EXPAND)
-                && let Some(layout) = cache.layout_of(&key)
-                && let Some(document) = parts::read(&file, layout, project, &fingerprint)
+            // The keys a lookup reads are kept as they pass, for the one
+            // layout the file can have if the cache knows its bytes.
+            let sole = cache.sole_layout_of_size(fingerprint.size(), CLAUDE_JSON_EXPAND);
+            let mut captured = Captured::new(sole.into_iter().flat_map(parts::key_spans));
+            if let Some(key) = cache.key_of_file_keeping(
+                &mut file,
+                fingerprint.size(),
+                CLAUDE_JSON_EXPAND,
+                &mut captured,
+            ) && let Some(layout) = cache.layout_of(&key)
+                && let Some(document) = parts::read(
+                    &file,
+                    layout,
+                    project,
+                    &fingerprint,
+                    sole.filter(|sole| std::ptr::eq(*sole, layout))
+                        .map(|_| &captured),
+                )
             {
                 cache.confirm(&key, cached.keep, Verified::new(fingerprint, at));
                 return Ok(Some(ClaudeJson {
@@ -669,7 +684,7 @@ mod tests {
         let cache_file = &locations.layout_cache.as_ref().unwrap().file;
         let cache = layout_cache::open(cache_file);
         let layout = cache.trusted(&fingerprint, CLAUDE_JSON_EXPAND).unwrap();
-        assert!(parts::read(&file, layout, "/p", &fingerprint).is_some());
+        assert!(parts::read(&file, layout, "/p", &fingerprint, None).is_some());
         // Changed between the `stat` and the `pread`s.
         std::thread::sleep(Duration::from_millis(30));
         fs::OpenOptions::new()
@@ -678,7 +693,7 @@ mod tests {
             .unwrap()
             .write_all_at(b"new", TEXT.find("old").unwrap() as u64)
             .unwrap();
-        assert!(parts::read(&file, layout, "/p", &fingerprint).is_none());
+        assert!(parts::read(&file, layout, "/p", &fingerprint, None).is_none());
         // And a layout that does not fit the bytes is refused.
         let mut wrong = layout.clone();
         for (_, members) in &mut wrong.objects {
@@ -687,7 +702,34 @@ mod tests {
             }
         }
         let fingerprint = Fingerprint::of(&file.metadata().unwrap()).unwrap();
-        assert!(parts::read(&file, &wrong, "/p", &fingerprint).is_none());
+        assert!(parts::read(&file, &wrong, "/p", &fingerprint, None).is_none());
+    }
+
+    #[test]
+    fn keys_kept_as_the_file_was_digested_are_not_read_again() {
+        let (dir, locations) = setup(TEXT);
+        let path = dir.path().join(".claude.json");
+        assert!(!partial(&locations, later));
+        let file = File::open(&path).unwrap();
+        let fingerprint = Fingerprint::of(&file.metadata().unwrap()).unwrap();
+        let cache_file = &locations.layout_cache.as_ref().unwrap().file;
+        let cache = layout_cache::open(cache_file);
+        let layout = cache.trusted(&fingerprint, CLAUDE_JSON_EXPAND).unwrap();
+        // The project's key as kept says `/q`: its entry is found from
+        // what was kept, not from a second reading of the file (which
+        // finds no `/q`).
+        let spans: Vec<_> = parts::key_spans(layout).collect();
+        let mut captured = Captured::new(spans.iter().cloned());
+        let kept = TEXT.replace("\"/p\"", "\"/q\"");
+        let mut reader = kept.as_bytes();
+        let size = fingerprint.size();
+        cache
+            .key_of_file_keeping(&mut reader, size, CLAUDE_JSON_EXPAND, &mut captured)
+            .unwrap();
+        let found = parts::read(&file, layout, "/q", &fingerprint, Some(&captured)).unwrap();
+        assert!(found.text().contains("\"old\""), "{}", found.text());
+        let read_again = parts::read(&file, layout, "/q", &fingerprint, None).unwrap();
+        assert_eq!(read_again.text(), r#"{"projects":{}}"#);
     }
 
     #[test]

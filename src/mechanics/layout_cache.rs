@@ -240,7 +240,40 @@ impl Opened<'_> {
     /// (the pass would refuse them), when the file ends before `size`
     /// bytes, or on an error reading it (the whole reading reports it).
     pub fn key_of_file(&self, file: &mut impl Read, size: u64, expand: &[&str]) -> Option<Key> {
-        stream_key(&self.cache.secret, file, size, STREAM_BUFFER, expand)
+        self.key_of_file_keeping(file, size, expand, &mut Captured::default())
+    }
+
+    /// [`Opened::key_of_file`], keeping the bytes of the ranges of
+    /// `captured` as they pass.
+    pub fn key_of_file_keeping(
+        &self,
+        file: &mut impl Read,
+        size: u64,
+        expand: &[&str],
+        captured: &mut Captured,
+    ) -> Option<Key> {
+        stream_key(
+            &self.cache.secret,
+            file,
+            size,
+            STREAM_BUFFER,
+            expand,
+            captured,
+        )
+    }
+
+    /// The layout of the one text of `size` bytes read with `expand` the
+    /// cache holds, when it holds exactly one: the layout a text of that
+    /// size read next can only be, if the cache knows it.
+    pub fn sole_layout_of_size(&self, size: u64, expand: &[&str]) -> Option<&Layout> {
+        let expand = expand_key(expand);
+        let mut sized = self
+            .cache
+            .entries
+            .iter()
+            .filter(|entry| entry.key.len == size && entry.key.expand == expand);
+        let entry = sized.next()?;
+        sized.next().is_none().then_some(&entry.layout)
     }
 
     /// The layout of the text of `key`, when the cache holds it.
@@ -366,12 +399,14 @@ fn stream_key(
     size: u64,
     buffer_len: usize,
     expand: &[&str],
+    captured: &mut Captured,
 ) -> Option<Key> {
     let mut hasher = Xxh3::with_secret(*secret);
     let mut buffer = vec![0u8; buffer_len.max(4)];
     // The bytes of a character cut by the end of the last read.
     let mut carry = 0;
     let mut left = size;
+    let mut at = 0;
     while left > 0 {
         let room = (buffer.len() - carry).min(usize::try_from(left).unwrap_or(usize::MAX));
         let read = match reader.read(&mut buffer[carry..carry + room]) {
@@ -382,6 +417,8 @@ fn stream_key(
         };
         let filled = carry + read;
         hasher.update(&buffer[carry..filled]);
+        captured.feed(at, &buffer[carry..filled]);
+        at += read;
         left -= read as u64;
         carry = match std::str::from_utf8(&buffer[..filled]) {
             Ok(_) => 0,
@@ -396,6 +433,71 @@ fn stream_key(
         digest: hasher.digest128(),
         expand: expand_key(expand),
     })
+}
+
+/// Byte ranges of a file whose bytes [`Opened::key_of_file_keeping`]
+/// keeps as they pass (the keys a reader looks up, read in the same pass
+/// as the digest instead of one `pread` each after it). Ranges that are
+/// empty, or overlap another, are not kept.
+#[derive(Debug, Default)]
+pub struct Captured {
+    /// Sorted by start, apart from each other.
+    ranges: Vec<Range<usize>>,
+    /// The bytes of each range read so far.
+    bytes: Vec<Vec<u8>>,
+    /// The first range not read whole yet.
+    next: usize,
+}
+
+impl Captured {
+    /// Keeps the bytes of `ranges` (any order) as they pass.
+    pub fn new(ranges: impl IntoIterator<Item = Range<usize>>) -> Self {
+        let mut ranges: Vec<Range<usize>> = ranges
+            .into_iter()
+            .filter(|range| range.start < range.end)
+            .collect();
+        ranges.sort_by_key(|range| range.start);
+        if ranges.windows(2).any(|pair| pair[0].end > pair[1].start) {
+            ranges.clear();
+        }
+        let bytes = ranges
+            .iter()
+            .map(|range| Vec::with_capacity(range.len()))
+            .collect();
+        Self {
+            ranges,
+            bytes,
+            next: 0,
+        }
+    }
+
+    /// Takes `chunk`, the file's bytes from offset `at` on, read in order.
+    fn feed(&mut self, at: usize, chunk: &[u8]) {
+        let end = at + chunk.len();
+        while let Some(range) = self.ranges.get(self.next)
+            && range.start < end
+        {
+            let (from, to) = (range.start.max(at), range.end.min(end));
+            if from < to {
+                self.bytes[self.next].extend_from_slice(&chunk[from - at..to - at]);
+            }
+            if range.end > end {
+                break;
+            }
+            self.next += 1;
+        }
+    }
+
+    /// The bytes of `range`, when it was one of the ranges kept and passed
+    /// whole.
+    pub fn get(&self, range: &Range<usize>) -> Option<&[u8]> {
+        let index = self
+            .ranges
+            .binary_search_by_key(&range.start, |kept| kept.start)
+            .ok()?;
+        let bytes = &self.bytes[index];
+        (self.ranges[index] == *range && bytes.len() == range.len()).then_some(bytes.as_slice())
+    }
 }
 
 impl Cache {
@@ -946,7 +1048,60 @@ mod tests {
             steps: steps.to_vec(),
             at: 0,
         };
-        stream_key(&cache.secret, &mut reader, size, buffer, &["p"])
+        stream_key(
+            &cache.secret,
+            &mut reader,
+            size,
+            buffer,
+            &["p"],
+            &mut Captured::default(),
+        )
+    }
+
+    #[test]
+    fn bytes_captured_as_they_pass_are_the_ranges_of_the_file() {
+        let cache = Cache::fresh();
+        let text: String = (0..400).map(|i| format!("\"k{i}é\": {i}, ")).collect();
+        let bytes = text.as_bytes();
+        let ranges = [5..9, 0..1, 100..700, 701..702, 2000..bytes.len()];
+        for buffer in [4, 7, 64, 1 << 16] {
+            for steps in [&[][..], &[1], &[3, 1, 2], &[150]] {
+                let mut captured = Captured::new(ranges.iter().cloned());
+                let mut reader = Trickle {
+                    bytes,
+                    steps: steps.to_vec(),
+                    at: 0,
+                };
+                let size = bytes.len() as u64;
+                let key = stream_key(
+                    &cache.secret,
+                    &mut reader,
+                    size,
+                    buffer,
+                    &["p"],
+                    &mut captured,
+                );
+                assert_eq!(key, Some(cache.key(&[bytes], &["p"])));
+                for range in &ranges {
+                    assert_eq!(
+                        captured.get(range),
+                        Some(&bytes[range.clone()]),
+                        "{range:?}, buffer {buffer}, steps {steps:?}"
+                    );
+                }
+                assert_eq!(captured.get(&(5..8)), None, "not a range kept");
+                assert_eq!(captured.get(&(6..9)), None, "not a range kept");
+            }
+        }
+        // Overlapping ranges are not kept; a range past the end never
+        // passes whole.
+        let mut overlapping = Captured::new([0..10, 5..20]);
+        overlapping.feed(0, bytes);
+        assert_eq!(overlapping.get(&(0..10)), None);
+        let mut past = Captured::new([0..4, 10..bytes.len() + 5]);
+        past.feed(0, bytes);
+        assert_eq!(past.get(&(0..4)), Some(&bytes[..4]));
+        assert_eq!(past.get(&(10..bytes.len() + 5)), None);
     }
 
     #[test]

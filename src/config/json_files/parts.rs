@@ -15,7 +15,7 @@ use std::fs::File;
 use std::ops::Range;
 
 use crate::mechanics::document::{JsonDocument, Layout, Member, decode_key};
-use crate::mechanics::layout_cache::Fingerprint;
+use crate::mechanics::layout_cache::{Captured, Fingerprint};
 
 use super::CLAUDE_JSON_EXPAND;
 
@@ -25,12 +25,15 @@ const GAP: usize = 4096;
 
 /// The document of the parts of the file `file` that `project`'s lookups
 /// need, read where `layout` says; `None` (read the whole file) when they
-/// are not as it says or the file is no longer of `fingerprint`.
+/// are not as it says or the file is no longer of `fingerprint`. Keys
+/// `captured` holds (kept as the file was digested, with this layout's
+/// [`key_spans`]) are not read again.
 pub fn read(
     file: &File,
     layout: &Layout,
     project: &str,
     fingerprint: &Fingerprint,
+    captured: Option<&Captured>,
 ) -> Option<JsonDocument> {
     let size = usize::try_from(fingerprint.size()).ok()?;
     let members_of = |span: &Range<usize>| {
@@ -41,7 +44,12 @@ pub fn read(
             .map(|(_, members)| members.as_slice())
     };
     let root = members_of(&layout.root)?;
-    let root_keys = read_ranges(file, size, root.iter().map(|member| &member.key_span))?;
+    let root_keys = read_ranges(
+        file,
+        size,
+        root.iter().map(|member| &member.key_span),
+        captured,
+    )?;
     let servers = last_named(root, &root_keys, "mcpServers")?;
     let projects = last_named(root, &root_keys, "projects")?;
     let entry = match projects {
@@ -49,7 +57,12 @@ pub fn read(
             // Not expanded: not an object, whose lookups fail as the whole
             // file's do only when read whole.
             let members = members_of(&projects.value_span)?;
-            let keys = read_ranges(file, size, members.iter().map(|member| &member.key_span))?;
+            let keys = read_ranges(
+                file,
+                size,
+                members.iter().map(|member| &member.key_span),
+                captured,
+            )?;
             last_named(members, &keys, project)?
         }
         None => None,
@@ -62,7 +75,7 @@ pub fn read(
         wanted.push(&entry.key_span);
         wanted.push(&entry.value_span);
     }
-    let mut read = read_ranges(file, size, wanted.into_iter())?.into_iter();
+    let mut read = read_ranges(file, size, wanted.into_iter(), None)?.into_iter();
     // A change while the parts were read moves the fingerprint (its
     // `ctime`, at least): then they may mix two states of the file.
     if Fingerprint::of(&file.metadata().ok()?)? != *fingerprint {
@@ -106,14 +119,37 @@ fn last_named<'a>(
     Some(None)
 }
 
+/// The key spans of every member [`read`] may look up in a file laid out
+/// as `layout` (the root's and `projects`'s), to keep as the file is
+/// digested.
+pub fn key_spans(layout: &Layout) -> impl Iterator<Item = Range<usize>> + '_ {
+    layout
+        .objects
+        .iter()
+        .flat_map(|(_, members)| members.iter().map(|member| member.key_span.clone()))
+}
+
 /// The text of each of `ranges` (in file order) of the file of `size`
-/// bytes, each valid UTF-8; close ranges are read together.
+/// bytes, each valid UTF-8: from `captured` when it holds them all, else
+/// read, close ranges together.
 fn read_ranges<'a>(
     file: &File,
     size: usize,
     ranges: impl Iterator<Item = &'a Range<usize>>,
+    captured: Option<&Captured>,
 ) -> Option<Vec<String>> {
     let ranges: Vec<&Range<usize>> = ranges.collect();
+    if let Some(captured) = captured
+        && let Some(texts) = ranges
+            .iter()
+            .map(|range| {
+                let bytes = captured.get(range)?;
+                std::str::from_utf8(bytes).ok().map(str::to_owned)
+            })
+            .collect::<Option<Vec<String>>>()
+    {
+        return Some(texts);
+    }
     let mut texts = Vec::with_capacity(ranges.len());
     let mut first = 0;
     while first < ranges.len() {
