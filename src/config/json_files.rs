@@ -674,15 +674,24 @@ mod tests {
         assert_eq!(local(), (true, answer));
     }
 
+    /// [`TEXT`] read once with the cache (which then trusts it), opened
+    /// again: the file, its fingerprint and the cache.
+    fn opened_trusted<'a>(
+        locations: &'a Locations,
+        path: &Path,
+    ) -> (File, Fingerprint, layout_cache::Opened<'a>) {
+        assert!(!partial(locations, later));
+        let file = File::open(path).unwrap();
+        let fingerprint = Fingerprint::of(&file.metadata().unwrap()).unwrap();
+        let cache = layout_cache::open(&locations.layout_cache.as_ref().unwrap().file);
+        (file, fingerprint, cache)
+    }
+
     #[test]
     fn parts_read_from_a_file_changed_since_its_stat_are_refused() {
         let (dir, locations) = setup(TEXT);
         let path = dir.path().join(".claude.json");
-        assert!(!partial(&locations, later));
-        let file = File::open(&path).unwrap();
-        let fingerprint = Fingerprint::of(&file.metadata().unwrap()).unwrap();
-        let cache_file = &locations.layout_cache.as_ref().unwrap().file;
-        let cache = layout_cache::open(cache_file);
+        let (file, fingerprint, cache) = opened_trusted(&locations, &path);
         let layout = cache.trusted(&fingerprint, CLAUDE_JSON_EXPAND).unwrap();
         assert!(parts::read(&file, layout, "/p", &fingerprint, None).is_some());
         // Changed between the `stat` and the `pread`s.
@@ -709,11 +718,7 @@ mod tests {
     fn keys_kept_as_the_file_was_digested_are_not_read_again() {
         let (dir, locations) = setup(TEXT);
         let path = dir.path().join(".claude.json");
-        assert!(!partial(&locations, later));
-        let file = File::open(&path).unwrap();
-        let fingerprint = Fingerprint::of(&file.metadata().unwrap()).unwrap();
-        let cache_file = &locations.layout_cache.as_ref().unwrap().file;
-        let cache = layout_cache::open(cache_file);
+        let (file, fingerprint, cache) = opened_trusted(&locations, &path);
         let layout = cache.trusted(&fingerprint, CLAUDE_JSON_EXPAND).unwrap();
         // The project's key as kept says `/q`: its entry is found from
         // what was kept, not from a second reading of the file (which
