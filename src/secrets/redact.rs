@@ -239,8 +239,22 @@ impl Redactor {
     /// [`Redactor::learn_entry`] for an entry already scanned: `findings`
     /// are what [`secrets::scan_entry`] found in it.
     pub fn learn_scanned_entry(&mut self, entry: &ServerEntry, findings: &[secrets::Finding]) {
+        let fields = entry.expandable_fields_where(expansion::may_hold_references);
+        self.learn_scanned_fields(findings, &fields);
+    }
+
+    /// [`Redactor::learn_scanned_entry`] given the entry's expandable
+    /// fields that may hold a placeholder: those
+    /// [`may_hold_references`](expansion::may_hold_references) keeps, or
+    /// more (a field without a `$` has no default to teach), so a scan
+    /// lists them once for this and for its placeholder notes.
+    pub fn learn_scanned_fields(
+        &mut self,
+        findings: &[secrets::Finding],
+        fields: &[(Field, &str)],
+    ) {
         self.note_findings(findings);
-        for (_, text) in entry.expandable_fields_where(expansion::may_hold_references) {
+        for (_, text) in fields {
             self.note_defaults(text);
         }
     }
@@ -1035,6 +1049,57 @@ mod tests {
             .into_owned();
         assert_eq!(shown, "Zq8m…6hF1 Yp7n…L3wR");
         assert!(redactor.pending.is_empty() && redactor.noted.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Taught the fields that may hold a placeholder form (what a scan
+        /// lists once for its notes too), a redactor learns what it learns
+        /// from the entry's own list of those that may hold a reference.
+        #[test]
+        fn defaults_learned_from_the_scans_fields_are_the_entrys(
+            values in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "plain",
+                    "${API_TOKEN:-Zx8kQ2mN7pL4vR9tYw3B}",
+                    "${GITHUB_TOKEN:-ghp_0123456789abcdefghijABCDEFGHIJ012345}",
+                    "{env:TOKEN}",
+                    "${env:TOKEN}",
+                    "$TOKEN",
+                    "Bearer ${AUTH:-sk_live_4eC39HqLyjWDarjtT1zdp7dc}",
+                    "https://u:${PW:-hunter2hunter2}@h/x",
+                ]),
+                1..6,
+            ),
+            remote in proptest::bool::ANY,
+        ) {
+            let entry = if remote {
+                let headers: serde_json::Map<String, Value> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(index, value)| (format!("H{index}"), Value::from(*value)))
+                    .collect();
+                serde_json::json!({"type": "http", "url": values[0], "headers": headers})
+            } else {
+                let env: serde_json::Map<String, Value> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(index, value)| (format!("TOKEN_{index}"), Value::from(*value)))
+                    .collect();
+                serde_json::json!({"command": values[0], "args": values, "env": env})
+            };
+            let entry = ServerEntry::from_value(entry);
+            let findings = secrets::scan_entry(&entry);
+            let mut own = Redactor::new();
+            own.learn_scanned_entry(&entry, &findings);
+            own.settle();
+            let mut given = Redactor::new();
+            given.learn_scanned_fields(
+                &findings,
+                &entry.expandable_fields_where(expansion::may_hold_forms),
+            );
+            given.settle();
+            proptest::prop_assert_eq!(&given.needles, &own.needles);
+        }
     }
 
     #[test]
