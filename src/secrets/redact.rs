@@ -143,9 +143,19 @@ pub struct Redactor {
     /// Whether a bucket got a needle since the buckets were sorted (each
     /// is sorted by needle, then by age, for a binary search).
     unsorted: bool,
-    /// Texts masked since the needles last changed: `None` when unchanged.
-    memo: HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>,
+    /// Texts masked since the needles last changed.
+    memo: Memo,
 }
+
+/// Texts masked, each with what it became: `None` when unchanged.
+type Memo = HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>;
+
+/// Fewest items of an array masked on more than one core: each thread
+/// costs about as much as masking a few dozen findings.
+const PARALLEL_ITEMS: usize = 1024;
+
+/// Items a thread takes at a time from an array masked on every core.
+const PARALLEL_RUN: usize = 256;
 
 impl Redactor {
     /// An empty redactor: masks nothing until it learns.
@@ -553,18 +563,30 @@ impl Redactor {
             return Cow::Borrowed(text);
         }
         self.sort_buckets();
+        let mut memo = std::mem::take(&mut self.memo);
+        let masked = self.masked(&mut memo, text);
+        self.memo = memo;
+        masked
+    }
+
+    /// [`Self::mask_text`] of a settled redactor with sorted buckets,
+    /// remembering in `memo`.
+    fn masked<'t>(&self, memo: &mut Memo, text: &'t str) -> Cow<'t, str> {
+        if self.needles.is_empty() || text.len() < SHORT_PREFIX {
+            return Cow::Borrowed(text);
+        }
         let remembered = text.len() <= MEMO_BYTES;
-        if remembered && let Some(known) = self.memo.get(text) {
+        if remembered && let Some(known) = memo.get(text) {
             return known
                 .as_ref()
                 .map_or(Cow::Borrowed(text), |masked| Cow::Owned(masked.clone()));
         }
         let masked = self.replace_all(text);
         if remembered {
-            if self.memo.len() >= MEMO_ENTRIES {
-                self.memo.clear();
+            if memo.len() >= MEMO_ENTRIES {
+                memo.clear();
             }
-            self.memo.insert(text.to_string(), masked.clone());
+            memo.insert(text.to_string(), masked.clone());
         }
         masked.map_or(Cow::Borrowed(text), Cow::Owned)
     }
@@ -636,47 +658,93 @@ impl Redactor {
     }
 
     /// `value` with every known secret masked in every string (keys too).
+    /// The items of a long array (a scan's findings) are masked on every
+    /// core, each thread remembering its own texts: what a text becomes
+    /// depends on the needles alone.
     pub fn mask_json(&mut self, value: &mut Value) {
         self.settle();
         if self.needles.is_empty() {
             return;
         }
+        self.sort_buckets();
+        let mut memo = std::mem::take(&mut self.memo);
+        self.masked_json(&mut memo, value);
+        self.memo = memo;
+    }
+
+    /// [`Self::mask_json`] of a settled redactor with sorted buckets,
+    /// remembering in `memo`.
+    fn masked_json(&self, memo: &mut Memo, value: &mut Value) {
         match value {
             Value::String(text) => {
-                if let Cow::Owned(masked) = self.mask_text(text) {
+                if let Cow::Owned(masked) = self.masked(memo, text) {
                     *text = masked;
                 }
             }
-            Value::Array(items) => items.iter_mut().for_each(|item| self.mask_json(item)),
+            Value::Array(items) if items.len() >= PARALLEL_ITEMS => {
+                self.masked_items(memo, items);
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|item| self.masked_json(memo, item)),
             Value::Object(members) => {
                 // Keys rarely hold a secret: the object is rebuilt only
                 // when one does.
                 if members
                     .keys()
-                    .any(|key| matches!(self.mask_text(key), Cow::Owned(_)))
+                    .any(|key| matches!(self.masked(memo, key), Cow::Owned(_)))
                 {
                     let old = std::mem::take(members);
                     for (key, mut member) in old {
-                        self.mask_json(&mut member);
-                        let key = self.mask_text(&key).into_owned();
+                        self.masked_json(memo, &mut member);
+                        let key = self.masked(memo, &key).into_owned();
                         members.insert(key, member);
                     }
                 } else {
                     members
                         .values_mut()
-                        .for_each(|member| self.mask_json(member));
+                        .for_each(|member| self.masked_json(memo, member));
                 }
             }
             // A number where a string belongs (`"PIN": 123456`) can be a
             // secret too: shown as the masked string it would be.
             Value::Number(number) => {
                 let text = number.to_string();
-                if let Cow::Owned(masked) = self.mask_text(&text) {
+                if let Cow::Owned(masked) = self.masked(memo, &text) {
                     *value = Value::String(masked);
                 }
             }
             Value::Null | Value::Bool(_) => {}
         }
+    }
+
+    /// Masks `items` on every core: each thread, this one too, takes the
+    /// next run of items until none is left, so whatever threads cannot
+    /// be started, this one masks every item the others do not.
+    fn masked_items(&self, memo: &mut Memo, items: &mut [Value]) {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let runs = Mutex::new(items.chunks_mut(PARALLEL_RUN));
+        let work = |memo: &mut Memo| {
+            loop {
+                let next = runs
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .next();
+                let Some(run) = next else {
+                    break;
+                };
+                run.iter_mut().for_each(|item| self.masked_json(memo, item));
+            }
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..cores {
+                // Values nested deep need the stack the main thread has.
+                let _started = std::thread::Builder::new()
+                    .stack_size(crate::mechanics::document::STACK_BYTES)
+                    .spawn_scoped(scope, || work(&mut Memo::default()));
+            }
+            work(memo);
+        });
     }
 }
 
@@ -973,6 +1041,56 @@ mod tests {
         assert_eq!(
             value,
             serde_json::json!({"a": ["x ghp_…2345"], "ghp_…2345": 1})
+        );
+    }
+
+    #[test]
+    fn a_long_array_is_masked_as_its_items_are_one_by_one() {
+        let secrets = [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "123456789012",
+        ];
+        let mut redactor = Redactor::new();
+        for secret in secrets {
+            redactor.learn(secret);
+        }
+        redactor.learn_url_password("pw9");
+        // Items of every kind, secrets in keys, strings and numbers, and a
+        // long array inside a long one; a run of items ends mid-array.
+        let item = |index: usize| {
+            let secret = secrets[index % secrets.len()];
+            match index % 5 {
+                0 => serde_json::json!({"file": format!("f{index}"), "value": secret}),
+                1 => serde_json::json!({ secret: index, "url": "db://u:pw9@h" }),
+                2 => serde_json::json!(123_456_789_012_u64),
+                3 => serde_json::json!([format!("x {secret} y"), null, true]),
+                _ => serde_json::json!(format!("plain {index}")),
+            }
+        };
+        let mut inner: Vec<Value> = (0..PARALLEL_ITEMS + 7).map(item).collect();
+        let mut items: Vec<Value> = (0..PARALLEL_ITEMS * 3 + PARALLEL_RUN / 2)
+            .map(item)
+            .collect();
+        items.insert(5, Value::Array(inner.clone()));
+        let mut value = serde_json::json!({"findings": items.clone()});
+        redactor.mask_json(&mut value);
+        // One by one: each item alone is below the parallel threshold.
+        for item in &mut inner {
+            redactor.mask_json(item);
+        }
+        for item in &mut items {
+            if item.is_array() && item.as_array().is_some_and(|all| all.len() > 10) {
+                *item = Value::Array(inner.clone());
+            } else {
+                redactor.mask_json(item);
+            }
+        }
+        assert_eq!(value, serde_json::json!({"findings": items}));
+        let shown = value.to_string();
+        assert!(
+            secrets.iter().all(|secret| !shown.contains(secret)) && !shown.contains("pw9@"),
+            "{shown}"
         );
     }
 
