@@ -90,7 +90,9 @@ pub struct Rule {
 #[derive(Debug)]
 struct CompiledRule {
     regex: Regex,
-    prefix: Regex,
+    /// The prefix pattern, compiled on the first match that needs it (a
+    /// rule whose literal a scan meets may never match).
+    prefix: OnceLock<Regex>,
     /// Whether the secret is capture group 1 rather than the whole match.
     captures: bool,
     tier: Tier,
@@ -117,7 +119,6 @@ impl Rule {
                     .expect("rule patterns compile")
             };
             let regex = build(&self.pattern);
-            let prefix = build(&self.prefix_pattern);
             let captures = regex.captures_len() > 1;
             let longest = regex_syntax::parse(&self.pattern)
                 .ok()
@@ -131,11 +132,25 @@ impl Rule {
             };
             CompiledRule {
                 regex,
-                prefix,
+                prefix: OnceLock::new(),
                 captures,
                 tier,
                 longest,
             }
+        })
+    }
+
+    /// The regex of the rule's fixed start, compiled on first use. It runs
+    /// once per match, anchored, on the token alone: the DFAs (a full one,
+    /// most of what building it cost, and the lazy one with its reverse
+    /// automaton) are left out, as the backtracker finds the same match.
+    fn prefix(&self) -> &Regex {
+        self.compiled().prefix.get_or_init(|| {
+            Regex::builder()
+                .configure(Regex::config().hybrid(false).dfa(false))
+                .build(&self.prefix_pattern)
+                // The patterns are constants, compiled by a unit test.
+                .expect("rule prefix patterns compile")
         })
     }
 }
@@ -2190,7 +2205,7 @@ fn url_has_secret(text: &str, parts: &UrlParts) -> bool {
 fn token_is_decoy(rule: &Rule, text: &str, span: &Range<usize>) -> bool {
     let after = &text[span.end..];
     let token = &text[span.clone()];
-    let prefix = &rule.compiled().prefix;
+    let prefix = rule.prefix();
     let body = &token[prefix.find(token).map_or(0, |prefix| prefix.end())..];
     after.starts_with(['#', '*', '\u{2022}', '\u{25cf}', '\u{2026}'])
         || after.starts_with("...")
@@ -2444,6 +2459,7 @@ mod tests {
         assert_eq!(rules.len(), RULE_SPECS.len());
         for rule in rules {
             let _ = rule.compiled();
+            let _ = rule.prefix();
         }
         let mut ids: Vec<&str> = rules.iter().map(|rule| rule.id).collect();
         ids.sort_unstable();

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use super::Client;
 use crate::config::expansion::{references, unsupported_forms};
-use crate::config::inventory::{Note, placeholder_notes};
-use crate::config::model::ServerEntry;
+use crate::config::inventory::{Note, placeholder_notes, placeholder_notes_in};
+use crate::config::model::{Field, ServerEntry};
 
 /// Variables Cursor and VS Code fill in themselves (`${workspaceFolder}`,
 /// `${userHome}`, …): not environment variables, so never reported.
@@ -64,6 +64,28 @@ pub fn notes(client: Client, path: &Path, name: &str, entry: &ServerEntry) -> Ve
     if client == Client::ClaudeCode {
         return placeholder_notes(path, name, entry);
     }
+    other_client_notes(client, path, name, entry)
+}
+
+/// [`notes`] given `entry`'s expandable fields that may hold a form
+/// ([`ServerEntry::expandable_fields_where`]
+/// [`may_hold_forms`](crate::config::expansion::may_hold_forms)): a scan
+/// lists them once for these notes and the redactor's defaults.
+pub fn notes_in(
+    client: Client,
+    path: &Path,
+    name: &str,
+    entry: &ServerEntry,
+    fields: &[(Field, &str)],
+) -> Vec<Note> {
+    if client == Client::ClaudeCode {
+        return placeholder_notes_in(path, name, entry, fields);
+    }
+    other_client_notes(client, path, name, entry)
+}
+
+/// [`notes`] for a client other than Claude Code, whose rules differ.
+fn other_client_notes(client: Client, path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
     let title = client.title();
     let mut notes = Vec::new();
     for (field, value) in entry.expandable_fields() {

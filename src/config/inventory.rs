@@ -524,6 +524,19 @@ fn entry_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
 /// interpreter's to expand, so they are not reported.
 pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
     let fields = entry.expandable_fields_where(crate::config::expansion::may_hold_forms);
+    placeholder_notes_in(path, name, entry, &fields)
+}
+
+/// [`placeholder_notes`] given `entry`'s expandable fields that may hold
+/// a form ([`ServerEntry::expandable_fields_where`]
+/// [`may_hold_forms`](crate::config::expansion::may_hold_forms)), listed
+/// once by a scan for these notes and the redactor's defaults.
+pub fn placeholder_notes_in(
+    path: &Path,
+    name: &str,
+    entry: &ServerEntry,
+    fields: &[(Field, &str)],
+) -> Vec<Note> {
     if fields.is_empty() {
         return Vec::new();
     }
@@ -543,7 +556,7 @@ pub fn placeholder_notes(path: &Path, name: &str, entry: &ServerEntry) -> Vec<No
         crate::config::expansion::script_arguments(entry.command().unwrap_or_default(), &args)
     };
     fields
-        .into_iter()
+        .iter()
         .filter(|(field, _)| !matches!(field, Field::Arg(index) if scripts.contains(index)))
         .flat_map(|(field, value)| {
             crate::config::expansion::unsupported_forms(value)

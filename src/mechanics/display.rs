@@ -25,7 +25,9 @@ pub fn is_unsafe(c: char) -> bool {
 /// `text` with every unsafe character escaped: `\n`, `\r`, `\t` and
 /// `\u{1b}`-style for the rest. Borrowed when nothing needed escaping.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    // Printable ASCII holds no unsafe character (controls are below 0x20
+    // and 0x7f, bidi marks are not ASCII): most texts, a byte at a time.
+    if text.bytes().all(|byte| matches!(byte, 0x20..=0x7e)) || !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }
     let mut shown = String::with_capacity(text.len() + 8);
@@ -147,6 +149,32 @@ fn ansi_c_quoted(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The printable-ASCII shortcut changes nothing: a text is
+        /// borrowed exactly when no character of it is unsafe.
+        #[test]
+        fn escape_borrows_exactly_the_texts_without_unsafe_characters(
+            before in "[ -~]{0,12}",
+            odd in proptest::option::of(
+                "[\\x00-\\x1f\\x7f\u{80}-\u{9f}é\u{061c}\u{200e}\u{202a}-\u{202e}\u{2066}-\u{2069}]",
+            ),
+            after in "[ -~]{0,12}",
+        ) {
+            // Printable ASCII around at most one other character.
+            let text = format!("{before}{}{after}", odd.unwrap_or_default());
+            let escaped = escape(&text);
+            proptest::prop_assert_eq!(
+                matches!(escaped, Cow::Borrowed(_)),
+                !text.chars().any(is_unsafe)
+            );
+            let slow: String = text.chars().fold(String::new(), |mut out, c| {
+                push_escaped(&mut out, c);
+                out
+            });
+            proptest::prop_assert_eq!(escaped.into_owned(), slow);
+        }
+    }
 
     #[test]
     fn controls_and_bidi_are_shown_not_obeyed() {

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::clients::{self, Client, placeholders};
 use crate::config::error::ConfigError;
+use crate::config::expansion;
 use crate::config::inventory::{FileProblem, Inventory, Note};
 use crate::config::model::{Field, ServerEntry};
 use crate::config::scope::Scope;
@@ -212,8 +213,17 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                 extract_scope: extractable(ctx, entry.scope, &entry.file),
                 entry_path,
             };
+            let fields = entry
+                .entry
+                .expandable_fields_where(expansion::may_hold_references);
             ctx.shield.learn(|redactor| {
-                findings.extend(scan_one(redactor, &origin, &entry.name, &entry.entry));
+                findings.extend(scan_one(
+                    redactor,
+                    &origin,
+                    &entry.name,
+                    &entry.entry,
+                    &fields,
+                ));
             });
         }
         locate_inventory_findings(&mut findings);
@@ -522,9 +532,20 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
                 .and_then(|scope| extractable(ctx, scope, path)),
             entry_path,
         };
-        findings.extend(scan_one(redactor, &origin, &server.name, &server.entry));
+        // The fields that may hold a placeholder, listed once for the
+        // redactor's defaults and the placeholder notes.
+        let fields = server
+            .entry
+            .expandable_fields_where(expansion::may_hold_forms);
+        findings.extend(scan_one(
+            redactor,
+            &origin,
+            &server.name,
+            &server.entry,
+            &fields,
+        ));
         warnings.extend(
-            placeholders::notes(client, path, &server.name, &server.entry)
+            placeholders::notes_in(client, path, &server.name, &server.entry, &fields)
                 .iter()
                 .map(note_warning),
         );
@@ -668,15 +689,18 @@ struct Origin<'a> {
 }
 
 /// The findings of one entry; `redactor` learns each secret, so nothing
-/// printed later (a warning, an error) shows one whole.
+/// printed later (a warning, an error) shows one whole, and each
+/// placeholder default among `fields` (the entry's expandable fields that
+/// may hold one, see [`Redactor::learn_scanned_fields`]).
 fn scan_one(
     redactor: &mut Redactor,
     origin: &Origin<'_>,
     server: &str,
     entry: &ServerEntry,
+    fields: &[(Field, &str)],
 ) -> Vec<ScanFinding> {
     let findings = secrets::scan_entry(entry);
-    redactor.learn_scanned_entry(entry, &findings);
+    redactor.learn_scanned_fields(&findings, fields);
     findings
         .into_iter()
         .map(|finding| ScanFinding {

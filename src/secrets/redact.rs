@@ -143,9 +143,35 @@ pub struct Redactor {
     /// Whether a bucket got a needle since the buckets were sorted (each
     /// is sorted by needle, then by age, for a binary search).
     unsorted: bool,
-    /// Texts masked since the needles last changed: `None` when unchanged.
-    memo: HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>,
+    /// Texts masked since the needles last changed.
+    memo: Memo,
+    /// A bit per hash of the first [`SHORT_PREFIX`] bytes of some needle:
+    /// a position whose bytes' bit is clear starts none, and costs no
+    /// lookup in the maps above (most positions of a text). Empty until
+    /// the first needle.
+    starts: Vec<u64>,
 }
+
+/// Texts masked, each with what it became: `None` when unchanged.
+type Memo = HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>;
+
+/// Fewest items of an array masked on more than one core: each thread
+/// costs about as much as masking a few dozen findings.
+const PARALLEL_ITEMS: usize = 1024;
+
+/// Bits of [`Redactor::starts`], a power of two: 64 KiB, a tenth of it
+/// set by the 60,000 needles of a scan of 2,000 configs.
+const START_BITS: usize = 1 << 19;
+
+/// The bit of [`Redactor::starts`] for a needle's first bytes.
+fn start_bit(prefix: &[u8; SHORT_PREFIX]) -> usize {
+    // Fibonacci hashing: the top bits mix all three bytes.
+    let hash = short_key(prefix).wrapping_mul(0x9E37_79B1);
+    (hash >> (32 - START_BITS.trailing_zeros())) as usize
+}
+
+/// Items a thread takes at a time from an array masked on every core.
+const PARALLEL_RUN: usize = 256;
 
 impl Redactor {
     /// An empty redactor: masks nothing until it learns.
@@ -239,8 +265,22 @@ impl Redactor {
     /// [`Redactor::learn_entry`] for an entry already scanned: `findings`
     /// are what [`secrets::scan_entry`] found in it.
     pub fn learn_scanned_entry(&mut self, entry: &ServerEntry, findings: &[secrets::Finding]) {
+        let fields = entry.expandable_fields_where(expansion::may_hold_references);
+        self.learn_scanned_fields(findings, &fields);
+    }
+
+    /// [`Redactor::learn_scanned_entry`] given the entry's expandable
+    /// fields that may hold a placeholder: those
+    /// [`may_hold_references`](expansion::may_hold_references) keeps, or
+    /// more (a field without a `$` has no default to teach), so a scan
+    /// lists them once for this and for its placeholder notes.
+    pub fn learn_scanned_fields(
+        &mut self,
+        findings: &[secrets::Finding],
+        fields: &[(Field, &str)],
+    ) {
         self.note_findings(findings);
-        for (_, text) in entry.expandable_fields_where(expansion::may_hold_references) {
+        for (_, text) in fields {
             self.note_defaults(text);
         }
     }
@@ -409,6 +449,13 @@ impl Redactor {
             // `:@`, an empty password: nothing to hide, and it is everywhere.
             return;
         }
+        if let Some(prefix) = bytes.first_chunk::<SHORT_PREFIX>() {
+            if self.starts.is_empty() {
+                self.starts = vec![0; START_BITS / 64];
+            }
+            let bit = start_bit(prefix);
+            self.starts[bit / 64] |= 1 << (bit % 64);
+        }
         self.unsorted = true;
         self.forget_masked();
         self.needles.push((needle, replacement));
@@ -539,18 +586,30 @@ impl Redactor {
             return Cow::Borrowed(text);
         }
         self.sort_buckets();
+        let mut memo = std::mem::take(&mut self.memo);
+        let masked = self.masked(&mut memo, text);
+        self.memo = memo;
+        masked
+    }
+
+    /// [`Self::mask_text`] of a settled redactor with sorted buckets,
+    /// remembering in `memo`.
+    fn masked<'t>(&self, memo: &mut Memo, text: &'t str) -> Cow<'t, str> {
+        if self.needles.is_empty() || text.len() < SHORT_PREFIX {
+            return Cow::Borrowed(text);
+        }
         let remembered = text.len() <= MEMO_BYTES;
-        if remembered && let Some(known) = self.memo.get(text) {
+        if remembered && let Some(known) = memo.get(text) {
             return known
                 .as_ref()
                 .map_or(Cow::Borrowed(text), |masked| Cow::Owned(masked.clone()));
         }
         let masked = self.replace_all(text);
         if remembered {
-            if self.memo.len() >= MEMO_ENTRIES {
-                self.memo.clear();
+            if memo.len() >= MEMO_ENTRIES {
+                memo.clear();
             }
-            self.memo.insert(text.to_string(), masked.clone());
+            memo.insert(text.to_string(), masked.clone());
         }
         masked.map_or(Cow::Borrowed(text), Cow::Owned)
     }
@@ -586,6 +645,14 @@ impl Redactor {
 
     /// The longest needle `rest` starts with (the oldest of equal ones).
     fn longest_at(&self, rest: &[u8]) -> Option<u32> {
+        let bit = start_bit(rest.first_chunk::<SHORT_PREFIX>()?);
+        if self
+            .starts
+            .get(bit / 64)
+            .is_none_or(|word| word & (1 << (bit % 64)) == 0)
+        {
+            return None;
+        }
         if let Some(prefix) = rest.first_chunk::<PREFIX>()
             && let Some(bucket) = self.by_prefix.get(&long_key(prefix))
             && let Some(found) = self.longest_in(bucket, rest)
@@ -622,47 +689,93 @@ impl Redactor {
     }
 
     /// `value` with every known secret masked in every string (keys too).
+    /// The items of a long array (a scan's findings) are masked on every
+    /// core, each thread remembering its own texts: what a text becomes
+    /// depends on the needles alone.
     pub fn mask_json(&mut self, value: &mut Value) {
         self.settle();
         if self.needles.is_empty() {
             return;
         }
+        self.sort_buckets();
+        let mut memo = std::mem::take(&mut self.memo);
+        self.masked_json(&mut memo, value);
+        self.memo = memo;
+    }
+
+    /// [`Self::mask_json`] of a settled redactor with sorted buckets,
+    /// remembering in `memo`.
+    fn masked_json(&self, memo: &mut Memo, value: &mut Value) {
         match value {
             Value::String(text) => {
-                if let Cow::Owned(masked) = self.mask_text(text) {
+                if let Cow::Owned(masked) = self.masked(memo, text) {
                     *text = masked;
                 }
             }
-            Value::Array(items) => items.iter_mut().for_each(|item| self.mask_json(item)),
+            Value::Array(items) if items.len() >= PARALLEL_ITEMS => {
+                self.masked_items(memo, items);
+            }
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|item| self.masked_json(memo, item)),
             Value::Object(members) => {
                 // Keys rarely hold a secret: the object is rebuilt only
                 // when one does.
                 if members
                     .keys()
-                    .any(|key| matches!(self.mask_text(key), Cow::Owned(_)))
+                    .any(|key| matches!(self.masked(memo, key), Cow::Owned(_)))
                 {
                     let old = std::mem::take(members);
                     for (key, mut member) in old {
-                        self.mask_json(&mut member);
-                        let key = self.mask_text(&key).into_owned();
+                        self.masked_json(memo, &mut member);
+                        let key = self.masked(memo, &key).into_owned();
                         members.insert(key, member);
                     }
                 } else {
                     members
                         .values_mut()
-                        .for_each(|member| self.mask_json(member));
+                        .for_each(|member| self.masked_json(memo, member));
                 }
             }
             // A number where a string belongs (`"PIN": 123456`) can be a
             // secret too: shown as the masked string it would be.
             Value::Number(number) => {
                 let text = number.to_string();
-                if let Cow::Owned(masked) = self.mask_text(&text) {
+                if let Cow::Owned(masked) = self.masked(memo, &text) {
                     *value = Value::String(masked);
                 }
             }
             Value::Null | Value::Bool(_) => {}
         }
+    }
+
+    /// Masks `items` on every core: each thread, this one too, takes the
+    /// next run of items until none is left, so whatever threads cannot
+    /// be started, this one masks every item the others do not.
+    fn masked_items(&self, memo: &mut Memo, items: &mut [Value]) {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let runs = Mutex::new(items.chunks_mut(PARALLEL_RUN));
+        let work = |memo: &mut Memo| {
+            loop {
+                let next = runs
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .next();
+                let Some(run) = next else {
+                    break;
+                };
+                run.iter_mut().for_each(|item| self.masked_json(memo, item));
+            }
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..cores {
+                // Values nested deep need the stack the main thread has.
+                let _started = std::thread::Builder::new()
+                    .stack_size(crate::mechanics::document::STACK_BYTES)
+                    .spawn_scoped(scope, || work(&mut Memo::default()));
+            }
+            work(memo);
+        });
     }
 }
 
@@ -962,6 +1075,56 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_long_array_is_masked_as_its_items_are_one_by_one() {
+        let secrets = [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "123456789012",
+        ];
+        let mut redactor = Redactor::new();
+        for secret in secrets {
+            redactor.learn(secret);
+        }
+        redactor.learn_url_password("pw9");
+        // Items of every kind, secrets in keys, strings and numbers, and a
+        // long array inside a long one; a run of items ends mid-array.
+        let item = |index: usize| {
+            let secret = secrets[index % secrets.len()];
+            match index % 5 {
+                0 => serde_json::json!({"file": format!("f{index}"), "value": secret}),
+                1 => serde_json::json!({ secret: index, "url": "db://u:pw9@h" }),
+                2 => serde_json::json!(123_456_789_012_u64),
+                3 => serde_json::json!([format!("x {secret} y"), null, true]),
+                _ => serde_json::json!(format!("plain {index}")),
+            }
+        };
+        let mut inner: Vec<Value> = (0..PARALLEL_ITEMS + 7).map(item).collect();
+        let mut items: Vec<Value> = (0..PARALLEL_ITEMS * 3 + PARALLEL_RUN / 2)
+            .map(item)
+            .collect();
+        items.insert(5, Value::Array(inner.clone()));
+        let mut value = serde_json::json!({"findings": items.clone()});
+        redactor.mask_json(&mut value);
+        // One by one: each item alone is below the parallel threshold.
+        for item in &mut inner {
+            redactor.mask_json(item);
+        }
+        for item in &mut items {
+            if item.is_array() && item.as_array().is_some_and(|all| all.len() > 10) {
+                *item = Value::Array(inner.clone());
+            } else {
+                redactor.mask_json(item);
+            }
+        }
+        assert_eq!(value, serde_json::json!({"findings": items}));
+        let shown = value.to_string();
+        assert!(
+            secrets.iter().all(|secret| !shown.contains(secret)) && !shown.contains("pw9@"),
+            "{shown}"
+        );
+    }
+
     /// What masking was before it was one pass: an Aho-Corasick automaton
     /// of every needle, leftmost-longest, the first of equal needles.
     fn masked_by_automaton(redactor: &mut Redactor, text: &str) -> String {
@@ -1035,6 +1198,57 @@ mod tests {
             .into_owned();
         assert_eq!(shown, "Zq8m…6hF1 Yp7n…L3wR");
         assert!(redactor.pending.is_empty() && redactor.noted.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Taught the fields that may hold a placeholder form (what a scan
+        /// lists once for its notes too), a redactor learns what it learns
+        /// from the entry's own list of those that may hold a reference.
+        #[test]
+        fn defaults_learned_from_the_scans_fields_are_the_entrys(
+            values in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "plain",
+                    "${API_TOKEN:-Zx8kQ2mN7pL4vR9tYw3B}",
+                    "${GITHUB_TOKEN:-ghp_0123456789abcdefghijABCDEFGHIJ012345}",
+                    "{env:TOKEN}",
+                    "${env:TOKEN}",
+                    "$TOKEN",
+                    "Bearer ${AUTH:-sk_live_4eC39HqLyjWDarjtT1zdp7dc}",
+                    "https://u:${PW:-hunter2hunter2}@h/x",
+                ]),
+                1..6,
+            ),
+            remote in proptest::bool::ANY,
+        ) {
+            let entry = if remote {
+                let headers: serde_json::Map<String, Value> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(index, value)| (format!("H{index}"), Value::from(*value)))
+                    .collect();
+                serde_json::json!({"type": "http", "url": values[0], "headers": headers})
+            } else {
+                let env: serde_json::Map<String, Value> = values
+                    .iter()
+                    .enumerate()
+                    .map(|(index, value)| (format!("TOKEN_{index}"), Value::from(*value)))
+                    .collect();
+                serde_json::json!({"command": values[0], "args": values, "env": env})
+            };
+            let entry = ServerEntry::from_value(entry);
+            let findings = secrets::scan_entry(&entry);
+            let mut own = Redactor::new();
+            own.learn_scanned_entry(&entry, &findings);
+            own.settle();
+            let mut given = Redactor::new();
+            given.learn_scanned_fields(
+                &findings,
+                &entry.expandable_fields_where(expansion::may_hold_forms),
+            );
+            given.settle();
+            proptest::prop_assert_eq!(&given.needles, &own.needles);
+        }
     }
 
     #[test]

@@ -39,9 +39,8 @@ pub enum Syntax {
 pub struct ParsedText<'t> {
     text: &'t str,
     tree: Tree<'t>,
-    /// Where each line starts, found on the first position asked for: a
-    /// file with many findings is not counted from its start for each.
-    line_starts: std::cell::OnceCell<Vec<usize>>,
+    /// Line and column of each position asked for.
+    lines: LineCounter,
 }
 
 enum Tree<'t> {
@@ -77,7 +76,7 @@ impl<'t> ParsedText<'t> {
         Some(Self {
             text,
             tree,
-            line_starts: std::cell::OnceCell::new(),
+            lines: LineCounter::default(),
         })
     }
 
@@ -99,7 +98,7 @@ impl<'t> ParsedText<'t> {
         Some(Self {
             text,
             tree: Tree::StrictJson(strict::Index::default()),
-            line_starts: std::cell::OnceCell::new(),
+            lines: LineCounter::default(),
         })
     }
 
@@ -188,7 +187,7 @@ impl<'t> JsonShape<'t> {
         Some(ParsedText {
             text: self.text,
             tree: Tree::StrictJson(strict::Index::of(self.tree)),
-            line_starts: std::cell::OnceCell::new(),
+            lines: LineCounter::default(),
         })
     }
 }
@@ -196,17 +195,91 @@ impl<'t> JsonShape<'t> {
 impl ParsedText<'_> {
     /// 1-based line and column (in code points) of byte `offset`.
     fn line_column(&self, offset: usize) -> (usize, usize) {
-        let starts = self.line_starts.get_or_init(|| {
+        self.lines.line_column(self.text, offset)
+    }
+}
+
+/// Lines and columns of byte offsets in one text. A file's findings are
+/// asked for in the order of its text, nearly always (entry by entry,
+/// each start before its end), so each is counted on from the one before:
+/// the text is read once in all, where an index of every line's start
+/// cost a step per line of each file with a finding. An offset before
+/// the last one asked (a file whose entries are not in text order) is
+/// found in that index, built then, once.
+#[derive(Default)]
+struct LineCounter {
+    /// The last offset asked for, and its 1-based line and column.
+    cursor: std::cell::Cell<LineCursor>,
+    /// Where each line starts, built on the first offset asked for out of
+    /// order.
+    starts: std::cell::OnceCell<Vec<usize>>,
+}
+
+#[derive(Clone, Copy)]
+struct LineCursor {
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Default for LineCursor {
+    fn default() -> Self {
+        Self {
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+impl LineCounter {
+    /// 1-based line and column (in code points) of byte `offset` of
+    /// `text`, the same text at each call.
+    fn line_column(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(text.len());
+        let cursor = self.cursor.get();
+        if offset < cursor.offset || self.starts.get().is_some() {
+            return self.indexed(text, offset);
+        }
+        let between = &text.as_bytes()[cursor.offset..offset];
+        let next = match memchr::memrchr(b'\n', between) {
+            // Still on the cursor's line: count on from its column.
+            None => LineCursor {
+                offset,
+                column: cursor.column + text[cursor.offset..offset].chars().count(),
+                ..cursor
+            },
+            Some(last) => {
+                let line_start = cursor.offset + last + 1;
+                LineCursor {
+                    offset,
+                    line: cursor.line + newlines(between),
+                    column: text[line_start..offset].chars().count() + 1,
+                }
+            }
+        };
+        self.cursor.set(next);
+        (next.line, next.column)
+    }
+
+    /// [`Self::line_column`] found in the index of line starts.
+    fn indexed(&self, text: &str, offset: usize) -> (usize, usize) {
+        let starts = self.starts.get_or_init(|| {
             std::iter::once(0)
-                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|newline| newline + 1))
+                .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|newline| newline + 1))
                 .collect()
         });
-        let offset = offset.min(self.text.len());
         // Lines that start at or before `offset`; the first starts at 0.
         let line = starts.partition_point(|&start| start <= offset);
         let line_start = starts[line - 1];
-        (line, self.text[line_start..offset].chars().count() + 1)
+        (line, text[line_start..offset].chars().count() + 1)
     }
+}
+
+/// How many `\n` bytes `bytes` holds (memchr counts them with SIMD where
+/// the processor has it).
+fn newlines(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 /// One step of the way to a value: a member or an element.
@@ -1045,6 +1118,32 @@ mod tests {
                     shape.depth(),
                     crate::mechanics::document::nesting_depth(&text),
                     "{:?}", text
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Lines and columns counted on from the offset before, or found
+        /// in the index when asked out of order, are the ones counted from
+        /// the text's start for each offset.
+        #[test]
+        fn lines_counted_on_are_lines_counted_from_the_start(
+            text in "[ab\n\r\té€\u{1F600}]{0,60}",
+            offsets in proptest::collection::vec(0usize..70, 1..12),
+        ) {
+            let counter = LineCounter::default();
+            for offset in offsets {
+                let offset = text.floor_char_boundary(offset);
+                let before = &text[..offset.min(text.len())];
+                let expected = (
+                    before.matches('\n').count() + 1,
+                    before.rsplit('\n').next().unwrap_or_default().chars().count() + 1,
+                );
+                proptest::prop_assert_eq!(
+                    counter.line_column(&text, offset),
+                    expected,
+                    "{:?} at {}", text, offset
                 );
             }
         }
