@@ -187,9 +187,10 @@ fn read_from_disk(
                     partial: true,
                 }));
             }
-            // Not known, not UTF-8, changed meanwhile or not as laid out:
-            // opened and read whole anew, which reports any error with its
-            // line and column and puts a new layout in the cache.
+            // Not known (bytes that are not UTF-8 never are), changed
+            // meanwhile or not as laid out: opened and read whole anew,
+            // which reports any error with its line and column and puts a
+            // new layout in the cache.
             trust = false;
             continue;
         }

@@ -236,9 +236,13 @@ impl Opened<'_> {
     /// The key of the `size` bytes `file` holds from where it is read,
     /// read through one buffer of [`STREAM_BUFFER`] bytes and never held
     /// whole: the keyed digest, worked out as the bytes come, equals
-    /// [`Cache::key`]'s of the same bytes. `None` when they are not UTF-8
-    /// (the pass would refuse them), when the file ends before `size`
-    /// bytes, or on an error reading it (the whole reading reports it).
+    /// [`Cache::key`]'s of the same bytes. `None` when the file ends
+    /// before `size` bytes, or on an error reading it (the whole reading
+    /// reports it). The bytes are not checked to be UTF-8: only a key the
+    /// cache holds is used, and each text it holds was UTF-8 when it was
+    /// parsed (a text of other bytes with the same keyed digest is what
+    /// the cache's secret rules out); bytes that are not UTF-8 miss, and
+    /// the whole reading refuses them.
     pub fn key_of_file(&self, file: &mut impl Read, size: u64, expand: &[&str]) -> Option<Key> {
         self.key_of_file_keeping(file, size, expand, &mut Captured::default())
     }
@@ -379,8 +383,8 @@ fn expand_key(expand: &[&str]) -> u64 {
 }
 
 /// The buffer [`Opened::key_of_file`] reads a file through: large enough
-/// that the system calls cost little next to the digest and the UTF-8
-/// check (about four hundred for 25 MB), and below glibc's threshold for
+/// that the system calls cost little next to the digest (about four
+/// hundred for 25 MB), and below glibc's threshold for
 /// serving an allocation by a fresh `mmap` (128 KiB), which in mcpenv's
 /// process made every read into it about three times slower. Measured on
 /// a 25 MB file, the first keying in a process (as a command does it),
@@ -389,10 +393,8 @@ fn expand_key(expand: &[&str]) -> u64 {
 pub const STREAM_BUFFER: usize = 64 << 10;
 
 /// The key of the first `size` bytes of `reader` under `secret`, read
-/// through a buffer of `buffer_len` bytes (at least 4: a character split
-/// across two reads is carried over, its first bytes moved to the start);
-/// `None` when they are not UTF-8, when the reader ends before `size`
-/// bytes, or on an error.
+/// through a buffer of `buffer_len` bytes; `None` when the reader ends
+/// before `size` bytes, or on an error.
 fn stream_key(
     secret: &[u8; SECRET_BYTES],
     reader: &mut impl Read,
@@ -402,33 +404,25 @@ fn stream_key(
     captured: &mut Captured,
 ) -> Option<Key> {
     let mut hasher = Xxh3::with_secret(*secret);
-    let mut buffer = vec![0u8; buffer_len.max(4)];
-    // The bytes of a character cut by the end of the last read.
-    let mut carry = 0;
+    let mut buffer = vec![0u8; buffer_len.max(1)];
     let mut left = size;
     let mut at = 0;
     while left > 0 {
-        let room = (buffer.len() - carry).min(usize::try_from(left).unwrap_or(usize::MAX));
-        let read = match reader.read(&mut buffer[carry..carry + room]) {
+        let room = buffer
+            .len()
+            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        let read = match reader.read(&mut buffer[..room]) {
             Ok(0) => return None,
             Ok(read) => read,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => return None,
         };
-        let filled = carry + read;
-        hasher.update(&buffer[carry..filled]);
-        captured.feed(at, &buffer[carry..filled]);
+        hasher.update(&buffer[..read]);
+        captured.feed(at, &buffer[..read]);
         at += read;
         left -= read as u64;
-        carry = match std::str::from_utf8(&buffer[..filled]) {
-            Ok(_) => 0,
-            // Cut short, not wrong: at most 3 bytes of a character.
-            Err(error) if error.error_len().is_none() => filled - error.valid_up_to(),
-            Err(_) => return None,
-        };
-        buffer.copy_within(filled - carry..filled, 0);
     }
-    (carry == 0).then(|| Key {
+    Some(Key {
         len: size,
         digest: hasher.digest128(),
         expand: expand_key(expand),
@@ -1137,11 +1131,18 @@ mod tests {
             streamed(&cache, bytes, 8, 64, &[3]),
             Some(cache.key(&[head], &["p"]))
         );
-        // A character cut by the end, or bytes that are not UTF-8.
+        // A character cut by the end, or bytes that are not UTF-8: their
+        // key, which no text the cache holds has.
         let cut = text.find('é').unwrap() + 1;
-        assert_eq!(streamed(&cache, bytes, cut as u64, 64, &[]), None);
-        assert_eq!(streamed(&cache, b"{\"a\xff\": 1}", 9, 4, &[]), None);
-        assert_eq!(streamed(&cache, b"{\"\xed\xa0\x80\"}", 6, 4, &[1]), None);
+        assert_eq!(
+            streamed(&cache, bytes, cut as u64, 64, &[]),
+            Some(cache.key(&[&bytes[..cut]], &["p"]))
+        );
+        let invalid = b"{\"a\xff\": 1}";
+        assert_eq!(
+            streamed(&cache, invalid, 9, 4, &[]),
+            Some(cache.key(&[&invalid[..9]], &["p"]))
+        );
         assert_eq!(
             streamed(&cache, b"", 0, 4, &[]),
             Some(cache.key(&[], &["p"]))
@@ -1157,7 +1158,7 @@ mod tests {
             #![proptest_config(ProptestConfig::with_cases(256))]
             /// Random bytes, mostly UTF-8 with characters of every length,
             /// read through random buffers in random steps: the streamed
-            /// key is the whole bytes' key exactly when they are UTF-8.
+            /// key is the whole bytes' key.
             #[test]
             fn streamed_keys_are_whole_keys(
                 pieces in prop::collection::vec(
@@ -1168,14 +1169,12 @@ mod tests {
                     ],
                     0..200,
                 ),
-                buffer in 4usize..40,
+                buffer in 1usize..40,
                 steps in prop::collection::vec(1usize..50, 0..5),
             ) {
                 let bytes = pieces.concat();
                 let cache = Cache::fresh();
-                let expected = std::str::from_utf8(&bytes)
-                    .is_ok()
-                    .then(|| cache.key(&[&bytes], &["p"]));
+                let expected = Some(cache.key(&[&bytes], &["p"]));
                 let key = streamed(&cache, &bytes, bytes.len() as u64, buffer, &steps);
                 prop_assert_eq!(key, expected);
             }
