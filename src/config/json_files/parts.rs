@@ -43,13 +43,17 @@ pub fn read(
             .find(|(object, _)| object == span)
             .map(|(_, members)| members.as_slice())
     };
+    // The raw keys of `members`, kept or read.
+    let keys_of = |members: &[Member]| {
+        read_ranges(
+            file,
+            size,
+            members.iter().map(|member| &member.key_span),
+            captured,
+        )
+    };
     let root = members_of(&layout.root)?;
-    let root_keys = read_ranges(
-        file,
-        size,
-        root.iter().map(|member| &member.key_span),
-        captured,
-    )?;
+    let root_keys = keys_of(root)?;
     let servers = last_named(root, &root_keys, "mcpServers")?;
     let projects = last_named(root, &root_keys, "projects")?;
     let entry = match projects {
@@ -57,13 +61,7 @@ pub fn read(
             // Not expanded: not an object, whose lookups fail as the whole
             // file's do only when read whole.
             let members = members_of(&projects.value_span)?;
-            let keys = read_ranges(
-                file,
-                size,
-                members.iter().map(|member| &member.key_span),
-                captured,
-            )?;
-            last_named(members, &keys, project)?
+            last_named(members, &keys_of(members)?, project)?
         }
         None => None,
     };
