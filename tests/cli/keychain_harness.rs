@@ -58,14 +58,30 @@ impl SecretService {
                 return None;
             }
         }
+        // gnome-keyring-daemon now and then aborts on a GLib assertion
+        // while it starts (a D-Bus property read before it is ready): a
+        // second try, on a bus of its own, before it counts as missing.
+        let mut why = String::new();
+        for _ in 0..2 {
+            match Self::try_start(home) {
+                Ok(service) => return Some(service),
+                Err(failed) => why = failed,
+            }
+        }
+        crate::skips::skip(&format!("gnome-keyring did not come up: {why}"));
+        None
+    }
+
+    /// One start of [`SecretService::start`]: a bus, gnome-keyring on it,
+    /// and its login collection unlocked; why not, when it does not.
+    fn try_start(home: &Path) -> Result<Self, String> {
         let runtime = tempfile::tempdir().unwrap();
-        let (bus, address) = start_bus(runtime.path())?;
+        let (bus, address) = start_bus(runtime.path()).ok_or("the bus did not start")?;
         let daemon = match start_daemon(home, runtime.path(), &address) {
             Ok(daemon) => daemon,
             Err(why) => {
                 kill(bus);
-                crate::skips::skip(&format!("gnome-keyring did not come up: {why}"));
-                return None;
+                return Err(why);
             }
         };
         let mut service = Self {
@@ -75,11 +91,8 @@ impl SecretService {
             home: home.to_path_buf(),
             runtime,
         };
-        if let Err(why) = service.wait_until_unlocked() {
-            crate::skips::skip(&format!("gnome-keyring did not come up: {why}"));
-            return None;
-        }
-        Some(service)
+        service.wait_until_unlocked()?;
+        Ok(service)
     }
 
     /// The variables that lead a program (mcpenv, `secret-tool`) to this
