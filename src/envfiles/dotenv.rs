@@ -96,6 +96,19 @@ pub struct LineProblem {
     pub message: String,
 }
 
+impl LineProblem {
+    /// The warning of a command that reads `file` and goes on without
+    /// this line (`run`, `env`): what a person must fix, never the line.
+    pub fn skipped_in(&self, file: &Path) -> String {
+        format!(
+            "`{}` line {}: {}; skipped",
+            file.display(),
+            self.line,
+            self.message
+        )
+    }
+}
+
 /// A `.env` file as dotenvy reads it.
 #[derive(Debug, Clone)]
 pub struct DotEnv {

@@ -150,16 +150,12 @@ pub fn run_environment(
             }
             Source::Read(loaded) => loaded,
         };
-        environment
-            .warnings
-            .extend(loaded.problems.iter().map(|problem| {
-                format!(
-                    "`{}` line {}: {}; skipped",
-                    file.display(),
-                    problem.line,
-                    problem.message
-                )
-            }));
+        environment.warnings.extend(
+            loaded
+                .problems
+                .iter()
+                .map(|problem| problem.skipped_in(file)),
+        );
         // Within a file the last assignment of a name counts (as `env`,
         // `check` and edits read it, and as most dotenv readers do), so the
         // winners are picked from the end, then handed on in file order.

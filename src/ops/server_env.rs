@@ -25,6 +25,11 @@ pub struct ServerEnv {
     /// Dotenv files the repository ships, whose values are not exported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub held: Vec<handed::HeldFile>,
+    /// The lines of the files read that dotenvy could not parse, each a
+    /// warning that names the file and line, never the line's text: a
+    /// variable the servers need may be on one.
+    #[serde(skip)]
+    pub skipped: Vec<String>,
 }
 
 /// The variables the servers reference that only the dotenv files set.
@@ -50,6 +55,16 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         .map(|variable| variable.name.as_str())
         .collect();
     let values = handed::handed_values(&sources, &held, &wanted);
+    let skipped = sources
+        .dotenv_files()
+        .into_iter()
+        .filter(|file| !held.iter().any(|held| held.path == file.path))
+        .flat_map(|file| {
+            file.problems
+                .iter()
+                .map(|problem| problem.skipped_in(&file.path))
+        })
+        .collect();
     let mut resolver = Resolver::new(ctx.shield.clone());
     let mut variables = BTreeMap::new();
     let mut sources = BTreeMap::new();
@@ -83,5 +98,6 @@ pub fn server_env(ctx: &Context) -> Result<ServerEnv, Error> {
         variables,
         sources,
         held,
+        skipped,
     })
 }

@@ -17,6 +17,7 @@ mod doctor;
 mod dotenv_shell;
 mod dotenvx;
 mod dry_run;
+mod env_command;
 mod exit_codes;
 mod export_prune;
 mod extract;

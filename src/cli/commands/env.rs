@@ -44,14 +44,9 @@ impl Report for EnvReport {
 
     fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         for (name, value) in &self.env.variables {
-            let value = if self.masked {
-                redact::mask(value)
-            } else {
-                value.clone()
-            };
             // `run` refused every value `quote` refuses; a masked one is
             // shorter still.
-            let quoted = dotenv::quote(&value).map_err(io::Error::other)?;
+            let quoted = dotenv::quote(value).map_err(io::Error::other)?;
             // One quoting for all three: dotenvy, POSIX shells and fish read
             // it the same way (see `dotenv::quote`).
             match self.format {
@@ -70,6 +65,9 @@ impl Report for EnvReport {
                 &format!("`{}` not loaded: {}", held.path.display(), held.hint),
             )?;
         }
+        for skipped in &self.env.skipped {
+            crate::cli::render::warning(err, skipped)?;
+        }
         if self.masked && !self.env.variables.is_empty() {
             writeln!(
                 err,
@@ -82,10 +80,19 @@ impl Report for EnvReport {
 
 /// Runs `mcpenv env`; returns the report and whether to print it as JSON.
 pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
-    let env = server_env(ctx)?;
+    let mut env = server_env(ctx)?;
     let json = args.json || args.format == EnvFormat::Json;
     if !json {
         refuse_unprintable(&env)?;
+    }
+    // A terminal shows every value masked, in each format: the shield
+    // masks only what it knows for a secret, and a value that holds
+    // another variable's secret is not one it knows.
+    let masked = io::stdout().is_terminal();
+    if masked {
+        for value in env.variables.values_mut() {
+            *value = redact::mask(value);
+        }
     }
     Ok((
         EnvReport {
@@ -95,7 +102,7 @@ pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
             } else {
                 args.format
             },
-            masked: io::stdout().is_terminal(),
+            masked,
         },
         json,
     ))
