@@ -105,6 +105,33 @@ impl Unparsed {
 }
 
 impl ScanFinding {
+    /// A finding as a scan reports it, for tests of its rendering.
+    #[cfg(test)]
+    pub(crate) fn for_tests(
+        file: PathBuf,
+        server: Option<&str>,
+        field: Option<Field>,
+        value: &str,
+        line: Option<usize>,
+    ) -> Self {
+        Self {
+            file,
+            scope: "project".to_string(),
+            project: server.map(|server| format!("/p/{server}")),
+            server: server.map(str::to_string),
+            field,
+            rule: "github-pat",
+            value: value.to_string(),
+            line,
+            column: line.map(|line| line + 1),
+            position: None,
+            client: Client::ClaudeCode,
+            extract_scope: None,
+            entry_path: Vec::new(),
+            span: 0..0,
+        }
+    }
+
     fn locate(&mut self, parsed: &ParsedText<'_>) {
         let Some(field) = &self.field else {
             return;
