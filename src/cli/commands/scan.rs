@@ -148,6 +148,8 @@ impl ScanOutput {
             .iter()
             .map(|f| f.file.as_path())
             .collect();
+        // A file's findings come together: fewer paths to sort.
+        files.dedup();
         files.sort();
         files.dedup();
         files.len()
@@ -156,14 +158,16 @@ impl ScanOutput {
     /// `2 in local scope, 1 in Cursor`: where the findings are, in order
     /// of first appearance.
     fn places(&self) -> String {
-        let mut places: Vec<(String, usize)> = Vec::new();
+        // A place is a Claude Code scope (`true`: shown with ` scope`) or
+        // a client's title, which never ends so.
+        let mut places: Vec<((&str, bool), usize)> = Vec::new();
         for finding in &self.report.findings {
             let place = if finding.client == Client::ClaudeCode
                 && ["local", "project", "user"].contains(&finding.scope.as_str())
             {
-                format!("{} scope", finding.scope)
+                (finding.scope.as_str(), true)
             } else {
-                finding.client.title().to_string()
+                (finding.client.title(), false)
             };
             match places.iter_mut().find(|(known, _)| *known == place) {
                 Some((_, count)) => *count += 1,
@@ -172,7 +176,10 @@ impl ScanOutput {
         }
         places
             .iter()
-            .map(|(place, count)| format!("{count} in {place}"))
+            .map(|((place, scope), count)| {
+                let scope = if *scope { " scope" } else { "" };
+                format!("{count} in {place}{scope}")
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -221,16 +228,18 @@ pub fn format_of(json: bool, format: Option<ScanFormat>) -> Result<ScanFormat, C
 pub fn output(ctx: &Ctx, report: ScanReport) -> ScanOutput {
     // A file holds many findings: each is named once.
     let mut named: HashMap<&Path, String> = HashMap::new();
-    let shown_files: Vec<String> = report
-        .findings
-        .iter()
-        .map(|finding| {
-            named
+    let mut shown_files: Vec<String> = Vec::with_capacity(report.findings.len());
+    for (index, finding) in report.findings.iter().enumerate() {
+        // A file's findings come together: the one before names it.
+        let shown = match index.checked_sub(1).map(|before| &report.findings[before]) {
+            Some(before) if before.file == finding.file => shown_files[index - 1].clone(),
+            _ => named
                 .entry(finding.file.as_path())
                 .or_insert_with(|| shown_path(ctx, &finding.file))
-                .clone()
-        })
-        .collect();
+                .clone(),
+        };
+        shown_files.push(shown);
+    }
     let hints = hints(ctx, &report.findings, &shown_files, &report.unparsed);
     ScanOutput {
         report,
@@ -483,8 +492,14 @@ fn hints(
     }
     let mut by_client: Vec<(Client, Vec<String>)> = Vec::new();
     let mut listed: HashSet<(Client, &str)> = HashSet::new();
+    let mut last: Option<(Client, &str)> = None;
     for (finding, shown) in findings.iter().zip(shown_files) {
-        if finding.extract_scope.is_some() || !listed.insert((finding.client, shown)) {
+        if finding.extract_scope.is_some() {
+            continue;
+        }
+        // A file's findings come together: the one before listed it.
+        let place = (finding.client, shown.as_str());
+        if last.replace(place) == Some(place) || !listed.insert(place) {
             continue;
         }
         let file = format!("`{shown}`");
