@@ -204,6 +204,11 @@ fn resolve_duplicates(members: &mut Members<'_>) {
     *members = resolved;
 }
 
+/// Members an object's list starts with room for.
+const OBJECT_CAPACITY: usize = 8;
+/// Items an array's list starts with room for (serde_json gives no count).
+const ARRAY_CAPACITY: usize = 4;
+
 /// The key serde_json's `arbitrary_precision` hands a number under.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 /// The key serde_json's `raw_value` hands a raw value under.
@@ -263,7 +268,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(ARRAY_CAPACITY));
         while let Some(item) = seq.next_element()? {
             items.push(item);
         }
@@ -282,7 +287,9 @@ impl<'de> Visitor<'de> for NodeVisitor {
         if first == RAW_VALUE_TOKEN {
             return Err(de::Error::custom("left to serde_json's Value"));
         }
-        let mut members: Members<'de> = vec![(first, map.next_value()?)];
+        // Most objects of a config (an entry, its `env`) fit without growing.
+        let mut members: Members<'de> = Vec::with_capacity(OBJECT_CAPACITY);
+        members.push((first, map.next_value()?));
         while let Some(key) = map.next_key_seed(Text)? {
             members.push((key, map.next_value()?));
         }
