@@ -535,19 +535,13 @@ mod tests {
             format!("{{{}}}", members.join(", "))
         }
         let value = crate::secrets::node::tests::json_text();
-        let field = prop::sample::select(vec![
-            "\"command\"",
-            "\"args\"",
-            "\"env\"",
-            "\"url\"",
-            "\"headers\"",
-            "\"type\"",
-            "\"serverUrl\"",
-            "\"httpUrl\"",
-            "\"http_headers\"",
-            "\"path\"",
-            "\"c\\u006fmmand\"",
-        ]);
+        let field = prop::sample::select(
+            [
+                crate::secrets::node::tests::ENTRY_KEYS.as_slice(),
+                &["\"c\\u006fmmand\""],
+            ]
+            .concat(),
+        );
         let strings = prop::collection::vec(
             prop::sample::select(vec![
                 "\"--api-key\"",

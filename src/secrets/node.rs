@@ -364,6 +364,20 @@ pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The keys of an entry in each client's shape, as JSON.
+    pub(crate) const ENTRY_KEYS: [&str; 10] = [
+        "\"command\"",
+        "\"args\"",
+        "\"env\"",
+        "\"url\"",
+        "\"headers\"",
+        "\"type\"",
+        "\"path\"",
+        "\"serverUrl\"",
+        "\"httpUrl\"",
+        "\"http_headers\"",
+    ];
+
     /// JSON text as MCP clients write it and as an attacker might: each
     /// client's entry shapes (Zed's `command` object, Windsurf's
     /// `serverUrl`, Gemini's `httpUrl`, Codex's `http_headers`), projects,
@@ -398,30 +412,26 @@ pub(crate) mod tests {
             1 => prop::sample::select(vec!["1", "-0.5e3", "12345678901234567890123", "1.0", "true", "false", "null"])
                 .prop_map(str::to_string),
         ];
-        let key = prop::sample::select(vec![
-            "\"mcpServers\"",
-            "\"servers\"",
-            "\"context_servers\"",
-            "\"mcp_servers\"",
-            "\"projects\"",
-            "\"/p\"",
-            "\"s\"",
-            "\"\\u0073\"",
-            "\"command\"",
-            "\"args\"",
-            "\"env\"",
-            "\"url\"",
-            "\"headers\"",
-            "\"type\"",
-            "\"path\"",
-            "\"serverUrl\"",
-            "\"httpUrl\"",
-            "\"http_headers\"",
-            "\"Authorization\"",
-            "\"API_KEY\"",
-            "\"$serde_json::private::Number\"",
-            "\"$serde_json::private::RawValue\"",
-        ]);
+        let key = prop::sample::select(
+            [
+                ENTRY_KEYS.as_slice(),
+                &[
+                    "\"mcpServers\"",
+                    "\"servers\"",
+                    "\"context_servers\"",
+                    "\"mcp_servers\"",
+                    "\"projects\"",
+                    "\"/p\"",
+                    "\"s\"",
+                    "\"\\u0073\"",
+                    "\"Authorization\"",
+                    "\"API_KEY\"",
+                    "\"$serde_json::private::Number\"",
+                    "\"$serde_json::private::RawValue\"",
+                ],
+            ]
+            .concat(),
+        );
         scalar.prop_recursive(6, 64, 6, move |inner| {
             let member = (space.clone(), key.clone(), inner.clone());
             prop_oneof![
