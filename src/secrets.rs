@@ -18,12 +18,13 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD};
 use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::config::model::{Field, ServerEntry};
 
 pub mod extraction_plan;
 mod formats;
+pub mod node;
 mod prefilter;
 // Generated, one rule a line (see the file).
 #[rustfmt::skip]
@@ -241,14 +242,70 @@ fn scan_entry_remembering(entry: &ServerEntry, remember: bool) -> Vec<Finding> {
     for (key, value) in entry.fields() {
         match (key.as_str(), value) {
             ("command", Value::String(command)) => scanner.command(command),
-            ("args", Value::Array(args)) => scanner.args(args),
-            ("env", Value::Object(env)) => scanner.env(env),
+            ("args", Value::Array(args)) => scanner.args(args.iter().map(Value::as_str)),
+            ("env", Value::Object(env)) => {
+                for (key, value) in env {
+                    // A value of the wrong type (`"PIN": 1234`, `"KEY": ["sk-…"]`)
+                    // is no less a secret: Claude Code refuses the entry, but the
+                    // file still holds it and `get` still shows it.
+                    for text in leaf_texts(value) {
+                        scanner.env_value(key, &text);
+                    }
+                }
+            }
             ("url", Value::String(url)) => scanner.url(url),
-            ("headers", Value::Object(headers)) => scanner.headers(headers),
+            ("headers", Value::Object(headers)) => {
+                scanner.headers(headers.iter().map(|(name, value)| (name.as_str(), value)));
+            }
             _ => {}
         }
     }
     scanner.findings
+}
+
+/// [`scan_entry`] of an entry's members borrowed from its file's text
+/// (`scan`'s own reading, see [`node`]): the same rules, the same findings.
+pub fn scan_entry_members(entry: &node::Members<'_>) -> Vec<Finding> {
+    let mut scanner = Scanner {
+        remember: true,
+        ..Scanner::default()
+    };
+    for (key, value) in entry {
+        match (key.as_ref(), value) {
+            ("command", node::Node::String(command)) => scanner.command(command),
+            ("args", node::Node::Array(args)) => scanner.args(args.iter().map(node::Node::as_str)),
+            ("env", node::Node::Object(env)) => {
+                for (key, value) in env {
+                    for text in value.leaf_texts() {
+                        scanner.env_value(key, text);
+                    }
+                }
+            }
+            ("url", node::Node::String(url)) => scanner.url(url),
+            ("headers", node::Node::Object(headers)) => {
+                scanner.headers(headers.iter().map(|(name, value)| (name.as_ref(), value)));
+            }
+            _ => {}
+        }
+    }
+    scanner.findings
+}
+
+/// A string of an entry, whichever way it was read.
+trait AsText {
+    fn text(&self) -> Option<&str>;
+}
+
+impl AsText for Value {
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+}
+
+impl AsText for node::Node<'_> {
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
 }
 
 /// What [`scan_entry`] finds in `{"env": {name: value}}`, without building
@@ -288,14 +345,15 @@ impl Scanner {
         self.emit(text, |_| Field::Command);
     }
 
-    fn args(&mut self, args: &[Value]) {
+    /// `args`' items, `None` for one that is no string.
+    fn args<'s>(&mut self, args: impl Iterator<Item = Option<&'s str>>) {
         // Strength of the secret flag the previous element was, if any.
         let mut pending: Option<Strength> = None;
         // Whether that flag takes a password, which is one whatever its
         // shape (`--password hunter2`), as under a password name.
         let mut pending_password = false;
-        for (index, item) in args.iter().enumerate() {
-            let Some(arg) = item.as_str() else {
+        for (index, item) in args.enumerate() {
+            let Some(arg) = item else {
                 pending = None;
                 pending_password = false;
                 continue;
@@ -353,17 +411,6 @@ impl Scanner {
         }
     }
 
-    fn env(&mut self, env: &Map<String, Value>) {
-        for (key, value) in env {
-            // A value of the wrong type (`"PIN": 1234`, `"KEY": ["sk-…"]`)
-            // is no less a secret: Claude Code refuses the entry, but the
-            // file still holds it and `get` still shows it.
-            for text in leaf_texts(value) {
-                self.env_value(key, &text);
-            }
-        }
-    }
-
     fn env_value(&mut self, key: &str, value: &str) {
         let text = capped(value);
         self.candidates.clear();
@@ -386,9 +433,9 @@ impl Scanner {
         });
     }
 
-    fn headers(&mut self, headers: &Map<String, Value>) {
+    fn headers<'s, V: AsText + 's>(&mut self, headers: impl Iterator<Item = (&'s str, &'s V)>) {
         for (name, value) in headers {
-            let Some(value) = value.as_str() else {
+            let Some(value) = value.text() else {
                 continue;
             };
             let text = capped(value);
@@ -405,7 +452,7 @@ impl Scanner {
             {
                 self.push(Tier::Context, API_KEY_HEADER, span);
             }
-            self.emit(text, |_| Field::Header(name.clone()));
+            self.emit(text, |_| Field::Header(name.to_string()));
         }
     }
 

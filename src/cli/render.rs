@@ -72,12 +72,7 @@ struct Envelope<'a, T> {
 pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Result<bool> {
     learn_world_for(ctx, report);
     if json {
-        let envelope = Envelope {
-            schema_version: SCHEMA_VERSION,
-            report,
-        };
-        let value = serde_json::to_value(&envelope).map_err(io::Error::other)?;
-        output::write_json(&ctx.shield, value, report.reveals())?;
+        write_report_json(ctx, report)?;
     } else {
         output::write(&ctx.shield, Stream::Stdout, report.reveals(), |out| {
             report.write_text(out)
@@ -85,6 +80,34 @@ pub fn emit<R: Report>(ctx: &Ctx, report: &R, json: bool, quiet: bool) -> io::Re
     }
     emit_status(ctx, report, quiet)?;
     Ok(report.failed())
+}
+
+/// [`emit`] as JSON, written by `write` when it can (it is handed the
+/// shield once it knows every secret, and says `None` to leave the report
+/// to the usual way: turned into a `Value`, masked, written).
+pub fn emit_json_with<R: Report>(
+    ctx: &Ctx,
+    report: &R,
+    quiet: bool,
+    write: impl FnOnce(&output::Shield) -> Option<io::Result<()>>,
+) -> io::Result<bool> {
+    learn_world_for(ctx, report);
+    match write(&ctx.shield) {
+        Some(written) => written?,
+        None => write_report_json(ctx, report)?,
+    }
+    emit_status(ctx, report, quiet)?;
+    Ok(report.failed())
+}
+
+/// `report` as JSON with `schema_version`, through a `Value`.
+fn write_report_json<R: Report>(ctx: &Ctx, report: &R) -> io::Result<()> {
+    let envelope = Envelope {
+        schema_version: SCHEMA_VERSION,
+        report,
+    };
+    let value = serde_json::to_value(&envelope).map_err(io::Error::other)?;
+    output::write_json(&ctx.shield, value, report.reveals())
 }
 
 /// Prints `document`, the report in another JSON format (SARIF), on

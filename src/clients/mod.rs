@@ -6,6 +6,7 @@ pub mod export;
 pub mod import;
 pub mod placeholders;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::config::model::ServerEntry;
+use crate::secrets::node::{self, Members, Node};
 
 /// A client whose config file mcpenv knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -224,13 +226,22 @@ pub fn codex_trust(user_config: &Value, dirs: &[&Path]) -> CodexTrust {
 /// Guesses whose file `path` is from its name and content: `.toml` is
 /// Codex; JSON is read by the key that holds the servers.
 pub fn guess_client(path: &Path, value: Option<&Value>) -> Client {
+    guess_client_by(path, |key| value.and_then(|value| value.get(key)).is_some())
+}
+
+/// [`guess_client`] of a file read as a [`Node`].
+pub fn guess_client_of(path: &Path, root: &Node<'_>) -> Client {
+    guess_client_by(path, |key| root.get(key).is_some())
+}
+
+/// [`guess_client`], `has` saying whether the root has a member.
+fn guess_client_by(path: &Path, has: impl Fn(&str) -> bool) -> Client {
     if path
         .extension()
         .is_some_and(|extension| extension == "toml")
     {
         return Client::Codex;
     }
-    let has = |key: &str| value.and_then(|value| value.get(key)).is_some();
     if has("context_servers") {
         Client::Zed
     } else if has("servers") && !has("mcpServers") {
@@ -344,6 +355,114 @@ pub fn servers(client: Client, mut value: Value) -> Vec<FoundServer> {
     found
 }
 
+/// A server found in a client file, borrowed from its text (`scan`).
+#[derive(Debug, Clone)]
+pub struct FoundMembers<'a> {
+    /// For `~/.claude.json`: the project key of a local-scope server.
+    pub project: Option<Cow<'a, str>>,
+    /// The server's name.
+    pub name: Cow<'a, str>,
+    /// The entry's members in Claude Code's shape (none for an entry that
+    /// is no object, as [`ServerEntry::from_value`] makes it).
+    pub entry: Members<'a>,
+}
+
+/// [`servers`] of a file read as a [`Node`]: the same servers, in the same
+/// order, each normalised the same way.
+pub fn servers_of<'a>(client: Client, root: Node<'a>) -> Vec<FoundMembers<'a>> {
+    let Node::Object(mut root) = root else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut add = |project: Option<Cow<'a, str>>, servers: Option<Node<'a>>| {
+        let Some(Node::Object(servers)) = servers else {
+            return;
+        };
+        for (name, entry) in servers {
+            found.push(FoundMembers {
+                project: project.clone(),
+                name,
+                entry: normalize_members(client, entry),
+            });
+        }
+    };
+    let servers = take(&mut root, client.servers_key());
+    add(None, servers);
+    if client == Client::ClaudeCode
+        && let Some(Node::Object(projects)) = take(&mut root, "projects")
+    {
+        for (key, project) in projects {
+            let servers = match project {
+                Node::Object(mut members) => take(&mut members, "mcpServers"),
+                _ => None,
+            };
+            add(Some(key), servers);
+        }
+    }
+    found
+}
+
+/// The member `key` of `members`, taken out: the copy the tree holds is
+/// left as `null`, as `Value::take` leaves it.
+fn take<'a>(members: &mut Members<'a>, key: &str) -> Option<Node<'a>> {
+    members
+        .iter_mut()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| std::mem::replace(value, Node::Null))
+}
+
+/// [`normalize`] of an entry read as a [`Node`]: every step as serde_json's
+/// `Map` takes it (`remove` is its `swap_remove`, `insert` keeps a key's
+/// place), so the members come out in the same order.
+fn normalize_members(client: Client, entry: Node<'_>) -> Members<'_> {
+    let Node::Object(mut out) = entry else {
+        return Vec::new();
+    };
+    let position = |out: &Members<'_>, key: &str| out.iter().position(|(name, _)| name == key);
+    // Zed: `"command": {"path", "args", "env"}`.
+    if let Some(Node::Object(command)) = node::member(&out, "command").cloned() {
+        if let Some(at) = position(&out, "command") {
+            out.swap_remove(at);
+        }
+        for (from, to) in [("path", "command"), ("args", "args"), ("env", "env")] {
+            if let Some(value) = node::member(&command, from) {
+                match position(&out, to) {
+                    Some(at) => out[at].1 = value.clone(),
+                    None => out.push((Cow::Borrowed(to), value.clone())),
+                }
+            }
+        }
+    }
+    let had_http_url = position(&out, "httpUrl").is_some();
+    for (from, to) in [
+        ("serverUrl", "url"),
+        ("httpUrl", "url"),
+        ("http_headers", "headers"),
+    ] {
+        if let Some(at) = position(&out, from) {
+            let (_, value) = out.swap_remove(at);
+            if position(&out, to).is_none() {
+                out.push((Cow::Borrowed(to), value));
+            }
+        }
+    }
+    if position(&out, "type").is_none()
+        && position(&out, "command").is_none()
+        && position(&out, "url").is_some()
+    {
+        let transport = if client == Client::Gemini && !had_http_url {
+            "sse"
+        } else {
+            "http"
+        };
+        out.push((
+            Cow::Borrowed("type"),
+            Node::String(Cow::Borrowed(transport)),
+        ));
+    }
+    out
+}
+
 /// One entry of `client` in Claude Code's shape: remote entries get a
 /// `type`, and each client's own names for url and headers are mapped.
 fn normalize(client: Client, entry: Value) -> Value {
@@ -402,6 +521,134 @@ mod tests {
                 .unwrap();
         let found = servers(Client::Codex, codex);
         assert_eq!(found[0].entry.headers(), [("A", "b")]);
+    }
+
+    /// A client file's text: servers under each client's key, projects of
+    /// servers, entries of each client's fields, values of any kind.
+    fn client_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        fn object(members: Vec<(&str, String)>) -> String {
+            let members: Vec<String> = members
+                .into_iter()
+                .map(|(key, value)| format!("{key}: {value}"))
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        }
+        let value = crate::secrets::node::tests::json_text();
+        let field = prop::sample::select(
+            [
+                crate::secrets::node::tests::ENTRY_KEYS.as_slice(),
+                &["\"c\\u006fmmand\""],
+            ]
+            .concat(),
+        );
+        let strings = prop::collection::vec(
+            prop::sample::select(vec![
+                "\"--api-key\"",
+                "\"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z\"",
+                "\"${T:-ghp_R2x9TqLm4VbN8cZw1YpK7sHd3FjG6aUe5oIi}\"",
+                "\"${env:T}\"",
+                "1",
+            ]),
+            0..4,
+        );
+        let fieldvalue = prop_oneof![
+            value,
+            strings
+                .clone()
+                .prop_map(|items| format!("[{}]", items.join(","))),
+            strings.prop_map(|items| {
+                let members: Vec<String> = items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| format!("\"API_KEY_{}\": {item}", index % 3))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }),
+        ];
+        let entry = prop::collection::vec((field, fieldvalue), 0..7).prop_map(object);
+        let name = prop::sample::select(vec!["\"a\"", "\"b\"", "\"\\u0061\"", "\"é😀\""]);
+        let servers = prop::collection::vec((name, entry), 0..4).prop_map(object);
+        let root_key = prop::sample::select(vec![
+            "\"mcpServers\"",
+            "\"servers\"",
+            "\"context_servers\"",
+            "\"mcp_servers\"",
+            "\"other\"",
+        ]);
+        let project = prop::sample::select(vec!["\"/p\"", "\"/q\"", "\"/p\\u0020\""]);
+        let projects = prop::collection::vec(
+            (
+                project,
+                servers
+                    .clone()
+                    .prop_map(|servers| format!("{{\"mcpServers\": {servers}, \"x\": 1}}")),
+            ),
+            0..3,
+        )
+        .prop_map(object);
+        let part = prop_oneof![
+            4 => (root_key, servers).prop_map(|(key, servers)| (key, servers)),
+            1 => projects.prop_map(|projects| ("\"projects\"", projects)),
+        ];
+        prop::collection::vec(part, 0..4).prop_map(object)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1500))]
+
+        /// `scan`'s borrowed reading finds what the `Value` path finds, for
+        /// every client: the same servers in the same order, each entry
+        /// normalised to the same members, the same secrets, the same
+        /// placeholder fields and notes, the same guess of whose file it is.
+        #[test]
+        fn borrowed_servers_are_the_value_servers(
+            text in proptest::prop_oneof![crate::secrets::node::tests::json_text(), client_text()],
+        ) {
+            use crate::config::expansion::may_hold_forms;
+            let Ok(value) = crate::mechanics::document::parse_value(&text) else {
+                return Ok(());
+            };
+            let Some(root) = Node::parse(&text) else {
+                proptest::prop_assert!(text.contains("$serde_json::private::"));
+                return Ok(());
+            };
+            let path = Path::new("dir/config.json");
+            proptest::prop_assert_eq!(guess_client_of(path, &root), guess_client(path, Some(&value)));
+            for client in [
+                Client::ClaudeCode,
+                Client::ClaudeDesktop,
+                Client::Cursor,
+                Client::Vscode,
+                Client::Windsurf,
+                Client::Gemini,
+                Client::Codex,
+                Client::Zed,
+            ] {
+                let owned = servers(client, value.clone());
+                let borrowed = servers_of(client, root.clone());
+                proptest::prop_assert_eq!(owned.len(), borrowed.len());
+                for (owned, borrowed) in owned.iter().zip(&borrowed) {
+                    proptest::prop_assert_eq!(owned.project.as_deref(), borrowed.project.as_deref());
+                    proptest::prop_assert_eq!(&owned.name, &borrowed.name);
+                    let entry = owned.entry.to_value();
+                    proptest::prop_assert_eq!(Node::of_value(&entry), Node::Object(borrowed.entry.clone()));
+                    proptest::prop_assert_eq!(
+                        crate::secrets::scan_entry(&owned.entry),
+                        crate::secrets::scan_entry_members(&borrowed.entry)
+                    );
+                    let fields = owned.entry.expandable_fields_where(may_hold_forms);
+                    proptest::prop_assert_eq!(
+                        &fields,
+                        &node::expandable_fields_where(&borrowed.entry, may_hold_forms)
+                    );
+                    proptest::prop_assert_eq!(
+                        placeholders::notes_in(client, path, &owned.name, &owned.entry, &fields),
+                        placeholders::notes_of_members(client, path, &borrowed.name, &borrowed.entry, &fields)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

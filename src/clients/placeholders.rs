@@ -7,8 +7,11 @@ use std::path::Path;
 
 use super::Client;
 use crate::config::expansion::{references, unsupported_forms};
-use crate::config::inventory::{Note, placeholder_notes, placeholder_notes_in};
+use crate::config::inventory::{
+    Note, placeholder_notes, placeholder_notes_in, placeholder_notes_launched,
+};
 use crate::config::model::{Field, ServerEntry};
+use crate::secrets::node::{self, Members, Node};
 
 /// Variables Cursor and VS Code fill in themselves (`${workspaceFolder}`,
 /// `${userHome}`, …): not environment variables, so never reported.
@@ -84,11 +87,50 @@ pub fn notes_in(
     other_client_notes(client, path, name, entry)
 }
 
+/// [`notes_in`] of an entry read as a [`Node`](crate::secrets::node::Node)
+/// (`scan`'s own reading): the same notes.
+pub fn notes_of_members(
+    client: Client,
+    path: &Path,
+    name: &str,
+    entry: &Members<'_>,
+    fields: &[(Field, &str)],
+) -> Vec<Note> {
+    if client == Client::ClaudeCode {
+        if fields.is_empty() {
+            return Vec::new();
+        }
+        let launch = (!node::is_remote(entry)).then(|| {
+            let args: Vec<&str> = match node::member(entry, "args") {
+                Some(Node::Array(args)) => args
+                    .iter()
+                    .map(|arg| arg.as_str().unwrap_or_default())
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let command = node::member(entry, "command").and_then(Node::as_str);
+            (command.unwrap_or_default(), args)
+        });
+        return placeholder_notes_launched(path, name, launch, fields);
+    }
+    client_notes(
+        client,
+        path,
+        name,
+        &node::expandable_fields_where(entry, |_| true),
+    )
+}
+
 /// [`notes`] for a client other than Claude Code, whose rules differ.
 fn other_client_notes(client: Client, path: &Path, name: &str, entry: &ServerEntry) -> Vec<Note> {
+    client_notes(client, path, name, &entry.expandable_fields())
+}
+
+/// [`other_client_notes`] given every expandable field of the entry.
+fn client_notes(client: Client, path: &Path, name: &str, fields: &[(Field, &str)]) -> Vec<Note> {
     let title = client.title();
     let mut notes = Vec::new();
-    for (field, value) in entry.expandable_fields() {
+    for &(ref field, value) in fields {
         let mut found: Vec<(usize, String, String)> = Vec::new();
         match client {
             // `${NAME}` is Claude Code's and Gemini CLI's form, not theirs.

@@ -540,9 +540,7 @@ pub fn placeholder_notes_in(
     if fields.is_empty() {
         return Vec::new();
     }
-    let scripts = if entry.transport().is_remote() {
-        Vec::new()
-    } else {
+    let launch = (!entry.transport().is_remote()).then(|| {
         let args: Vec<&str> = entry
             .fields()
             .get("args")
@@ -553,7 +551,27 @@ pub fn placeholder_notes_in(
                     .collect()
             })
             .unwrap_or_default();
-        crate::config::expansion::script_arguments(entry.command().unwrap_or_default(), &args)
+        (entry.command().unwrap_or_default(), args)
+    });
+    placeholder_notes_launched(path, name, launch, fields)
+}
+
+/// [`placeholder_notes_in`] of an entry given as what starts it: for a
+/// stdio entry, its `command` (empty when it has none) and its `args` (an
+/// item that is no string as empty); `None` for a remote one. A scan
+/// reads entries its own way ([`crate::secrets::node`]) and gives these.
+pub fn placeholder_notes_launched(
+    path: &Path,
+    name: &str,
+    launch: Option<(&str, Vec<&str>)>,
+    fields: &[(Field, &str)],
+) -> Vec<Note> {
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    let scripts = match launch {
+        Some((command, args)) => crate::config::expansion::script_arguments(command, &args),
+        None => Vec::new(),
     };
     fields
         .iter()

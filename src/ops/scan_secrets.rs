@@ -12,11 +12,12 @@ use crate::clients::{self, Client, placeholders};
 use crate::config::error::ConfigError;
 use crate::config::expansion;
 use crate::config::inventory::{FileProblem, Inventory, Note};
-use crate::config::model::{Field, ServerEntry};
+use crate::config::model::Field;
 use crate::config::scope::Scope;
 use crate::ops::list_servers::Warning;
 use crate::ops::{Context, Error};
 use crate::secrets;
+use crate::secrets::node::{self, Node};
 use crate::secrets::redact::{self, Redactor};
 use crate::secrets::value_position::{JsonShape, ParsedText, Position, Syntax};
 
@@ -104,6 +105,33 @@ impl Unparsed {
 }
 
 impl ScanFinding {
+    /// A finding as a scan reports it, for tests of its rendering.
+    #[cfg(test)]
+    pub(crate) fn for_tests(
+        file: PathBuf,
+        server: Option<&str>,
+        field: Option<Field>,
+        value: &str,
+        line: Option<usize>,
+    ) -> Self {
+        Self {
+            file,
+            scope: "project".to_string(),
+            project: server.map(|server| format!("/p/{server}")),
+            server: server.map(str::to_string),
+            field,
+            rule: "github-pat",
+            value: value.to_string(),
+            line,
+            column: line.map(|line| line + 1),
+            position: None,
+            client: Client::ClaudeCode,
+            extract_scope: None,
+            entry_path: Vec::new(),
+            span: 0..0,
+        }
+    }
+
     fn locate(&mut self, parsed: &ParsedText<'_>) {
         let Some(field) = &self.field else {
             return;
@@ -221,7 +249,7 @@ pub fn scan_secrets(ctx: &Context, request: &ScanRequest) -> Result<ScanReport, 
                     redactor,
                     &origin,
                     &entry.name,
-                    &entry.entry,
+                    secrets::scan_entry(&entry.entry),
                     &fields,
                 ));
             });
@@ -465,87 +493,101 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
     // parsing it again. One pass finds how deep it nests, which the parse
     // needs first, and where its members are, which locating needs.
     let shape = (!is_toml).then(|| JsonShape::of(&text)).flatten();
-    let strict = (!is_toml)
-        .then(|| match &shape {
+    // Strict JSON within mcpenv's depth bound is read borrowed from the
+    // text (no `String` per string, no index per object); what that
+    // reading leaves (a syntax error, serde_json's own markers) and the
+    // other syntaxes go through serde_json's `Value` as before.
+    let borrowed = shape
+        .as_ref()
+        .filter(|shape| shape.depth() <= crate::mechanics::document::MAX_DEPTH)
+        .and_then(|_| Node::parse(&text));
+    let strict = match (&borrowed, is_toml) {
+        (Some(_), _) | (None, true) => None,
+        (None, false) => match &shape {
             Some(shape) => {
                 crate::mechanics::document::parse_value_of_depth(&text, shape.depth()).ok()
             }
             None => crate::mechanics::document::parse_value(&text).ok(),
-        })
-        .flatten();
-    let read_strict = strict.is_some();
-    let parsed = match strict {
-        Some(value) => Ok(value),
-        None => clients::parse(path, &text),
+        },
     };
-    let value = match parsed {
-        Ok(value) => value,
-        Err(error) => {
-            // Claude Code's own files say what the loader says of them
-            // (`check`, `doctor` and a scan of every scope quote it).
-            let loader = (clients::client_of_path(path) == Some(Client::ClaudeCode))
-                .then(|| crate::config::json_files::parse_document(path, text.clone(), &[]).err())
-                .flatten()
-                .as_ref()
-                .and_then(unparsed_config);
-            let unparsed = loader.unwrap_or_else(|| Unparsed {
-                file: path.clone(),
-                line: Some(error.line),
-                column: Some(error.column),
-                message: error.message,
-            });
-            return broken(redactor, &text, unparsed);
-        }
+    let read_strict = borrowed.is_some() || strict.is_some();
+    let value = match (borrowed.is_some(), strict) {
+        (true, _) => None,
+        (false, Some(value)) => Some(value),
+        (false, None) => match clients::parse(path, &text) {
+            Ok(value) => Some(value),
+            Err(error) => {
+                // Claude Code's own files say what the loader says of them
+                // (`check`, `doctor` and a scan of every scope quote it).
+                let loader = (clients::client_of_path(path) == Some(Client::ClaudeCode))
+                    .then(|| {
+                        crate::config::json_files::parse_document(path, text.clone(), &[]).err()
+                    })
+                    .flatten()
+                    .as_ref()
+                    .and_then(unparsed_config);
+                let unparsed = loader.unwrap_or_else(|| Unparsed {
+                    file: path.clone(),
+                    line: Some(error.line),
+                    column: Some(error.column),
+                    message: error.message,
+                });
+                return broken(redactor, &text, unparsed);
+            }
+        },
+    };
+    let root = match (borrowed, &value) {
+        (Some(root), _) => root,
+        (None, Some(value)) => Node::of_value(value),
+        (None, None) => Node::Null,
     };
     // The path says whose file it is (`.cursor/mcp.json`); the content only
     // when the name is no client's.
     let client = source
         .client
         .or_else(|| clients::client_of_path(path))
-        .unwrap_or_else(|| clients::guess_client(path, Some(&value)));
-    let has_projects = value.get("projects").is_some();
+        .unwrap_or_else(|| clients::guess_client_of(path, &root));
+    let has_projects = root.get("projects").is_some();
     let mut findings = Vec::new();
     let mut warnings = Vec::new();
-    for server in clients::servers(client, value) {
+    for server in clients::servers_of(client, root) {
         let scope = match (client, &server.project, is_mcp_json) {
             (Client::ClaudeCode, Some(_), _) => Some(Scope::Local),
             (Client::ClaudeCode, None, true) => Some(Scope::Project),
             (Client::ClaudeCode, None, false) if has_projects => Some(Scope::User),
             _ => None,
         };
-        let mut entry_path: Vec<String> = match &server.project {
+        let project = server.project.as_deref().map(str::to_string);
+        let mut entry_path: Vec<String> = match &project {
             Some(project) => vec!["projects".into(), project.clone(), "mcpServers".into()],
             None => vec![client.servers_key().to_string()],
         };
-        entry_path.push(server.name.clone());
+        entry_path.push(server.name.to_string());
         let origin = Origin {
             file: path,
             scope: scope.map_or(client.as_str(), Scope::as_str),
-            project: server.project.clone(),
-            client,
-            // `extract -s local` edits this project's servers only.
             extract_scope: scope
+                // `extract -s local` edits this project's servers only.
                 .filter(|scope| {
-                    *scope != Scope::Local
-                        || server.project.as_ref() == Some(&ctx.locations.local_key)
+                    *scope != Scope::Local || project.as_ref() == Some(&ctx.locations.local_key)
                 })
                 .and_then(|scope| extractable(ctx, scope, path)),
+            project,
+            client,
             entry_path,
         };
         // The fields that may hold a placeholder, listed once for the
         // redactor's defaults and the placeholder notes.
-        let fields = server
-            .entry
-            .expandable_fields_where(expansion::may_hold_forms);
+        let fields = node::expandable_fields_where(&server.entry, expansion::may_hold_forms);
         findings.extend(scan_one(
             redactor,
             &origin,
             &server.name,
-            &server.entry,
+            secrets::scan_entry_members(&server.entry),
             &fields,
         ));
         warnings.extend(
-            placeholders::notes_in(client, path, &server.name, &server.entry, &fields)
+            placeholders::notes_of_members(client, path, &server.name, &server.entry, &fields)
                 .iter()
                 .map(note_warning),
         );
@@ -688,18 +730,18 @@ struct Origin<'a> {
     entry_path: Vec<String>,
 }
 
-/// The findings of one entry; `redactor` learns each secret, so nothing
-/// printed later (a warning, an error) shows one whole, and each
-/// placeholder default among `fields` (the entry's expandable fields that
-/// may hold one, see [`Redactor::learn_scanned_fields`]).
+/// The findings of one entry (what [`secrets::scan_entry`] found in it);
+/// `redactor` learns each secret, so nothing printed later (a warning, an
+/// error) shows one whole, and each placeholder default among `fields`
+/// (the entry's expandable fields that may hold one, see
+/// [`Redactor::learn_scanned_fields`]).
 fn scan_one(
     redactor: &mut Redactor,
     origin: &Origin<'_>,
     server: &str,
-    entry: &ServerEntry,
+    findings: Vec<secrets::Finding>,
     fields: &[(Field, &str)],
 ) -> Vec<ScanFinding> {
-    let findings = secrets::scan_entry(entry);
     redactor.learn_scanned_fields(&findings, fields);
     findings
         .into_iter()

@@ -148,6 +148,8 @@ impl ScanOutput {
             .iter()
             .map(|f| f.file.as_path())
             .collect();
+        // A file's findings come together: fewer paths to sort.
+        files.dedup();
         files.sort();
         files.dedup();
         files.len()
@@ -156,14 +158,16 @@ impl ScanOutput {
     /// `2 in local scope, 1 in Cursor`: where the findings are, in order
     /// of first appearance.
     fn places(&self) -> String {
-        let mut places: Vec<(String, usize)> = Vec::new();
+        // A place is a Claude Code scope (`true`: shown with ` scope`) or
+        // a client's title, which never ends so.
+        let mut places: Vec<((&str, bool), usize)> = Vec::new();
         for finding in &self.report.findings {
             let place = if finding.client == Client::ClaudeCode
                 && ["local", "project", "user"].contains(&finding.scope.as_str())
             {
-                format!("{} scope", finding.scope)
+                (finding.scope.as_str(), true)
             } else {
-                finding.client.title().to_string()
+                (finding.client.title(), false)
             };
             match places.iter_mut().find(|(known, _)| *known == place) {
                 Some((_, count)) => *count += 1,
@@ -172,7 +176,10 @@ impl ScanOutput {
         }
         places
             .iter()
-            .map(|(place, count)| format!("{count} in {place}"))
+            .map(|((place, scope), count)| {
+                let scope = if *scope { " scope" } else { "" };
+                format!("{count} in {place}{scope}")
+            })
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -221,16 +228,18 @@ pub fn format_of(json: bool, format: Option<ScanFormat>) -> Result<ScanFormat, C
 pub fn output(ctx: &Ctx, report: ScanReport) -> ScanOutput {
     // A file holds many findings: each is named once.
     let mut named: HashMap<&Path, String> = HashMap::new();
-    let shown_files: Vec<String> = report
-        .findings
-        .iter()
-        .map(|finding| {
-            named
+    let mut shown_files: Vec<String> = Vec::with_capacity(report.findings.len());
+    for (index, finding) in report.findings.iter().enumerate() {
+        // A file's findings come together: the one before names it.
+        let shown = match index.checked_sub(1).map(|before| &report.findings[before]) {
+            Some(before) if before.file == finding.file => shown_files[index - 1].clone(),
+            _ => named
                 .entry(finding.file.as_path())
                 .or_insert_with(|| shown_path(ctx, &finding.file))
-                .clone()
-        })
-        .collect();
+                .clone(),
+        };
+        shown_files.push(shown);
+    }
     let hints = hints(ctx, &report.findings, &shown_files, &report.unparsed);
     ScanOutput {
         report,
@@ -248,7 +257,189 @@ pub fn reads_only_given_files(args: &ScanArgs) -> bool {
 
 /// Prints the report as `format` asks.
 pub fn emit(ctx: &Ctx, report: &ScanOutput, format: ScanFormat, quiet: bool) -> io::Result<bool> {
+    if format == ScanFormat::Json {
+        return render::emit_json_with(ctx, report, quiet, |shield| {
+            let mut out = io::BufWriter::new(io::stdout().lock());
+            write_json(shield, &report.report, &mut out)
+                .map(|written| written.and_then(|()| out.flush()))
+        });
+    }
     emit_as(ctx, report, format, quiet, || alerts(ctx, &report.report))
+}
+
+/// The JSON members of a finding, as `--json` writes them.
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    file: &'a str,
+    scope: &'a str,
+    project: Option<&'a str>,
+    server: Option<&'a str>,
+    field: Option<&'a str>,
+    rule: &'a str,
+    value: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+}
+
+/// The JSON members of a file that does not parse.
+#[derive(Serialize)]
+struct JsonUnparsed<'a> {
+    file: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: &'a str,
+}
+
+/// The JSON members of a warning.
+#[derive(Serialize)]
+struct JsonWarning<'a> {
+    file: &'a str,
+    message: &'a str,
+}
+
+/// The whole `--json` document.
+#[derive(Serialize)]
+struct JsonScan<'a> {
+    schema_version: u32,
+    findings: Vec<JsonFinding<'a>>,
+    files_scanned: usize,
+    unparsed: Vec<JsonUnparsed<'a>>,
+    warnings: Vec<JsonWarning<'a>>,
+}
+
+/// `scan --json` written from the report's fields, without turning the
+/// report into a `Value` and dropping it: its strings are masked as
+/// [`Shield::clean_json`](crate::cli::output::Shield::clean_json) masks the
+/// report's (each string as `Value` holds it, all in one array, so on
+/// every core), then written in the report's order. `None` when that would
+/// not be the same bytes as the `Value` way: a path that is not UTF-8 (no
+/// JSON string), or a key or number the shield masks.
+fn write_json(
+    shield: &crate::cli::output::Shield,
+    report: &ScanReport,
+    out: &mut impl Write,
+) -> Option<io::Result<()>> {
+    let path = |path: &Path| path.to_str().map(str::to_string);
+    let mut texts: Vec<serde_json::Value> = Vec::new();
+    let mut text = |value: Option<String>| {
+        if let Some(value) = value {
+            texts.push(serde_json::Value::String(value));
+        }
+    };
+    for finding in &report.findings {
+        text(Some(path(&finding.file)?));
+        text(Some(finding.scope.clone()));
+        text(finding.project.clone());
+        text(finding.server.clone());
+        text(finding.field.as_ref().map(ToString::to_string));
+        text(Some(finding.rule.to_string()));
+        text(Some(finding.value.clone()));
+    }
+    for file in &report.unparsed {
+        text(Some(path(&file.file)?));
+        text(Some(file.message.clone()));
+    }
+    for warning in &report.warnings {
+        text(Some(path(&warning.file)?));
+        text(Some(warning.message.clone()));
+    }
+    // Keys and numbers are masked too when one is a secret's text: then
+    // the report goes the `Value` way.
+    let keys = [
+        "schema_version",
+        "findings",
+        "files_scanned",
+        "unparsed",
+        "warnings",
+        "file",
+        "scope",
+        "project",
+        "server",
+        "field",
+        "rule",
+        "value",
+        "line",
+        "column",
+        "message",
+    ];
+    let mut numbers: Vec<usize> = vec![render::SCHEMA_VERSION as usize, report.files_scanned];
+    numbers.extend(
+        report
+            .findings
+            .iter()
+            .flat_map(|finding| [finding.line, finding.column])
+            .chain(
+                report
+                    .unparsed
+                    .iter()
+                    .flat_map(|file| [file.line, file.column]),
+            )
+            .flatten(),
+    );
+    numbers.sort_unstable();
+    numbers.dedup();
+    let probes: Vec<serde_json::Value> = keys
+        .iter()
+        .map(|key| serde_json::Value::from(*key))
+        .chain(numbers.into_iter().map(serde_json::Value::from))
+        .collect();
+    let mut cleaned = serde_json::Value::Array(probes.clone());
+    shield.clean_json(&mut cleaned);
+    if cleaned != serde_json::Value::Array(probes) {
+        return None;
+    }
+    let mut texts = serde_json::Value::Array(texts);
+    shield.clean_json(&mut texts);
+    let serde_json::Value::Array(texts) = &texts else {
+        return None;
+    };
+    let mut masked = texts.iter().map(|text| text.as_str().unwrap_or_default());
+    let mut next = || masked.next().unwrap_or_default();
+    let findings: Vec<JsonFinding<'_>> = report
+        .findings
+        .iter()
+        .map(|finding| JsonFinding {
+            file: next(),
+            scope: next(),
+            project: finding.project.as_ref().map(|_| next()),
+            server: finding.server.as_ref().map(|_| next()),
+            field: finding.field.as_ref().map(|_| next()),
+            rule: next(),
+            value: next(),
+            line: finding.line,
+            column: finding.column,
+        })
+        .collect();
+    let unparsed: Vec<JsonUnparsed<'_>> = report
+        .unparsed
+        .iter()
+        .map(|file| JsonUnparsed {
+            file: next(),
+            line: file.line,
+            column: file.column,
+            message: next(),
+        })
+        .collect();
+    let warnings: Vec<JsonWarning<'_>> = report
+        .warnings
+        .iter()
+        .map(|_| JsonWarning {
+            file: next(),
+            message: next(),
+        })
+        .collect();
+    let document = JsonScan {
+        schema_version: render::SCHEMA_VERSION,
+        findings,
+        files_scanned: report.files_scanned,
+        unparsed,
+        warnings,
+    };
+    Some(
+        serde_json::to_writer_pretty(&mut *out, &document)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out)),
+    )
 }
 
 /// Prints `report` as text, JSON, or a SARIF log of its `alerts`.
@@ -301,8 +492,14 @@ fn hints(
     }
     let mut by_client: Vec<(Client, Vec<String>)> = Vec::new();
     let mut listed: HashSet<(Client, &str)> = HashSet::new();
+    let mut last: Option<(Client, &str)> = None;
     for (finding, shown) in findings.iter().zip(shown_files) {
-        if finding.extract_scope.is_some() || !listed.insert((finding.client, shown)) {
+        if finding.extract_scope.is_some() {
+            continue;
+        }
+        // A file's findings come together: the one before listed it.
+        let place = (finding.client, shown.as_str());
+        if last.replace(place) == Some(place) || !listed.insert(place) {
             continue;
         }
         let file = format!("`{shown}`");
@@ -476,4 +673,123 @@ fn relative_uri(relative: &Path) -> String {
         })
         .collect::<Vec<_>>()
         .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::cli::output::Shield;
+    use crate::config::model::Field;
+    use crate::ops::list_servers::Warning;
+
+    const TOKEN: &str = "ghp_R2x9TqLm4VbN8cZw1YpK7sHd3FjG6aUe5oIi";
+
+    /// `--json` the way every other report is written: turned into a
+    /// `Value` (with `schema_version`), masked, written pretty.
+    fn the_value_way(shield: &Shield, report: &ScanReport) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Envelope<'a> {
+            schema_version: u32,
+            #[serde(flatten)]
+            report: &'a ScanReport,
+        }
+        let mut value = serde_json::to_value(Envelope {
+            schema_version: render::SCHEMA_VERSION,
+            report,
+        })
+        .unwrap();
+        shield.clean_json(&mut value);
+        let mut out = serde_json::to_vec_pretty(&value).unwrap();
+        out.push(b'\n');
+        out
+    }
+
+    fn written(shield: &Shield, report: &ScanReport) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        write_json(shield, report, &mut out)?.unwrap();
+        Some(out)
+    }
+
+    /// Enough findings that masking takes the long array's parallel way;
+    /// secrets in paths, names, fields, values and warnings; escapes.
+    fn report(line: usize) -> ScanReport {
+        let findings = (0..1500)
+            .map(|index| {
+                let server = format!("srv-{index}-{}", if index % 7 == 0 { TOKEN } else { "x" });
+                ScanFinding::for_tests(
+                    PathBuf::from(format!(
+                        "/r/{index}/{}\"\u{1b}é.json",
+                        if index % 5 == 0 { TOKEN } else { "c" }
+                    )),
+                    (index % 3 != 0).then_some(server.as_str()),
+                    match index % 4 {
+                        0 => None,
+                        1 => Some(Field::Env(format!("K_{TOKEN}"))),
+                        2 => Some(Field::Arg(index)),
+                        _ => Some(Field::Header("Authorization".to_string())),
+                    },
+                    &format!("ghp_…{index}"),
+                    (index % 2 == 0).then_some(line + index),
+                )
+            })
+            .collect();
+        ScanReport {
+            findings,
+            files_scanned: 2000,
+            unparsed: vec![Unparsed {
+                file: PathBuf::from(format!("/r/{TOKEN}.json")),
+                line: Some(3),
+                column: None,
+                message: format!("expected `,` near {TOKEN}"),
+            }],
+            warnings: vec![Warning {
+                file: PathBuf::from("/r/w.json"),
+                message: format!("`s` env.T: never expands `${{env:{TOKEN}}}`"),
+            }],
+            given_files_only: false,
+        }
+    }
+
+    #[test]
+    fn json_is_written_as_the_value_way_writes_it() {
+        let report = report(1);
+        let shield = Shield::default();
+        assert_eq!(
+            written(&shield, &report).unwrap(),
+            the_value_way(&shield, &report)
+        );
+        shield.learn(|redactor| redactor.learn(TOKEN));
+        let masked = written(&shield, &report).unwrap();
+        assert_eq!(masked, the_value_way(&shield, &report));
+        assert!(!String::from_utf8(masked).unwrap().contains(TOKEN));
+    }
+
+    #[test]
+    fn a_key_or_number_that_masks_is_left_to_the_value_way() {
+        let report = report(98_765_000);
+        let shield = Shield::default();
+        shield.learn(|redactor| redactor.learn(TOKEN));
+        assert!(written(&shield, &report).is_some());
+        // A secret that is a line number: the number is written masked.
+        shield.learn(|redactor| redactor.learn("98765004"));
+        assert!(written(&shield, &report).is_none());
+        let the_value_way = String::from_utf8(the_value_way(&shield, &report)).unwrap();
+        assert!(the_value_way.contains("\"line\": 98765002,"));
+        assert!(!the_value_way.contains("98765004"));
+
+        let shield = Shield::default();
+        shield.learn(|redactor| redactor.learn("message"));
+        assert!(written(&shield, &report).is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_is_left_to_the_value_way() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut report = report(1);
+        report.warnings[0].file = PathBuf::from(std::ffi::OsStr::from_bytes(b"/r/\xff.json"));
+        assert!(written(&Shield::default(), &report).is_none());
+    }
 }
