@@ -17,14 +17,13 @@
 //! and the longest one that is there is replaced.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use base64::Engine as _;
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use crate::config::expansion;
@@ -35,6 +34,22 @@ use crate::stores::references::Manager;
 /// Masks a value: the first and last 4 characters of values of 16 or more
 /// characters (`ghp_…9f3a`), `****` for shorter ones.
 pub fn mask(value: &str) -> String {
+    // ASCII (every token): a character is a byte, so the ends are slices.
+    if value.is_ascii() {
+        if value.len() < 16 {
+            return "****".to_string();
+        }
+        let mut shown = String::with_capacity(4 + '…'.len_utf8() + 4);
+        shown.push_str(&value[..4]);
+        shown.push('…');
+        shown.push_str(&value[value.len() - 4..]);
+        return shown;
+    }
+    mask_chars(value)
+}
+
+/// [`mask`] counted in characters, for any text.
+fn mask_chars(value: &str) -> String {
     let count = value.chars().count();
     if count >= 16 {
         let head: String = value.chars().take(4).collect();
@@ -43,6 +58,67 @@ pub fn mask(value: &str) -> String {
     } else {
         "****".to_string()
     }
+}
+
+/// Fewer than [`MIN_FREE_TEXT`] characters; counted only where the
+/// bytes leave it open (a character is 1 to 4 bytes).
+fn too_short(secret: &str) -> bool {
+    secret.len() < MIN_FREE_TEXT
+        || (secret.len() < 4 * MIN_FREE_TEXT && secret.chars().count() < MIN_FREE_TEXT)
+}
+
+/// `text` percent-encoded as `utf8_percent_encode(text, NON_ALPHANUMERIC)`
+/// writes it: every byte but an ASCII letter or digit as `%XX`. Written by
+/// index into a buffer sized for the worst case: pushes are calls at the
+/// release build's `opt-level = "s"`.
+fn percent_encoded(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut encoded = vec![0; text.len() * 3];
+    let mut at = 0;
+    for &byte in text.as_bytes() {
+        if byte.is_ascii_alphanumeric() {
+            encoded[at] = byte;
+            at += 1;
+        } else {
+            encoded[at] = b'%';
+            encoded[at + 1] = HEX[usize::from(byte >> 4)];
+            encoded[at + 2] = HEX[usize::from(byte & 15)];
+            at += 3;
+        }
+    }
+    encoded.truncate(at);
+    // Letters, digits, `%` and hex digits: ASCII, so UTF-8.
+    String::from_utf8(encoded).expect("percent-encoding writes ASCII")
+}
+
+/// `bytes` in base64 as the `STANDARD` engine writes it (padded) and as
+/// `URL_SAFE_NO_PAD` does, in one pass, written by index as
+/// [`percent_encoded`] is.
+fn base64_forms(bytes: &[u8]) -> (String, String) {
+    const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let length = bytes.len().div_ceil(3) * 4;
+    // What a last group of 1 or 2 bytes leaves unwritten is the padding.
+    let mut standard = vec![b'='; length];
+    let mut url_safe = vec![0; length];
+    let mut at = 0;
+    for chunk in bytes.chunks(3) {
+        let byte = |index: usize| u32::from(chunk.get(index).copied().unwrap_or(0));
+        let group = byte(0) << 16 | byte(1) << 8 | byte(2);
+        // 2 digits for 1 byte, 3 for 2, 4 for 3.
+        for digit in 0..=chunk.len() {
+            let sextet = ((group >> (18 - 6 * digit)) & 63) as usize;
+            standard[at + digit] = STANDARD[sextet];
+            url_safe[at + digit] = URL_SAFE[sextet];
+        }
+        at += chunk.len() + 1;
+    }
+    url_safe.truncate(at);
+    // Both alphabets and `=` are ASCII, so UTF-8.
+    (
+        String::from_utf8(standard).expect("base64 writes ASCII"),
+        String::from_utf8(url_safe).expect("base64 writes ASCII"),
+    )
 }
 
 /// Shortest secret masked wherever it appears in free text; a shorter one
@@ -133,7 +209,7 @@ pub struct Redactor {
     /// One per form of each secret, in the order learned: of two equal
     /// needles, the first one's replacement is used.
     needles: Vec<(String, Replacement)>,
-    seen: HashSet<String>,
+    seen: foldhash::HashSet<String>,
     /// Needles by their first [`PREFIX`] bytes. A run can know tens of
     /// thousands of needles (a scan of a whole tree); a text is looked up
     /// by its own bytes at each position, so the count costs nothing.
@@ -394,11 +470,12 @@ impl Redactor {
     }
 
     fn learn_now(&mut self, secret: &str) {
-        if secret.chars().count() < MIN_FREE_TEXT || self.seen.contains(secret) {
+        if too_short(secret) || self.seen.contains(secret) {
             return;
         }
         self.seen.insert(secret.to_string());
-        let mut forms = vec![secret.to_string()];
+        let mut forms = Vec::with_capacity(7);
+        forms.push(secret.to_string());
         // A form that is the secret itself (most tokens need no escaping)
         // is not made again.
         if (secret.contains(['"', '\\']) || secret.contains(|c: char| c.is_control()))
@@ -409,8 +486,9 @@ impl Redactor {
         if let Cow::Owned(escaped) = crate::mechanics::display::escape(secret) {
             forms.push(escaped);
         }
-        if let Cow::Owned(encoded) = Cow::from(utf8_percent_encode(secret, NON_ALPHANUMERIC)) {
-            forms.push(encoded);
+        // Percent-encoding changes every byte but letters and digits.
+        if !secret.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+            forms.push(percent_encoded(secret));
         }
         // What the form serializer leaves as it is.
         if !secret
@@ -419,8 +497,9 @@ impl Redactor {
         {
             forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
         }
-        forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
-        forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
+        let (standard, url_safe) = base64_forms(secret.as_bytes());
+        forms.push(standard);
+        forms.push(url_safe);
         forms.sort();
         forms.dedup();
         for form in forms {
@@ -467,7 +546,7 @@ impl Redactor {
         if !self.seen.contains(&needle) {
             self.seen.insert(needle.clone());
             self.push_needle(needle, Replacement::UrlPassword);
-            let encoded = format!(":{}@", utf8_percent_encode(password, NON_ALPHANUMERIC));
+            let encoded = format!(":{}@", percent_encoded(password));
             self.push_needle(encoded, Replacement::UrlPassword);
         }
     }
@@ -957,8 +1036,33 @@ mod tests {
     fn masks_by_length() {
         assert_eq!(mask("ghp_0123456789abcdef9f3a"), "ghp_…9f3a");
         assert_eq!(mask("short"), "****");
+        assert_eq!(mask("0123456789abcde"), "****");
+        assert_eq!(mask("0123456789abcdef"), "0123…cdef");
         assert_eq!(mask(""), "****");
         assert_eq!(mask("ééééé12345678901234"), "éééé…1234");
+    }
+
+    proptest::proptest! {
+        /// The forms a secret is learned in are the crates' own.
+        #[test]
+        fn hand_written_forms_are_the_crates(text in proptest::prop_oneof!["[ -~]{0,40}", ".{0,24}"]) {
+            let (standard, url_safe) = base64_forms(text.as_bytes());
+            proptest::prop_assert_eq!(standard, base64::engine::general_purpose::STANDARD.encode(&text));
+            proptest::prop_assert_eq!(url_safe, base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&text));
+            proptest::prop_assert_eq!(
+                percent_encoded(&text),
+                percent_encoding::utf8_percent_encode(&text, percent_encoding::NON_ALPHANUMERIC).to_string()
+            );
+            proptest::prop_assert_eq!(too_short(&text), text.chars().count() < MIN_FREE_TEXT);
+        }
+
+        /// The ASCII path of `mask` shows what the character count shows.
+        #[test]
+        fn ascii_masks_as_characters_do(
+            value in proptest::prop_oneof!["[ -~]{0,40}", "[a-z0-9_é…-]{0,30}", ".{0,24}"],
+        ) {
+            proptest::prop_assert_eq!(mask(&value), mask_chars(&value));
+        }
     }
 
     #[test]
@@ -1007,7 +1111,7 @@ mod tests {
             "raw {secret} json {} b64 {} pct {}",
             serde_json::to_string(secret).unwrap(),
             base64::engine::general_purpose::STANDARD.encode(secret),
-            utf8_percent_encode(secret, NON_ALPHANUMERIC),
+            percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC),
         );
         let masked = redactor.mask_text(&text).into_owned();
         assert!(!masked.contains(secret), "{masked}");
