@@ -60,6 +60,41 @@ fn mask_chars(value: &str) -> String {
     }
 }
 
+/// Merges the sorted buckets `theirs`, whose needles are numbered from
+/// `offset` on in `needles`, into the sorted buckets `ours`.
+fn merge_buckets<K: std::hash::Hash + Eq>(
+    ours: &mut PrefixMap<K>,
+    theirs: PrefixMap<K>,
+    offset: u32,
+    needles: &[(String, Replacement)],
+) {
+    let needle = |index: u32| needles[index as usize].0.as_bytes();
+    for (key, bucket) in theirs {
+        let shifted = bucket.into_iter().map(|index| index + offset);
+        let mine = ours.entry(key).or_default();
+        if mine.is_empty() {
+            mine.extend(shifted);
+            continue;
+        }
+        let old = std::mem::take(mine);
+        mine.reserve(old.len() + shifted.len());
+        let mut old = old.into_iter().peekable();
+        let mut shifted = shifted.peekable();
+        while let (Some(&a), Some(&b)) = (old.peek(), shifted.peek()) {
+            // Ours are older: of equal needles they come first.
+            if needle(a) <= needle(b) {
+                mine.push(a);
+                old.next();
+            } else {
+                mine.push(b);
+                shifted.next();
+            }
+        }
+        mine.extend(old);
+        mine.extend(shifted);
+    }
+}
+
 /// Fewer than [`MIN_FREE_TEXT`] characters; counted only where the
 /// bytes leave it open (a character is 1 to 4 bytes).
 fn too_short(secret: &str) -> bool {
@@ -414,9 +449,15 @@ impl Redactor {
     }
 
     /// Learns now what was taught so far (otherwise done by the first
-    /// mask): a scan's worker settles its own redactor before it is
-    /// [absorbed](Self::absorb).
+    /// mask), and sorts the buckets for masking: a scan's worker settles
+    /// its own redactor before it is [absorbed](Self::absorb), so that
+    /// work is done on its core and the absorbing one only merges.
     pub fn settle(&mut self) {
+        self.learn_pending();
+        self.sort_buckets();
+    }
+
+    fn learn_pending(&mut self) {
         if self.pending.is_empty() {
             return;
         }
@@ -426,7 +467,7 @@ impl Redactor {
             self.study(&noted, lesson);
             // What a lesson taught (a default inside an env value) is
             // learned right after it, as learning it at once did.
-            self.settle();
+            self.learn_pending();
         }
     }
 
@@ -452,10 +493,56 @@ impl Redactor {
             self.seen.extend(other.seen);
             return;
         }
-        for (needle, replacement) in other.needles {
-            self.push_needle(needle, replacement);
+        match u32::try_from(self.needles.len() + other.needles.len()) {
+            Ok(_) => self.merge_needles(
+                other.needles,
+                other.by_prefix,
+                other.short_by_prefix,
+                &other.starts,
+            ),
+            // Past four billion needles `push_needle` keeps what it can.
+            Err(_) => {
+                for (needle, replacement) in other.needles {
+                    self.push_needle(needle, replacement);
+                }
+            }
         }
         self.seen.extend(other.seen);
+    }
+
+    /// Adds the needles of another settled redactor after ours, with its
+    /// sorted buckets: each is merged into ours with the other's needles
+    /// numbered after ours, which keeps it sorted by needle, then by age,
+    /// as adding them one by one and sorting again would (the order is
+    /// total: no two needles have one number).
+    fn merge_needles(
+        &mut self,
+        needles: Vec<(String, Replacement)>,
+        by_prefix: PrefixMap<u64>,
+        short_by_prefix: PrefixMap<u32>,
+        starts: &[u64],
+    ) {
+        // Sorted already unless a lesson came in between: then sorted now.
+        self.sort_buckets();
+        let Ok(offset) = u32::try_from(self.needles.len()) else {
+            return;
+        };
+        self.needles.extend(needles);
+        merge_buckets(&mut self.by_prefix, by_prefix, offset, &self.needles);
+        merge_buckets(
+            &mut self.short_by_prefix,
+            short_by_prefix,
+            offset,
+            &self.needles,
+        );
+        if self.starts.is_empty() {
+            self.starts = starts.to_vec();
+        } else {
+            for (ours, theirs) in self.starts.iter_mut().zip(starts) {
+                *ours |= theirs;
+            }
+        }
+        self.forget_masked();
     }
 
     fn study(&mut self, noted: &str, lesson: Lesson) {
@@ -1266,6 +1353,54 @@ mod tests {
             proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected.clone());
             // Remembered, the same again.
             proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected);
+        }
+    }
+
+    /// Two redactors, the second absorbed by the first by adding each of
+    /// its needles in turn, as absorbing did before it merged buckets.
+    fn absorbed_by_pushing(first: &[String], second: &[String]) -> Redactor {
+        let (mut one, mut other) = (taught(first), taught(second));
+        one.settle();
+        other.settle();
+        for (needle, replacement) in std::mem::take(&mut other.needles) {
+            one.push_needle(needle, replacement);
+        }
+        one.seen.extend(other.seen);
+        one.sort_buckets();
+        one
+    }
+
+    /// A redactor taught `words`: a secret each, or a URL password after
+    /// a `:`.
+    fn taught(words: &[String]) -> Redactor {
+        let mut redactor = Redactor::new();
+        for word in words {
+            match word.strip_prefix(':') {
+                Some(password) => redactor.learn_url_password(password),
+                None => redactor.learn(word),
+            }
+        }
+        redactor
+    }
+
+    proptest::proptest! {
+        /// Merging the buckets of an absorbed redactor gives the needles,
+        /// the buckets (in their order) and the start bits that adding its
+        /// needles one by one and sorting gave.
+        #[test]
+        fn absorbing_merges_as_adding_each_needle_did(
+            first in proptest::collection::vec("[ab:@_x]{3,12}", 0..10),
+            second in proptest::collection::vec("[ab:@_x]{3,12}", 0..10),
+        ) {
+            let expected = absorbed_by_pushing(&first, &second);
+            let mut merged = taught(&first);
+            merged.absorb(taught(&second));
+            merged.sort_buckets();
+            proptest::prop_assert_eq!(&merged.needles, &expected.needles);
+            proptest::prop_assert_eq!(&merged.by_prefix, &expected.by_prefix);
+            proptest::prop_assert_eq!(&merged.short_by_prefix, &expected.short_by_prefix);
+            proptest::prop_assert_eq!(&merged.starts, &expected.starts);
+            proptest::prop_assert_eq!(&merged.seen, &expected.seen);
         }
     }
 
