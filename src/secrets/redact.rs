@@ -276,8 +276,13 @@ const START_BITS: usize = 1 << 19;
 
 /// The bit of [`Redactor::starts`] for a needle's first bytes.
 fn start_bit(prefix: &[u8; SHORT_PREFIX]) -> usize {
+    start_bit_of_key(short_key(prefix))
+}
+
+/// [`start_bit`] of the bytes whose [`short_key`] is `key`.
+fn start_bit_of_key(key: u32) -> usize {
     // Fibonacci hashing: the top bits mix all three bytes.
-    let hash = short_key(prefix).wrapping_mul(0x9E37_79B1);
+    let hash = key.wrapping_mul(0x9E37_79B1);
     (hash >> (32 - START_BITS.trailing_zeros())) as usize
 }
 
@@ -787,7 +792,8 @@ impl Redactor {
         let mut out: Option<String> = None;
         let mut copied = 0;
         let mut at = 0;
-        while at + SHORT_PREFIX <= bytes.len() {
+        while let Some(start) = self.next_start(bytes, at) {
+            at = start;
             let Some(index) = self.longest_at(&bytes[at..]) else {
                 at += 1;
                 continue;
@@ -807,6 +813,28 @@ impl Redactor {
             out.push_str(&text[copied..]);
         }
         out
+    }
+
+    /// The first position from `at` on whose next bytes have their bit in
+    /// [`Self::starts`] (where a needle may start), the bytes' key rolled
+    /// on a byte at a time: most positions of a text cost a few
+    /// instructions.
+    fn next_start(&self, bytes: &[u8], mut at: usize) -> Option<usize> {
+        let starts = self.starts.as_slice();
+        let rest = bytes.get(at..)?.first_chunk::<SHORT_PREFIX>()?;
+        let mut key = short_key(rest);
+        loop {
+            let bit = start_bit_of_key(key);
+            if starts
+                .get(bit / 64)
+                .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+            {
+                return Some(at);
+            }
+            let &next = bytes.get(at + SHORT_PREFIX)?;
+            key = key >> 8 | u32::from(next) << (8 * (SHORT_PREFIX - 1));
+            at += 1;
+        }
     }
 
     /// The longest needle `rest` starts with (the oldest of equal ones).
@@ -1353,6 +1381,26 @@ mod tests {
             proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected.clone());
             // Remembered, the same again.
             proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// The rolled key finds the positions whose bit a fresh key of
+        /// their bytes finds.
+        #[test]
+        fn next_start_finds_what_each_position_s_bit_says(
+            secrets in proptest::collection::vec("[ab:@_x]{3,12}", 0..6),
+            text in "[ab:@_x yé]{0,60}",
+            from in 0usize..70,
+        ) {
+            let mut redactor = taught(&secrets);
+            redactor.settle();
+            let bytes = text.as_bytes();
+            let expected = (from..bytes.len().saturating_sub(SHORT_PREFIX - 1)).find(|&at| {
+                let bit = start_bit(bytes[at..].first_chunk::<SHORT_PREFIX>().unwrap());
+                redactor.starts.get(bit / 64).is_some_and(|word| word & (1 << (bit % 64)) != 0)
+            });
+            proptest::prop_assert_eq!(redactor.next_start(bytes, from), expected);
         }
     }
 
