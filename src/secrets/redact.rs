@@ -263,6 +263,10 @@ pub struct Redactor {
     starts: Vec<u64>,
 }
 
+/// Longest text whose positions are looked up in [`Redactor::starts`]
+/// before the memo: about as many bytes as hashing it costs.
+const LOOK_BEFORE_MEMO: usize = 24;
+
 /// Texts masked, each with what it became: `None` when unchanged.
 type Memo = HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>;
 
@@ -767,6 +771,12 @@ impl Redactor {
     /// remembering in `memo`.
     fn masked<'t>(&self, memo: &mut Memo, text: &'t str) -> Cow<'t, str> {
         if self.needles.is_empty() || text.len() < SHORT_PREFIX {
+            return Cow::Borrowed(text);
+        }
+        // A short text (a key, a rule's name, a masked value) is looked
+        // at before it is hashed: most start no needle anywhere, and then
+        // stay as they are, unremembered.
+        if text.len() <= LOOK_BEFORE_MEMO && self.next_start(text.as_bytes(), 0).is_none() {
             return Cow::Borrowed(text);
         }
         let remembered = text.len() <= MEMO_BYTES;
