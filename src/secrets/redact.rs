@@ -423,6 +423,11 @@ impl Redactor {
     /// Notes the literal defaults of `text`'s placeholders as values of
     /// their variables.
     fn note_defaults(&mut self, text: &str) {
+        // A default follows a `:-` (`${NAME:-default}`): a text without
+        // one has none, and its references are not parsed.
+        if !text.contains(":-") {
+            return;
+        }
         for reference in expansion::references(text) {
             if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
                 let lesson = Lesson::Env(self.note(&reference.name), self.note(&default));
@@ -1411,6 +1416,19 @@ mod tests {
                 redactor.starts.get(bit / 64).is_some_and(|word| word & (1 << (bit % 64)) != 0)
             });
             proptest::prop_assert_eq!(redactor.next_start(bytes, from), expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// A text without `:-` has no reference with a default, so
+        /// `note_defaults` may skip it.
+        #[test]
+        fn only_a_text_with_a_colon_dash_has_defaults(text in "[a-zA-Z_ ${}:-]{0,16}") {
+            let defaults = expansion::references(&text)
+                .into_iter()
+                .filter(|reference| reference.default.is_some())
+                .count();
+            proptest::prop_assert!(text.contains(":-") || defaults == 0);
         }
     }
 
