@@ -556,8 +556,18 @@ mod strict {
     }
 
     /// Whether the key literal at `literal` says `key`.
-    fn key_is(text: &str, literal: Range<usize>, key: &str) -> bool {
+    pub(super) fn key_is(text: &str, literal: Range<usize>, key: &str) -> bool {
         let inside = &text.as_bytes()[literal.start + 1..literal.end - 1];
+        // An escape is never shorter than what it stands for, and a first
+        // byte that is not one is the value's own: most keys of an object
+        // are told apart from `key` here, without looking for escapes.
+        if inside.len() < key.len()
+            || inside
+                .first()
+                .is_some_and(|&first| first != b'\\' && Some(&first) != key.as_bytes().first())
+        {
+            return false;
+        }
         if inside.contains(&b'\\') {
             string_value(text, literal).is_some_and(|value| value == key)
         } else {
@@ -1078,6 +1088,23 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The shortcuts of `key_is` answer as decoding the key does.
+        #[test]
+        fn key_is_answers_as_decoding_does(
+            inside in proptest::sample::select(vec![
+                "", "a", "ab", "env", "\\u0065nv", "\\\\", "\\\"x", "\\ud83d\\ude00",
+                "\\n", "é", "\\u00e9", "envx", "\\u0061b",
+            ]),
+            key in proptest::sample::select(vec!["", "a", "ab", "env", "\\", "\"x", "😀", "\n", "é", "envx"]),
+        ) {
+            let text = format!("\"{inside}\"");
+            let decoded: Option<String> = serde_json::from_str(&text).ok();
+            proptest::prop_assert_eq!(
+                strict::key_is(&text, 0..text.len(), key),
+                decoded.as_deref() == Some(key)
+            );
+        }
+
         /// The word-at-a-time scans find what byte-at-a-time ones do, on
         /// runs of the bytes they look for and of their neighbours.
         #[test]
