@@ -17,14 +17,13 @@
 //! and the longest one that is there is replaced.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use base64::Engine as _;
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value};
 
 use crate::config::expansion;
@@ -35,6 +34,22 @@ use crate::stores::references::Manager;
 /// Masks a value: the first and last 4 characters of values of 16 or more
 /// characters (`ghp_…9f3a`), `****` for shorter ones.
 pub fn mask(value: &str) -> String {
+    // ASCII (every token): a character is a byte, so the ends are slices.
+    if value.is_ascii() {
+        if value.len() < 16 {
+            return "****".to_string();
+        }
+        let mut shown = String::with_capacity(4 + '…'.len_utf8() + 4);
+        shown.push_str(&value[..4]);
+        shown.push('…');
+        shown.push_str(&value[value.len() - 4..]);
+        return shown;
+    }
+    mask_chars(value)
+}
+
+/// [`mask`] counted in characters, for any text.
+fn mask_chars(value: &str) -> String {
     let count = value.chars().count();
     if count >= 16 {
         let head: String = value.chars().take(4).collect();
@@ -43,6 +58,102 @@ pub fn mask(value: &str) -> String {
     } else {
         "****".to_string()
     }
+}
+
+/// Merges the sorted buckets `theirs`, whose needles are numbered from
+/// `offset` on in `needles`, into the sorted buckets `ours`.
+fn merge_buckets<K: std::hash::Hash + Eq>(
+    ours: &mut PrefixMap<K>,
+    theirs: PrefixMap<K>,
+    offset: u32,
+    needles: &[(String, Replacement)],
+) {
+    let needle = |index: u32| needles[index as usize].0.as_bytes();
+    for (key, bucket) in theirs {
+        let shifted = bucket.into_iter().map(|index| index + offset);
+        let mine = ours.entry(key).or_default();
+        if mine.is_empty() {
+            mine.extend(shifted);
+            continue;
+        }
+        let old = std::mem::take(mine);
+        mine.reserve(old.len() + shifted.len());
+        let mut old = old.into_iter().peekable();
+        let mut shifted = shifted.peekable();
+        while let (Some(&a), Some(&b)) = (old.peek(), shifted.peek()) {
+            // Ours are older: of equal needles they come first.
+            if needle(a) <= needle(b) {
+                mine.push(a);
+                old.next();
+            } else {
+                mine.push(b);
+                shifted.next();
+            }
+        }
+        mine.extend(old);
+        mine.extend(shifted);
+    }
+}
+
+/// Fewer than [`MIN_FREE_TEXT`] characters; counted only where the
+/// bytes leave it open (a character is 1 to 4 bytes).
+fn too_short(secret: &str) -> bool {
+    secret.len() < MIN_FREE_TEXT
+        || (secret.len() < 4 * MIN_FREE_TEXT && secret.chars().count() < MIN_FREE_TEXT)
+}
+
+/// `text` percent-encoded as `utf8_percent_encode(text, NON_ALPHANUMERIC)`
+/// writes it: every byte but an ASCII letter or digit as `%XX`. Written by
+/// index into a buffer sized for the worst case: pushes are calls at the
+/// release build's `opt-level = "s"`.
+fn percent_encoded(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut encoded = vec![0; text.len() * 3];
+    let mut at = 0;
+    for &byte in text.as_bytes() {
+        if byte.is_ascii_alphanumeric() {
+            encoded[at] = byte;
+            at += 1;
+        } else {
+            encoded[at] = b'%';
+            encoded[at + 1] = HEX[usize::from(byte >> 4)];
+            encoded[at + 2] = HEX[usize::from(byte & 15)];
+            at += 3;
+        }
+    }
+    encoded.truncate(at);
+    // Letters, digits, `%` and hex digits: ASCII, so UTF-8.
+    String::from_utf8(encoded).expect("percent-encoding writes ASCII")
+}
+
+/// `bytes` in base64 as the `STANDARD` engine writes it (padded) and as
+/// `URL_SAFE_NO_PAD` does, in one pass, written by index as
+/// [`percent_encoded`] is.
+fn base64_forms(bytes: &[u8]) -> (String, String) {
+    const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let length = bytes.len().div_ceil(3) * 4;
+    // What a last group of 1 or 2 bytes leaves unwritten is the padding.
+    let mut standard = vec![b'='; length];
+    let mut url_safe = vec![0; length];
+    let mut at = 0;
+    for chunk in bytes.chunks(3) {
+        let byte = |index: usize| u32::from(chunk.get(index).copied().unwrap_or(0));
+        let group = byte(0) << 16 | byte(1) << 8 | byte(2);
+        // 2 digits for 1 byte, 3 for 2, 4 for 3.
+        for digit in 0..=chunk.len() {
+            let sextet = ((group >> (18 - 6 * digit)) & 63) as usize;
+            standard[at + digit] = STANDARD[sextet];
+            url_safe[at + digit] = URL_SAFE[sextet];
+        }
+        at += chunk.len() + 1;
+    }
+    url_safe.truncate(at);
+    // Both alphabets and `=` are ASCII, so UTF-8.
+    (
+        String::from_utf8(standard).expect("base64 writes ASCII"),
+        String::from_utf8(url_safe).expect("base64 writes ASCII"),
+    )
 }
 
 /// Shortest secret masked wherever it appears in free text; a shorter one
@@ -133,7 +244,7 @@ pub struct Redactor {
     /// One per form of each secret, in the order learned: of two equal
     /// needles, the first one's replacement is used.
     needles: Vec<(String, Replacement)>,
-    seen: HashSet<String>,
+    seen: foldhash::HashSet<String>,
     /// Needles by their first [`PREFIX`] bytes. A run can know tens of
     /// thousands of needles (a scan of a whole tree); a text is looked up
     /// by its own bytes at each position, so the count costs nothing.
@@ -152,6 +263,10 @@ pub struct Redactor {
     starts: Vec<u64>,
 }
 
+/// Longest text whose positions are looked up in [`Redactor::starts`]
+/// before the memo: about as many bytes as hashing it costs.
+const LOOK_BEFORE_MEMO: usize = 24;
+
 /// Texts masked, each with what it became: `None` when unchanged.
 type Memo = HashMap<String, Option<String>, BuildHasherDefault<PrefixHasher>>;
 
@@ -165,8 +280,13 @@ const START_BITS: usize = 1 << 19;
 
 /// The bit of [`Redactor::starts`] for a needle's first bytes.
 fn start_bit(prefix: &[u8; SHORT_PREFIX]) -> usize {
+    start_bit_of_key(short_key(prefix))
+}
+
+/// [`start_bit`] of the bytes whose [`short_key`] is `key`.
+fn start_bit_of_key(key: u32) -> usize {
     // Fibonacci hashing: the top bits mix all three bytes.
-    let hash = short_key(prefix).wrapping_mul(0x9E37_79B1);
+    let hash = key.wrapping_mul(0x9E37_79B1);
     (hash >> (32 - START_BITS.trailing_zeros())) as usize
 }
 
@@ -303,6 +423,11 @@ impl Redactor {
     /// Notes the literal defaults of `text`'s placeholders as values of
     /// their variables.
     fn note_defaults(&mut self, text: &str) {
+        // A default follows a `:-` (`${NAME:-default}`): a text without
+        // one has none, and its references are not parsed.
+        if !text.contains(":-") {
+            return;
+        }
         for reference in expansion::references(text) {
             if let Some(default) = reference.default.filter(|default| !default.is_empty()) {
                 let lesson = Lesson::Env(self.note(&reference.name), self.note(&default));
@@ -338,9 +463,15 @@ impl Redactor {
     }
 
     /// Learns now what was taught so far (otherwise done by the first
-    /// mask): a scan's worker settles its own redactor before it is
-    /// [absorbed](Self::absorb).
+    /// mask), and sorts the buckets for masking: a scan's worker settles
+    /// its own redactor before it is [absorbed](Self::absorb), so that
+    /// work is done on its core and the absorbing one only merges.
     pub fn settle(&mut self) {
+        self.learn_pending();
+        self.sort_buckets();
+    }
+
+    fn learn_pending(&mut self) {
         if self.pending.is_empty() {
             return;
         }
@@ -350,7 +481,7 @@ impl Redactor {
             self.study(&noted, lesson);
             // What a lesson taught (a default inside an env value) is
             // learned right after it, as learning it at once did.
-            self.settle();
+            self.learn_pending();
         }
     }
 
@@ -376,10 +507,56 @@ impl Redactor {
             self.seen.extend(other.seen);
             return;
         }
-        for (needle, replacement) in other.needles {
-            self.push_needle(needle, replacement);
+        match u32::try_from(self.needles.len() + other.needles.len()) {
+            Ok(_) => self.merge_needles(
+                other.needles,
+                other.by_prefix,
+                other.short_by_prefix,
+                &other.starts,
+            ),
+            // Past four billion needles `push_needle` keeps what it can.
+            Err(_) => {
+                for (needle, replacement) in other.needles {
+                    self.push_needle(needle, replacement);
+                }
+            }
         }
         self.seen.extend(other.seen);
+    }
+
+    /// Adds the needles of another settled redactor after ours, with its
+    /// sorted buckets: each is merged into ours with the other's needles
+    /// numbered after ours, which keeps it sorted by needle, then by age,
+    /// as adding them one by one and sorting again would (the order is
+    /// total: no two needles have one number).
+    fn merge_needles(
+        &mut self,
+        needles: Vec<(String, Replacement)>,
+        by_prefix: PrefixMap<u64>,
+        short_by_prefix: PrefixMap<u32>,
+        starts: &[u64],
+    ) {
+        // Sorted already unless a lesson came in between: then sorted now.
+        self.sort_buckets();
+        let Ok(offset) = u32::try_from(self.needles.len()) else {
+            return;
+        };
+        self.needles.extend(needles);
+        merge_buckets(&mut self.by_prefix, by_prefix, offset, &self.needles);
+        merge_buckets(
+            &mut self.short_by_prefix,
+            short_by_prefix,
+            offset,
+            &self.needles,
+        );
+        if self.starts.is_empty() {
+            self.starts = starts.to_vec();
+        } else {
+            for (ours, theirs) in self.starts.iter_mut().zip(starts) {
+                *ours |= theirs;
+            }
+        }
+        self.forget_masked();
     }
 
     fn study(&mut self, noted: &str, lesson: Lesson) {
@@ -394,11 +571,12 @@ impl Redactor {
     }
 
     fn learn_now(&mut self, secret: &str) {
-        if secret.chars().count() < MIN_FREE_TEXT || self.seen.contains(secret) {
+        if too_short(secret) || self.seen.contains(secret) {
             return;
         }
         self.seen.insert(secret.to_string());
-        let mut forms = vec![secret.to_string()];
+        let mut forms = Vec::with_capacity(7);
+        forms.push(secret.to_string());
         // A form that is the secret itself (most tokens need no escaping)
         // is not made again.
         if (secret.contains(['"', '\\']) || secret.contains(|c: char| c.is_control()))
@@ -409,8 +587,9 @@ impl Redactor {
         if let Cow::Owned(escaped) = crate::mechanics::display::escape(secret) {
             forms.push(escaped);
         }
-        if let Cow::Owned(encoded) = Cow::from(utf8_percent_encode(secret, NON_ALPHANUMERIC)) {
-            forms.push(encoded);
+        // Percent-encoding changes every byte but letters and digits.
+        if !secret.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+            forms.push(percent_encoded(secret));
         }
         // What the form serializer leaves as it is.
         if !secret
@@ -419,8 +598,9 @@ impl Redactor {
         {
             forms.push(url::form_urlencoded::byte_serialize(secret.as_bytes()).collect());
         }
-        forms.push(base64::engine::general_purpose::STANDARD.encode(secret));
-        forms.push(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
+        let (standard, url_safe) = base64_forms(secret.as_bytes());
+        forms.push(standard);
+        forms.push(url_safe);
         forms.sort();
         forms.dedup();
         for form in forms {
@@ -467,7 +647,7 @@ impl Redactor {
         if !self.seen.contains(&needle) {
             self.seen.insert(needle.clone());
             self.push_needle(needle, Replacement::UrlPassword);
-            let encoded = format!(":{}@", utf8_percent_encode(password, NON_ALPHANUMERIC));
+            let encoded = format!(":{}@", percent_encoded(password));
             self.push_needle(encoded, Replacement::UrlPassword);
         }
     }
@@ -598,6 +778,12 @@ impl Redactor {
         if self.needles.is_empty() || text.len() < SHORT_PREFIX {
             return Cow::Borrowed(text);
         }
+        // A short text (a key, a rule's name, a masked value) is looked
+        // at before it is hashed: most start no needle anywhere, and then
+        // stay as they are, unremembered.
+        if text.len() <= LOOK_BEFORE_MEMO && self.next_start(text.as_bytes(), 0).is_none() {
+            return Cow::Borrowed(text);
+        }
         let remembered = text.len() <= MEMO_BYTES;
         if remembered && let Some(known) = memo.get(text) {
             return known
@@ -621,7 +807,8 @@ impl Redactor {
         let mut out: Option<String> = None;
         let mut copied = 0;
         let mut at = 0;
-        while at + SHORT_PREFIX <= bytes.len() {
+        while let Some(start) = self.next_start(bytes, at) {
+            at = start;
             let Some(index) = self.longest_at(&bytes[at..]) else {
                 at += 1;
                 continue;
@@ -641,6 +828,28 @@ impl Redactor {
             out.push_str(&text[copied..]);
         }
         out
+    }
+
+    /// The first position from `at` on whose next bytes have their bit in
+    /// [`Self::starts`] (where a needle may start), the bytes' key rolled
+    /// on a byte at a time: most positions of a text cost a few
+    /// instructions.
+    fn next_start(&self, bytes: &[u8], mut at: usize) -> Option<usize> {
+        let starts = self.starts.as_slice();
+        let rest = bytes.get(at..)?.first_chunk::<SHORT_PREFIX>()?;
+        let mut key = short_key(rest);
+        loop {
+            let bit = start_bit_of_key(key);
+            if starts
+                .get(bit / 64)
+                .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+            {
+                return Some(at);
+            }
+            let &next = bytes.get(at + SHORT_PREFIX)?;
+            key = key >> 8 | u32::from(next) << (8 * (SHORT_PREFIX - 1));
+            at += 1;
+        }
     }
 
     /// The longest needle `rest` starts with (the oldest of equal ones).
@@ -957,8 +1166,33 @@ mod tests {
     fn masks_by_length() {
         assert_eq!(mask("ghp_0123456789abcdef9f3a"), "ghp_…9f3a");
         assert_eq!(mask("short"), "****");
+        assert_eq!(mask("0123456789abcde"), "****");
+        assert_eq!(mask("0123456789abcdef"), "0123…cdef");
         assert_eq!(mask(""), "****");
         assert_eq!(mask("ééééé12345678901234"), "éééé…1234");
+    }
+
+    proptest::proptest! {
+        /// The forms a secret is learned in are the crates' own.
+        #[test]
+        fn hand_written_forms_are_the_crates(text in proptest::prop_oneof!["[ -~]{0,40}", ".{0,24}"]) {
+            let (standard, url_safe) = base64_forms(text.as_bytes());
+            proptest::prop_assert_eq!(standard, base64::engine::general_purpose::STANDARD.encode(&text));
+            proptest::prop_assert_eq!(url_safe, base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&text));
+            proptest::prop_assert_eq!(
+                percent_encoded(&text),
+                percent_encoding::utf8_percent_encode(&text, percent_encoding::NON_ALPHANUMERIC).to_string()
+            );
+            proptest::prop_assert_eq!(too_short(&text), text.chars().count() < MIN_FREE_TEXT);
+        }
+
+        /// The ASCII path of `mask` shows what the character count shows.
+        #[test]
+        fn ascii_masks_as_characters_do(
+            value in proptest::prop_oneof!["[ -~]{0,40}", "[a-z0-9_é…-]{0,30}", ".{0,24}"],
+        ) {
+            proptest::prop_assert_eq!(mask(&value), mask_chars(&value));
+        }
     }
 
     #[test]
@@ -1007,7 +1241,7 @@ mod tests {
             "raw {secret} json {} b64 {} pct {}",
             serde_json::to_string(secret).unwrap(),
             base64::engine::general_purpose::STANDARD.encode(secret),
-            utf8_percent_encode(secret, NON_ALPHANUMERIC),
+            percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC),
         );
         let masked = redactor.mask_text(&text).into_owned();
         assert!(!masked.contains(secret), "{masked}");
@@ -1162,6 +1396,87 @@ mod tests {
             proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected.clone());
             // Remembered, the same again.
             proptest::prop_assert_eq!(redactor.mask_text(&text).into_owned(), expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// The rolled key finds the positions whose bit a fresh key of
+        /// their bytes finds.
+        #[test]
+        fn next_start_finds_what_each_position_s_bit_says(
+            secrets in proptest::collection::vec("[ab:@_x]{3,12}", 0..6),
+            text in "[ab:@_x yé]{0,60}",
+            from in 0usize..70,
+        ) {
+            let mut redactor = taught(&secrets);
+            redactor.settle();
+            let bytes = text.as_bytes();
+            let expected = (from..bytes.len().saturating_sub(SHORT_PREFIX - 1)).find(|&at| {
+                let bit = start_bit(bytes[at..].first_chunk::<SHORT_PREFIX>().unwrap());
+                redactor.starts.get(bit / 64).is_some_and(|word| word & (1 << (bit % 64)) != 0)
+            });
+            proptest::prop_assert_eq!(redactor.next_start(bytes, from), expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// A text without `:-` has no reference with a default, so
+        /// `note_defaults` may skip it.
+        #[test]
+        fn only_a_text_with_a_colon_dash_has_defaults(text in "[a-zA-Z_ ${}:-]{0,16}") {
+            let defaults = expansion::references(&text)
+                .into_iter()
+                .filter(|reference| reference.default.is_some())
+                .count();
+            proptest::prop_assert!(text.contains(":-") || defaults == 0);
+        }
+    }
+
+    /// Two redactors, the second absorbed by the first by adding each of
+    /// its needles in turn, as absorbing did before it merged buckets.
+    fn absorbed_by_pushing(first: &[String], second: &[String]) -> Redactor {
+        let (mut one, mut other) = (taught(first), taught(second));
+        one.settle();
+        other.settle();
+        for (needle, replacement) in std::mem::take(&mut other.needles) {
+            one.push_needle(needle, replacement);
+        }
+        one.seen.extend(other.seen);
+        one.sort_buckets();
+        one
+    }
+
+    /// A redactor taught `words`: a secret each, or a URL password after
+    /// a `:`.
+    fn taught(words: &[String]) -> Redactor {
+        let mut redactor = Redactor::new();
+        for word in words {
+            match word.strip_prefix(':') {
+                Some(password) => redactor.learn_url_password(password),
+                None => redactor.learn(word),
+            }
+        }
+        redactor
+    }
+
+    proptest::proptest! {
+        /// Merging the buckets of an absorbed redactor gives the needles,
+        /// the buckets (in their order) and the start bits that adding its
+        /// needles one by one and sorting gave.
+        #[test]
+        fn absorbing_merges_as_adding_each_needle_did(
+            first in proptest::collection::vec("[ab:@_x]{3,12}", 0..10),
+            second in proptest::collection::vec("[ab:@_x]{3,12}", 0..10),
+        ) {
+            let expected = absorbed_by_pushing(&first, &second);
+            let mut merged = taught(&first);
+            merged.absorb(taught(&second));
+            merged.sort_buckets();
+            proptest::prop_assert_eq!(&merged.needles, &expected.needles);
+            proptest::prop_assert_eq!(&merged.by_prefix, &expected.by_prefix);
+            proptest::prop_assert_eq!(&merged.short_by_prefix, &expected.short_by_prefix);
+            proptest::prop_assert_eq!(&merged.starts, &expected.starts);
+            proptest::prop_assert_eq!(&merged.seen, &expected.seen);
         }
     }
 
