@@ -375,7 +375,7 @@ impl Edit {
         &self,
         resolved: &Path,
         old: &std::fs::File,
-        spliced: journal::Spliced,
+        spliced: io::Result<journal::Spliced>,
         owner: journal::Owner,
     ) {
         if let Mode::Record { journal, state_dir } = &mut *self.mode() {

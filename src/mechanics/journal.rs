@@ -620,10 +620,20 @@ impl Journal {
     /// (`resolved`) in this edit, made of pieces of the old file `old`
     /// (open, its name replaced already) and summed up as `spliced`: its
     /// copy is the staged inode, else copied from `old`.
-    pub fn keep_spliced(&mut self, resolved: &Path, old: &File, spliced: Spliced, owner: Owner) {
+    pub fn keep_spliced(
+        &mut self,
+        resolved: &Path,
+        old: &File,
+        spliced: io::Result<Spliced>,
+        owner: Owner,
+    ) {
         if !self.keeps_copies() {
             return;
         }
+        let spliced = match spliced {
+            Ok(spliced) => spliced,
+            Err(error) => return self.saved(resolved, Err(error)),
+        };
         let Spliced {
             digests: Digests { before, after },
             old_len,
@@ -1752,7 +1762,7 @@ mod tests {
             let file = File::open(&path).unwrap();
             let summed = spliced(&file, old.len() as u64, &pieces).unwrap();
             let streamed = kept_shared(|journal, shared| {
-                journal.keep_spliced(shared, &file, summed, Owner::User);
+                journal.keep_spliced(shared, &file, Ok(summed), Owner::User);
             });
             let view = |(file, middle): &(FileRecord, Option<Vec<u8>>)| {
                 let after = file.after.as_ref().map(|after| (after.kept_prefix, after.kept_suffix));

@@ -397,6 +397,15 @@ impl Prepared<'_> {
     }
 }
 
+/// The layout the cache at `file` holds for the text `text` read with
+/// `expand`, if any (for tests of what edits record).
+#[cfg(test)]
+pub fn layout_of_text(file: &Path, text: &[u8], expand: &[&str]) -> Option<Layout> {
+    let cache = Cache::load(file);
+    let key = cache.key(&[text], expand);
+    cache.find(&key).map(|entry| entry.layout.clone())
+}
+
 fn expand_key(expand: &[&str]) -> u64 {
     xxh3_64(expand.join("\0").as_bytes())
 }
