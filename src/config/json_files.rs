@@ -14,6 +14,7 @@ use crate::mechanics::fsx::{self, Reads};
 use crate::mechanics::layout_cache::{self, Captured, Fingerprint, Verified};
 
 mod parts;
+pub mod sparse;
 
 /// The root members of `~/.claude.json` worth reading in the first pass:
 /// `projects` holds the local scope, and is most of the file.
@@ -87,7 +88,7 @@ pub fn load_claude_json(
 
 /// [`load_claude_json`], the time of a reading told by `clock` (a test's
 /// clock makes the file old).
-fn load_claude_json_at(
+pub(crate) fn load_claude_json_at(
     reads: &dyn Reads,
     locations: &Locations,
     clock: fn() -> SystemTime,

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::config::error::{ConfigError, StoreError};
+use crate::config::json_files::sparse::{self, Sparse};
 use crate::config::json_files::{
     CLAUDE_JSON_EXPAND, Cached, check_project_file_size, document_error, load_document,
     parse_for_edit,
@@ -24,9 +25,10 @@ use crate::config::scope::Scope;
 use crate::mechanics::diff::FileChange;
 use crate::mechanics::document::{JsonDocument, Splice, Step};
 use crate::mechanics::edits::Edit;
+use crate::mechanics::fsx::spliced::Piece;
 use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
-use crate::mechanics::journal::{Digests, Owner};
-use crate::mechanics::layout_cache;
+use crate::mechanics::journal::{self, Digests, Owner};
+use crate::mechanics::layout_cache::{self, Captured, Fingerprint};
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1043,7 +1045,10 @@ fn change_file_with<E: From<ConfigError>>(
 }
 
 /// The real write of [`change_file_with`]: locks, read, plan, atomic
-/// rename, verify, then the journal is told.
+/// rename, verify, then the journal is told. `~/.claude.json` whose layout
+/// the cache knows is first edited without reading it whole
+/// ([`Streamed`]); anything that edit cannot do is done reading the whole
+/// file.
 fn write_config<E: From<ConfigError>>(
     locations: &Locations,
     edit: &Edit,
@@ -1063,12 +1068,14 @@ fn write_config<E: From<ConfigError>>(
     if let Some(parent) = resolved.parent().filter(|_| target.is_claude_json()) {
         fs_err::create_dir_all(parent).map_err(write_error)?;
     }
-    let (_edit_lock, _claude_lock) = lock_for_edit(
-        &locations.state_dir,
-        &resolved,
-        target.is_claude_json().then_some(path.as_path()),
-    )
-    .map_err(|error| ConfigError::lock(path, error))?;
+    let mut locks = Some(
+        lock_for_edit(
+            &locations.state_dir,
+            &resolved,
+            target.is_claude_json().then_some(path.as_path()),
+        )
+        .map_err(|error| ConfigError::lock(path, error))?,
+    );
     remove_stale_temporaries(&resolved);
     let new_mode = if target.is_claude_json() {
         NewMode::Exact(0o600)
@@ -1084,6 +1091,25 @@ fn write_config<E: From<ConfigError>>(
     for _ in 0..fsx::EDIT_ATTEMPTS {
         if !target.is_claude_json() {
             check_size(path, &resolved)?;
+        }
+        #[cfg(test)]
+        let streamable = cached.filter(|_| !tests::WHOLE_ONLY.with(std::cell::Cell::get));
+        #[cfg(not(test))]
+        let streamable = cached;
+        if let Some(cached) = streamable {
+            let streamed = Streamed {
+                locations,
+                edit,
+                path,
+                resolved: &resolved,
+                cached,
+                new_mode,
+            };
+            match streamed.attempt(&mut plan, &mut after_rename, &mut locks)? {
+                Some(Attempt::Written(written)) => return Ok(written),
+                Some(Attempt::Changed) => continue,
+                None => {}
+            }
         }
         // Created before the read: its creation time, from the file's own
         // file system, is what lets the read's metadata tell any later
@@ -1133,46 +1159,41 @@ fn write_config<E: From<ConfigError>>(
             .filter(|_| matches!(change, Change::Splices(_)));
         let wants_digests = edit.wants_digests();
         let new_pieces = &pieces;
-        let (written, digests, prepared) = std::thread::scope(|scope| {
-            let ahead = (wants_digests || record_to.is_some())
-                .then(|| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, move || {
-                            let digests = wants_digests
-                                .then(|| Digests::of(before.map(str::as_bytes), new_pieces));
-                            let prepared = record_to.map(|cached| {
-                                layout_cache::prepare(cached.file, new_pieces, expand)
-                            });
-                            (digests, prepared)
-                        })
-                        .ok()
-                })
-                .flatten();
-            let written = temporary.write(&pieces).map(|()| {
-                temporary.commit(|temporary| {
-                    let unchanged = match &snapshot {
-                        Some(snapshot) => {
-                            snapshot.unchanged_at(&resolved, document.text().as_bytes(), temporary)
+        let (written, ahead) = meanwhile(
+            wants_digests || record_to.is_some(),
+            move || {
+                let digests =
+                    wants_digests.then(|| Digests::of(before.map(str::as_bytes), new_pieces));
+                let prepared =
+                    record_to.map(|cached| layout_cache::prepare(cached.file, new_pieces, expand));
+                (digests, prepared)
+            },
+            || {
+                temporary.write(&pieces).map(|()| {
+                    temporary.commit(|temporary| {
+                        let unchanged = match &snapshot {
+                            Some(snapshot) => snapshot.unchanged_at(
+                                &resolved,
+                                document.text().as_bytes(),
+                                temporary,
+                            ),
+                            None => fsx::unchanged_bytes(&resolved, None),
+                        };
+                        match (unchanged, &snapshot) {
+                            (Ok(true), Some(snapshot)) => {
+                                // The undo copy: the old inode itself, linked
+                                // before the rename takes its name away.
+                                edit.before_replacing(&resolved, snapshot.stamp());
+                                Ok(())
+                            }
+                            (Ok(true), None) => Ok(()),
+                            _ => Err(Changed),
                         }
-                        None => fsx::unchanged_bytes(&resolved, None),
-                    };
-                    match (unchanged, &snapshot) {
-                        (Ok(true), Some(snapshot)) => {
-                            // The undo copy: the old inode itself, linked
-                            // before the rename takes its name away.
-                            edit.before_replacing(&resolved, snapshot.stamp());
-                            Ok(())
-                        }
-                        (Ok(true), None) => Ok(()),
-                        _ => Err(Changed),
-                    }
+                    })
                 })
-            });
-            let (digests, prepared) = ahead
-                .and_then(|ahead| ahead.join().ok())
-                .unwrap_or((None, None));
-            (written, digests, prepared)
-        });
+            },
+        );
+        let (digests, prepared) = ahead.unwrap_or((None, None));
         let committed = match written.map_err(write_error)? {
             Ok(Ok(committed)) => committed,
             Ok(Err(Changed)) => continue,
@@ -1193,24 +1214,8 @@ fn write_config<E: From<ConfigError>>(
         let exact = committed.still_at(&resolved, &pieces).unwrap_or(false);
         // The file is written: the undo copy needs no lock, and Claude Code
         // is not kept waiting while it is made.
-        drop(_claude_lock);
-        drop(_edit_lock);
-        // Whose the change is, known from where it is: finding it in the
-        // bytes would mean stepping over the whole of `projects` again.
-        let owner = target.is_claude_json().then(|| {
-            let in_projects = expect.is_empty()
-                || expect.iter().any(|fact| {
-                    let (Expect::Member { object_path, .. }
-                    | Expect::NoMember { object_path, .. }
-                    | Expect::Field { object_path, .. }) = fact;
-                    object_path.first().is_none_or(|first| first == "projects")
-                });
-            if in_projects {
-                Owner::Project
-            } else {
-                Owner::User
-            }
-        });
+        release(&mut locks);
+        let owner = target.is_claude_json().then(|| owner_of(&expect));
         edit.written_as(&resolved, before, &pieces, owner, digests);
         // The layout of what was written, for the next command: worked out
         // from the change, the new bytes only digested (ahead, above, when
@@ -1258,6 +1263,276 @@ fn write_config<E: From<ConfigError>>(
     Err(ConfigError::Contended { path: path.clone() }.into())
 }
 
+/// Runs `work` on this thread and, when `wanted`, `ahead` on a second
+/// thread meanwhile; `None` for `ahead` when it was not wanted or no
+/// thread could be had (its work is then left to whoever needs it).
+fn meanwhile<A: Send, W>(
+    wanted: bool,
+    ahead: impl FnOnce() -> A + Send,
+    work: impl FnOnce() -> W,
+) -> (W, Option<A>) {
+    std::thread::scope(|scope| {
+        let thread = wanted
+            .then(|| std::thread::Builder::new().spawn_scoped(scope, ahead).ok())
+            .flatten();
+        let done = work();
+        (done, thread.and_then(|thread| thread.join().ok()))
+    })
+}
+
+/// The locks an edit holds ([`lock_for_edit`]).
+type Locks = (EditLock, Option<HeldClaudeLock>);
+
+/// Lets the locks go, Claude Code's first.
+fn release(locks: &mut Option<Locks>) {
+    if let Some((edit_lock, claude_lock)) = locks.take() {
+        drop(claude_lock);
+        drop(edit_lock);
+    }
+}
+
+/// Whose a change of `~/.claude.json` is, known from where it is (what it
+/// expects): finding it in the bytes would mean stepping over the whole of
+/// `projects` again.
+fn owner_of(expect: &[Expect]) -> Owner {
+    let in_projects = expect.is_empty()
+        || expect.iter().any(|fact| {
+            let (Expect::Member { object_path, .. }
+            | Expect::NoMember { object_path, .. }
+            | Expect::Field { object_path, .. }) = fact;
+            object_path.first().is_none_or(|first| first == "projects")
+        });
+    if in_projects {
+        Owner::Project
+    } else {
+        Owner::User
+    }
+}
+
+/// How an edit that did not read the whole file ended.
+enum Attempt {
+    /// Written (or nothing to write).
+    Written(Written),
+    /// The file changed since it was opened: the edit is made again.
+    Changed,
+}
+
+/// An edit of `~/.claude.json` that never holds the file: when the cache
+/// knows its layout (its fingerprint trusted, or its bytes, digested as
+/// they are read, known), only the parts the plan looks at are read
+/// ([`sparse::read`]), and the new file is written as the old file's
+/// bytes before the change (copied by the kernel), the new bytes, and the
+/// old file's bytes after it. Everything that needs the whole text works
+/// from the open old file instead: the journal's digests and changed span
+/// ([`journal::spliced`]), the layout cache's key of the new text, the
+/// check after the rename. What it trusts: `docs/src/safety/files.md`.
+struct Streamed<'a> {
+    locations: &'a Locations,
+    edit: &'a Edit,
+    /// The file as named.
+    path: &'a Path,
+    /// The file, symbolic links resolved.
+    resolved: &'a Path,
+    cached: Cached<'a>,
+    new_mode: NewMode,
+}
+
+impl Streamed<'_> {
+    /// One attempt; `None` when this edit cannot be made so (the file is
+    /// not known, changed lately, the plan needs bytes not read, or the
+    /// session wrote the file already): it is made reading the whole file.
+    fn attempt<E: From<ConfigError>>(
+        &self,
+        plan: &mut impl FnMut(&JsonDocument) -> Result<Plan, E>,
+        after_rename: &mut impl FnMut(),
+        locks: &mut Option<Locks>,
+    ) -> Result<Option<Attempt>, E> {
+        let (edit, path, resolved) = (self.edit, self.path, self.resolved);
+        let expand = CLAUDE_JSON_EXPAND;
+        let write_error = |source| ConfigError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let read_error = |source| ConfigError::read(path, source);
+        // A second write in one session is kept against the first one's
+        // old bytes, which the journal compares whole.
+        if edit.wrote(resolved) {
+            return Ok(None);
+        }
+        let mut temporary =
+            fsx::AtomicWrite::begin(resolved, self.new_mode).map_err(write_error)?;
+        let Some(snapshot) = fsx::open_snapshot(resolved).map_err(read_error)? else {
+            return Ok(None);
+        };
+        // Changed since the temporary was made (or no `ctime` to tell):
+        // the parts read later could be of several states.
+        if !snapshot.settled_before(&temporary) {
+            return Ok(None);
+        }
+        let file = snapshot.file();
+        let Some(fingerprint) = Fingerprint::of(&file.metadata().map_err(read_error)?) else {
+            return Ok(None);
+        };
+        let size = fingerprint.size();
+        let cache = layout_cache::open(self.cached.file);
+        let mut captured = None;
+        let layout = match cache.trusted(&fingerprint, expand) {
+            Some(layout) => layout,
+            None => {
+                if !cache.may_hold(size, expand) {
+                    return Ok(None);
+                }
+                let sole = cache.sole_layout_of_size(size, expand);
+                let mut keys = Captured::new(sole.into_iter().flat_map(sparse::key_spans));
+                let mut reader = file;
+                let Some(layout) = cache
+                    .key_of_file_keeping(&mut reader, size, expand, &mut keys)
+                    .and_then(|key| cache.layout_of(&key))
+                else {
+                    return Ok(None);
+                };
+                if sole.is_some_and(|sole| std::ptr::eq(sole, layout)) {
+                    captured = Some(keys);
+                }
+                layout
+            }
+        };
+        let Some(sparse) = sparse::read(
+            file,
+            size,
+            layout,
+            &self.locations.local_key,
+            captured.as_ref(),
+        ) else {
+            return Ok(None);
+        };
+        drop(cache);
+        // A plan that fails may have looked at bytes not read (one that
+        // applies a first splice validates its value again): its error is
+        // the whole file's to give.
+        let Ok(Plan { change, expect }) = plan(&sparse.document) else {
+            return Ok(None);
+        };
+        let splices = match change {
+            Change::Nothing => {
+                return Ok(Some(Attempt::Written(Written {
+                    path: path.to_path_buf(),
+                    created: false,
+                    replaced: false,
+                    changed: false,
+                })));
+            }
+            Change::Whole(_) => return Ok(None),
+            Change::Splices(splices) => splices,
+        };
+        if !splices.iter().all(|splice| sparse.covers(splice)) {
+            return Ok(None);
+        }
+        let Sparse {
+            document, layout, ..
+        } = sparse;
+        if document.check(&splices).is_err() {
+            return Ok(None);
+        }
+        let mut sorted: Vec<&Splice> = splices.iter().collect();
+        sorted.sort_by_key(|splice| splice.range.start);
+        let mut pieces = Vec::with_capacity(sorted.len() * 2 + 1);
+        let mut at = 0;
+        for splice in sorted {
+            pieces.push(Piece::Old(at..splice.range.start as u64));
+            pieces.push(Piece::New(splice.replacement.as_bytes()));
+            at = splice.range.end as u64;
+        }
+        pieces.push(Piece::Old(at..size));
+        // As the whole edit does: the journal's summary and the new text's
+        // key worked out on a second thread while this one waits for the
+        // disk, each from the open old file through one small buffer.
+        let record_to = Some(self.cached).filter(|cached| cached.keep);
+        let wants_digests = edit.wants_digests();
+        let pieces = &pieces;
+        let (written, ahead) = meanwhile(
+            wants_digests || record_to.is_some(),
+            move || {
+                let summed = wants_digests.then(|| journal::spliced(file, size, pieces));
+                let prepared = record_to.and_then(|cached| {
+                    layout_cache::prepare_spliced(cached.file, file, pieces, expand)
+                });
+                (summed, prepared)
+            },
+            || {
+                temporary.write_spliced(file, pieces).map(|()| {
+                    temporary.commit(|_| match snapshot.same_at(resolved) {
+                        Ok(true) => {
+                            edit.before_replacing(resolved, snapshot.stamp());
+                            Ok(())
+                        }
+                        _ => Err(Changed),
+                    })
+                })
+            },
+        );
+        let (summed, prepared) = ahead.unwrap_or((None, None));
+        let committed = match written.map_err(write_error)? {
+            Ok(Ok(committed)) => committed,
+            Ok(Err(Changed)) => return Ok(Some(Attempt::Changed)),
+            Err(error) => {
+                edit.not_replaced(resolved);
+                return Err(write_error(error).into());
+            }
+        };
+        after_rename();
+        let exact = committed
+            .still_at_spliced(resolved, file, pieces)
+            .unwrap_or(false);
+        release(locks);
+        if wants_digests {
+            let summed = summed.unwrap_or_else(|| journal::spliced(file, size, pieces));
+            edit.written_spliced(resolved, file, summed, owner_of(&expect));
+        }
+        if exact
+            && let Some(cached) = record_to
+            && let Some(layout) = document.layout_after_known(&layout, &splices)
+        {
+            match prepared {
+                Some(prepared) => prepared.record(layout),
+                None => {
+                    if let Some(prepared) =
+                        layout_cache::prepare_spliced(cached.file, file, pieces, expand)
+                    {
+                        prepared.record(layout);
+                    }
+                }
+            }
+        }
+        #[cfg(test)]
+        tests::STREAMED.with(|count| count.set(count.get() + 1));
+        if exact {
+            let written = expect
+                .into_iter()
+                .filter_map(|fact| match fact {
+                    Expect::Member { value, .. } => Some(value),
+                    Expect::NoMember { .. } | Expect::Field { .. } => None,
+                })
+                .collect();
+            edit.keep_read(resolved, std::sync::Arc::new(document), written);
+        } else {
+            drop(document);
+            if !kept(resolved, expand, &expect) {
+                return Err(ConfigError::Overwritten {
+                    path: path.to_path_buf(),
+                }
+                .into());
+            }
+        }
+        Ok(Some(Attempt::Written(Written {
+            path: path.to_path_buf(),
+            created: false,
+            replaced: false,
+            changed: true,
+        })))
+    }
+}
+
 /// Whether the file at `path`, rewritten by someone else, still has every
 /// fact of `expect`; a file that is gone or does not parse has none.
 fn kept(path: &Path, expand: &[&str], expect: &[Expect]) -> bool {
@@ -1273,6 +1548,12 @@ mod tests {
     use crate::config::locate::{Environment, MAX_PROJECT_FILE_BYTES};
 
     fn locations(root: &Path) -> Locations {
+        locations_with(root, None)
+    }
+
+    /// The places of a project at `root/project` and a HOME at
+    /// `root/home`, with the layout cache `layout_cache`.
+    fn locations_with(root: &Path, layout_cache: Option<layout_cache::Setting>) -> Locations {
         std::fs::create_dir_all(root.join("project/.git")).unwrap();
         Locations::discover(&Environment {
             home: root.join("home"),
@@ -1280,7 +1561,7 @@ mod tests {
             working_dir: root.join("project"),
             managed_dir: root.join("managed"),
             state_dir: root.join("state"),
-            layout_cache: None,
+            layout_cache,
         })
         .unwrap()
     }
@@ -1603,5 +1884,443 @@ mod tests {
             error.to_string(),
             "stopped part way: already wrote `a`; left `c`, `d` as they were"
         );
+    }
+
+    thread_local! {
+        /// Set: edits of this thread read the whole file (the reference
+        /// the streamed edit is checked against).
+        pub static WHOLE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// How many edits of this thread were made without reading the
+        /// whole file.
+        pub static STREAMED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    mod streamed {
+        use std::time::{Duration, SystemTime};
+
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+
+        use super::*;
+        use crate::config::json_files::{load_claude_json, load_claude_json_at};
+        use crate::mechanics::journal::Place;
+        use crate::mechanics::layout_cache::Setting;
+
+        /// A JSON value as the generator writes it.
+        #[derive(Debug, Clone)]
+        enum Node {
+            Leaf(String),
+            /// Raw keys (quotes included) and values.
+            Object(Vec<(String, Self)>),
+        }
+
+        /// How the generated file is laid out.
+        #[derive(Debug, Clone, Copy)]
+        struct Style {
+            /// `None`: on one line.
+            unit: Option<&'static str>,
+            crlf: bool,
+            bom: bool,
+        }
+
+        fn render(node: &Node, style: Style, depth: usize, out: &mut String) {
+            match node {
+                Node::Leaf(text) => out.push_str(text),
+                Node::Object(members) if members.is_empty() => out.push_str("{}"),
+                Node::Object(members) => {
+                    let newline = if style.crlf { "\r\n" } else { "\n" };
+                    out.push('{');
+                    for (index, (key, value)) in members.iter().enumerate() {
+                        if index > 0 {
+                            out.push(',');
+                        }
+                        match style.unit {
+                            Some(unit) => {
+                                out.push_str(newline);
+                                out.push_str(&unit.repeat(depth + 1));
+                            }
+                            None if index > 0 => out.push(' '),
+                            None => {}
+                        }
+                        out.push_str(key);
+                        out.push_str(": ");
+                        render(value, style, depth + 1, out);
+                    }
+                    if let Some(unit) = style.unit {
+                        out.push_str(newline);
+                        out.push_str(&unit.repeat(depth));
+                    }
+                    out.push('}');
+                }
+            }
+        }
+
+        fn key(name: &str) -> String {
+            serde_json::to_string(name).unwrap()
+        }
+
+        fn leaf() -> impl Strategy<Value = Node> {
+            prop_oneof![
+                Just(Node::Leaf("1".into())),
+                Just(Node::Leaf("\"x \\\" } {\"".into())),
+                Just(Node::Leaf("[1, {\"a\": null}]".into())),
+                Just(Node::Leaf("\"é日本\"".into())),
+                // Longer than the gap reads are merged over: bytes around
+                // it are left unread.
+                Just(Node::Leaf(format!("\"{}\"", "é-".repeat(3000)))),
+            ]
+        }
+
+        /// A `mcpServers` object: some of `a`, `b` (maybe twice, maybe
+        /// escaped), each an entry.
+        fn servers() -> impl Strategy<Value = Node> {
+            prop::collection::vec(
+                (
+                    prop::sample::select(vec!["\"a\"", "\"b\"", "\"\\u0061\""]),
+                    any::<bool>(),
+                ),
+                0..4,
+            )
+            .prop_map(|names| {
+                Node::Object(
+                    names
+                        .into_iter()
+                        .map(|(name, http)| {
+                            let entry = if http {
+                                Node::Object(vec![
+                                    (key("type"), Node::Leaf("\"http\"".into())),
+                                    (key("url"), Node::Leaf("\"https://h\"".into())),
+                                ])
+                            } else {
+                                Node::Object(vec![
+                                    (key("command"), Node::Leaf("\"x\"".into())),
+                                    (key("args"), Node::Leaf("[\"1\"]".into())),
+                                ])
+                            };
+                            (name.to_string(), entry)
+                        })
+                        .collect(),
+                )
+            })
+        }
+
+        /// A project's entry.
+        fn entry() -> impl Strategy<Value = Node> {
+            (
+                prop::option::of(servers()),
+                prop::option::of(leaf()),
+                0..3usize,
+            )
+                .prop_map(|(servers, other, history)| {
+                    let mut members = vec![(
+                        key("history"),
+                        Node::Leaf(format!(
+                            "[{}]",
+                            vec!["{\"display\": \"}\"}"; history].join(", ")
+                        )),
+                    )];
+                    if let Some(servers) = servers {
+                        members.push((key("mcpServers"), servers));
+                    }
+                    if let Some(other) = other {
+                        members.push((key("allowedTools"), other));
+                    }
+                    Node::Object(members)
+                })
+        }
+
+        /// What the generated file holds; `LOCAL` stands for this
+        /// project's key, written plain or escaped.
+        #[derive(Debug, Clone)]
+        struct Input {
+            root_servers: Option<(Node, bool)>,
+            projects: Option<Vec<(&'static str, bool, Node)>>,
+            tail: Option<Node>,
+            style: Style,
+            plan: usize,
+            trusted: bool,
+        }
+
+        const LOCAL: &str = "<local>";
+
+        fn input() -> impl Strategy<Value = Input> {
+            (
+                prop::option::of((servers(), any::<bool>())),
+                prop::option::of(prop::collection::vec(
+                    (
+                        prop::sample::select(vec![LOCAL, "/other", "/o\"x"]),
+                        any::<bool>(),
+                        entry(),
+                    ),
+                    0..4,
+                )),
+                prop::option::of(leaf()),
+                (
+                    prop::sample::select(vec![
+                        None,
+                        Some("  "),
+                        Some("  "),
+                        Some("    "),
+                        Some("\t"),
+                    ]),
+                    any::<bool>(),
+                    any::<bool>(),
+                ),
+                0..PLANS,
+                any::<bool>(),
+            )
+                .prop_map(
+                    |(root_servers, projects, tail, (unit, crlf, bom), plan, trusted)| Input {
+                        root_servers,
+                        projects,
+                        tail,
+                        style: Style { unit, crlf, bom },
+                        plan,
+                        trusted,
+                    },
+                )
+        }
+
+        fn text_of(input: &Input, local: &str) -> String {
+            let mut members = vec![(key("numStartups"), Node::Leaf("12".into()))];
+            if let Some(projects) = &input.projects {
+                let entries = projects
+                    .iter()
+                    .map(|(name, escaped, entry)| {
+                        let name = if *name == LOCAL { local } else { name };
+                        let raw = if *escaped {
+                            key(name).replace('/', "\\/")
+                        } else {
+                            key(name)
+                        };
+                        (raw, entry.clone())
+                    })
+                    .collect();
+                members.push((key("projects"), Node::Object(entries)));
+            }
+            if let Some((servers, first)) = &input.root_servers {
+                let at = if *first { 0 } else { members.len() };
+                members.insert(at, (key("mcpServers"), servers.clone()));
+            }
+            if let Some(tail) = &input.tail {
+                members.push((key("zTail"), tail.clone()));
+            }
+            let mut text = String::new();
+            if input.style.bom {
+                text.push('\u{feff}');
+            }
+            render(&Node::Object(members), input.style, 0, &mut text);
+            text
+        }
+
+        const PLANS: usize = 7;
+
+        /// Plan `plan` made on `locations`: add, remove, trust, add two.
+        fn run_plan(locations: &Locations, edit: &Edit, plan: usize) -> Result<Written, String> {
+            let user = Target::for_scope(locations, Scope::User);
+            let local = Target::for_scope(locations, Scope::Local);
+            let entry = json!({"command": "npx", "args": ["-y", "pkg"]});
+            match plan {
+                0 => add_server(locations, edit, &user, "n", &entry, IfExists::Fail),
+                1 => add_server(locations, edit, &local, "a", &entry, IfExists::Replace),
+                2 => remove_server(locations, edit, &user, "a"),
+                3 => remove_server(locations, edit, &local, "a"),
+                4 => trust_project(locations, edit),
+                5 => add_server(locations, edit, &user, "b", &entry, IfExists::Replace),
+                _ => add_servers(
+                    locations,
+                    edit,
+                    &local,
+                    &[
+                        NewServer {
+                            name: "p",
+                            entry: &entry,
+                            if_exists: IfExists::Fail,
+                        },
+                        NewServer {
+                            name: "q",
+                            entry: &entry,
+                            if_exists: IfExists::Fail,
+                        },
+                    ],
+                ),
+            }
+            .map_err(|error| error.to_string())
+        }
+
+        /// A file's record in the journal: its digests before and after,
+        /// the span kept of the old bytes, and its `.after` and `.before`
+        /// copies.
+        type KeptFile = (
+            Option<String>,
+            String,
+            Option<(usize, usize)>,
+            Option<Vec<u8>>,
+            Option<Vec<u8>>,
+        );
+
+        /// What one edit left: its answer, the file, the journal's record
+        /// of it and its copies, and the layout the cache holds for the new
+        /// bytes.
+        #[derive(Debug, PartialEq)]
+        struct Outcome {
+            answer: Result<Written, String>,
+            file: Vec<u8>,
+            journal: Vec<KeptFile>,
+            layout: Option<crate::mechanics::document::Layout>,
+        }
+
+        fn later() -> SystemTime {
+            SystemTime::now() + Duration::from_secs(3600)
+        }
+
+        /// Edits the file `text` once, the whole way or not; whether it
+        /// was made without reading the whole file.
+        fn edit_once(root: &Path, input: &Input, whole: bool) -> (Outcome, bool) {
+            let _ = std::fs::remove_dir_all(root);
+            std::fs::create_dir_all(root.join("home")).unwrap();
+            let locations = locations_with(
+                root,
+                Some(Setting {
+                    file: root.join("cache").join(layout_cache::FILE_NAME),
+                    write: true,
+                }),
+            );
+            let text = text_of(input, &locations.local_key);
+            std::fs::write(&locations.claude_json, &text).unwrap();
+            // Read once, as a command before the edit would: the layout is
+            // cached, trusted (a clock an hour ahead) or not.
+            let read = if input.trusted {
+                load_claude_json_at(&fsx::Disk, &locations, later)
+            } else {
+                load_claude_json(&fsx::Disk, &locations)
+            };
+            assert!(read.is_ok(), "{text}");
+            // The file older than the temporary the edit makes first.
+            std::thread::sleep(Duration::from_millis(12));
+            let place = Place {
+                project: root.join("project"),
+                project_dirs: vec![root.join("project")],
+                shared: locations.claude_json.clone(),
+            };
+            let edit = Edit::recording(&locations.state_dir, "add", place);
+            WHOLE_ONLY.with(|only| only.set(whole));
+            let before = STREAMED.with(std::cell::Cell::get);
+            let answer = run_plan(&locations, &edit, input.plan);
+            let streamed = STREAMED.with(std::cell::Cell::get) > before;
+            WHOLE_ONLY.with(|only| only.set(false));
+            edit.finish();
+            let file = std::fs::read(&locations.claude_json).unwrap();
+            let journal = journal::edits(&locations.state_dir)
+                .unwrap()
+                .into_iter()
+                .flat_map(|kept| {
+                    kept.record
+                        .files
+                        .iter()
+                        .map(|file| {
+                            let after = file.after.as_ref();
+                            (
+                                file.before_digest.clone(),
+                                file.after_digest.clone(),
+                                after.map(|after| (after.kept_prefix, after.kept_suffix)),
+                                after
+                                    .and_then(|after| after.middle.as_ref())
+                                    .map(|name| std::fs::read(kept.dir.join(name)).unwrap()),
+                                file.before
+                                    .as_ref()
+                                    .map(|name| std::fs::read(kept.dir.join(name)).unwrap()),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let cache = &locations.layout_cache.as_ref().unwrap().file;
+            let layout = layout_cache::layout_of_text(cache, &file, CLAUDE_JSON_EXPAND);
+            if let Some(layout) = &layout {
+                // What a fresh parse finds of the same objects.
+                let fresh = JsonDocument::parse_expanding(
+                    String::from_utf8(file.clone()).unwrap(),
+                    CLAUDE_JSON_EXPAND,
+                )
+                .unwrap();
+                assert_eq!(
+                    fresh.layout().map(|fresh| fresh.root),
+                    Some(layout.root.clone())
+                );
+                for (span, members) in &layout.objects {
+                    assert_eq!(
+                        fresh.members(span).as_ref(),
+                        members,
+                        "the recorded layout is the file's"
+                    );
+                }
+            }
+            (
+                Outcome {
+                    answer,
+                    file,
+                    journal,
+                    layout,
+                },
+                streamed,
+            )
+        }
+
+        /// Random files and edits: the edit that reads only parts writes
+        /// what the whole edit writes, keeps the same undo record and
+        /// copies, records the same layout, and is the one made whenever
+        /// its parts hold what the plan changes.
+        #[test]
+        fn a_streamed_edit_does_what_the_whole_edit_does() {
+            let temp = tempfile::tempdir().unwrap();
+            let root = dunce::canonicalize(temp.path()).unwrap().join("t");
+            let mut runner = TestRunner::new(Config {
+                cases: 96,
+                ..Config::default()
+            });
+            let (cases, streamed_cases) =
+                (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+            runner
+                .run(&input(), |input| {
+                    let (whole, whole_streamed) = edit_once(&root, &input, true);
+                    prop_assert!(!whole_streamed);
+                    let (streamed, was_streamed) = edit_once(&root, &input, false);
+                    prop_assert_eq!(&streamed, &whole, "{:?}", input);
+                    let local_entry = input
+                        .projects
+                        .as_ref()
+                        .is_some_and(|projects| projects.iter().any(|(name, _, _)| *name == LOCAL));
+                    let user = matches!(input.plan, 0 | 2 | 5);
+                    let container = if user {
+                        input.root_servers.is_some()
+                    } else {
+                        local_entry
+                    };
+                    let changes = matches!(whole.answer, Ok(Written { changed: true, .. }));
+                    // Made so whenever the container exists in a file laid
+                    // out on lines (one on a single line has no line start
+                    // read before a change).
+                    let expected =
+                        changes && input.plan != 6 && container && input.style.unit.is_some();
+                    if expected {
+                        prop_assert!(was_streamed, "{:?}", input);
+                    }
+                    // A new member of the root or of `projects` holds
+                    // `projects`, whose members are not all known.
+                    if input.plan == 6 || (!container && input.projects.is_some()) {
+                        prop_assert!(!was_streamed, "{:?}", input);
+                    }
+                    cases.set(cases.get() + 1);
+                    streamed_cases.set(streamed_cases.get() + usize::from(was_streamed));
+                    Ok(())
+                })
+                .unwrap();
+            let (cases, streamed_cases) = (cases.get(), streamed_cases.get());
+            assert!(
+                streamed_cases * 3 >= cases,
+                "{streamed_cases} of {cases} streamed"
+            );
+        }
     }
 }

@@ -109,6 +109,14 @@ pub struct Splice {
     enclosing: Range<usize>,
 }
 
+impl Splice {
+    /// The smallest value that contains the change: what
+    /// [`JsonDocument::check`] validates again with it.
+    pub fn enclosing(&self) -> &Range<usize> {
+        &self.enclosing
+    }
+}
+
 const BOM: &str = "\u{feff}";
 
 /// Where a valid document's objects and their members are: what the one
@@ -225,6 +233,28 @@ impl JsonDocument {
             return None;
         };
         layout::shifted(&self.text, &self.layout()?, splice)
+    }
+
+    /// [`JsonDocument::layout_after`] for a document made with only part
+    /// of the layout of its text (one that holds only some bytes of it):
+    /// `known`, the text's whole layout, gives the objects it knows, this
+    /// document the objects its lookups found besides.
+    pub fn layout_after_known(&self, known: &Layout, splices: &[Splice]) -> Option<Layout> {
+        let [splice] = splices else {
+            return None;
+        };
+        let mut layout = known.clone();
+        for (span, members) in self.layout()?.objects {
+            if !layout
+                .objects
+                .iter()
+                .any(|(known, _)| known.start == span.start)
+            {
+                layout.objects.push((span, members));
+            }
+        }
+        layout.objects.sort_by_key(|(span, _)| span.start);
+        layout::shifted(&self.text, &layout, splice)
     }
 
     fn new(text: String, root: Option<Range<usize>>) -> Self {

@@ -366,6 +366,31 @@ impl Edit {
         }
     }
 
+    /// [`Edit::written_as`] for the first write of `~/.claude.json`
+    /// (`resolved`) in this session, made of pieces of the old file `old`
+    /// (open) and summed up ahead as `spliced`
+    /// ([`journal::spliced`]); whether the session holds an earlier write
+    /// of it is [`Edit::wrote`].
+    pub fn written_spliced(
+        &self,
+        resolved: &Path,
+        old: &std::fs::File,
+        spliced: io::Result<journal::Spliced>,
+        owner: journal::Owner,
+    ) {
+        if let Mode::Record { journal, state_dir } = &mut *self.mode() {
+            let _lock = journal_lock(state_dir);
+            journal.keep_spliced(resolved, old, spliced, owner);
+        }
+    }
+
+    /// Whether the journal of this session holds a write of `resolved`
+    /// already (its first bytes are kept: a later write is compared with
+    /// those, not with what it replaces).
+    pub fn wrote(&self, resolved: &Path) -> bool {
+        matches!(&*self.mode(), Mode::Record { journal, .. } if journal.holds(resolved))
+    }
+
     /// Whether [`Edit::written_as`] would use [`Digests`] worked out
     /// ahead: the session records, and its journal still keeps copies.
     pub fn wants_digests(&self) -> bool {

@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 mod confine;
 pub mod os;
+pub mod spliced;
 pub use confine::{LeavesRepository, confine, link_target, real_location};
 
 /// Longest symlink chain followed before giving up (Linux's own limit).
@@ -299,7 +300,7 @@ impl Stamp {
 /// reused while the edit runs.
 #[derive(Debug)]
 pub struct Snapshot {
-    _file: File,
+    file: File,
     stamp: Stamp,
 }
 
@@ -337,6 +338,35 @@ impl Snapshot {
         }
         unchanged_bytes(path, Some(bytes))
     }
+
+    /// The file read, open.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Whether the file's last change (its `ctime`) is older than the
+    /// creation of `temporary`: then every byte read after that creation
+    /// is of the stamped state, as long as the stamp stays
+    /// ([`Snapshot::same_at`]). `false` where there is no `ctime`.
+    pub fn settled_before(&self, temporary: &AtomicWrite) -> bool {
+        matches!(
+            (self.stamp.changed, temporary.created),
+            (Some(changed), Some(created)) if changed < created
+        )
+    }
+
+    /// Whether `path` still has the stamp of the state opened: for a file
+    /// [`Snapshot::settled_before`] the writer's temporary file, the
+    /// metadata check of [`Snapshot::unchanged_at`], which needs no bytes
+    /// (any change since moved the `ctime` past the temporary's creation).
+    pub fn same_at(&self, path: &Path) -> io::Result<bool> {
+        match fs::metadata(path) {
+            Ok(metadata) if metadata.is_file() => Ok(Stamp::of(&metadata) == self.stamp),
+            Ok(_) => Ok(false),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(error) => Err(error),
+        }
+    }
 }
 
 /// Reads the regular file at `path` whole and keeps it open (see
@@ -352,7 +382,21 @@ pub fn read_snapshot(path: &Path) -> io::Result<Option<(Vec<u8>, Snapshot)>> {
     // not older than the writer's temporary file, which
     // [`Snapshot::unchanged_at`] checks by comparing the bytes.
     let stamp = Stamp::of(&file.metadata()?);
-    Ok(Some((bytes, Snapshot { _file: file, stamp })))
+    Ok(Some((bytes, Snapshot { file, stamp })))
+}
+
+/// Opens the regular file at `path` for an edit that reads only parts of
+/// it (see [`open_regular`] for what is refused), stamped as opened;
+/// `None` when it does not exist. Its state is that stamp only when
+/// nothing changed it since before the writer's temporary file was made
+/// ([`Snapshot::settled_before`]): the edit checks that first, and
+/// [`Snapshot::same_at`] before its rename.
+pub fn open_snapshot(path: &Path) -> io::Result<Option<Snapshot>> {
+    let Some(file) = open_regular(path)? else {
+        return Ok(None);
+    };
+    let stamp = Stamp::of(&file.metadata()?);
+    Ok(Some(Snapshot { file, stamp }))
 }
 
 /// An atomic replacement of a file under way: the temporary file next to
@@ -396,6 +440,29 @@ impl Committed {
     /// tick of the last write and of the rename (the rename's `ctime`
     /// equal to that `mtime`): then the bytes are compared with `pieces`.
     pub fn still_at(&self, path: &Path, pieces: &[&[u8]]) -> io::Result<bool> {
+        self.still_at_or(path, || holds_pieces(path, pieces))
+    }
+
+    /// [`Committed::still_at`] for a text written as [`spliced::Piece`]s
+    /// of the old file `old`.
+    pub fn still_at_spliced(
+        &self,
+        path: &Path,
+        old: &File,
+        pieces: &[spliced::Piece<'_>],
+    ) -> io::Result<bool> {
+        self.still_at_or(path, || match open_regular(path)? {
+            Some(file) => spliced::holds(&file, old, pieces),
+            None => Ok(false),
+        })
+    }
+
+    /// [`Committed::still_at`], the bytes compared by `holds`.
+    fn still_at_or(
+        &self,
+        path: &Path,
+        holds: impl FnOnce() -> io::Result<bool>,
+    ) -> io::Result<bool> {
         let now = match fs::metadata(path) {
             Ok(metadata) if metadata.is_file() => Stamp::of(&metadata),
             Ok(_) => return Ok(false),
@@ -412,7 +479,7 @@ impl Committed {
         {
             return Ok(true);
         }
-        holds_pieces(path, pieces)
+        holds()
     }
 }
 
@@ -467,6 +534,17 @@ impl AtomicWrite {
         // kill) can leave the file's name on an inode whose data never
         // reached the disk, an empty or partial file where the old one
         // was.
+        file.sync_all()
+    }
+
+    /// Writes the text `pieces` of the old file `old` make (its ranges
+    /// copied by the kernel where it can: [`spliced::write_to`]) and syncs
+    /// it.
+    pub fn write_spliced(&mut self, old: &File, pieces: &[spliced::Piece<'_>]) -> io::Result<()> {
+        let file = self.temporary.as_file_mut();
+        file.set_len(0)?;
+        file.seek(io::SeekFrom::Start(0))?;
+        spliced::write_to(old, pieces, file, true)?;
         file.sync_all()
     }
 
@@ -1210,6 +1288,48 @@ mod tests {
             .set_modified(modified)
             .unwrap();
         assert!(!snapshot.unchanged_at(&path, &bytes, &temporary).unwrap());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_opened_snapshot_is_settled_only_when_older_than_the_temporary() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "abc").unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        let temporary = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        let snapshot = open_snapshot(&path).unwrap().unwrap();
+        assert!(snapshot.settled_before(&temporary));
+        assert!(snapshot.same_at(&path).unwrap());
+        // Changed after the temporary was made: not settled, and its stamp
+        // moved.
+        fs::write(&path, "abd").unwrap();
+        assert!(!snapshot.same_at(&path).unwrap());
+        let changed = open_snapshot(&path).unwrap().unwrap();
+        assert!(!changed.settled_before(&temporary));
+        fs::remove_file(&path).unwrap();
+        assert!(!snapshot.same_at(&path).unwrap());
+        assert!(open_snapshot(&path).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_spliced_write_is_written_and_checked_as_its_pieces() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join("file");
+        fs::write(&path, "old bytes").unwrap();
+        let old = File::open(&path).unwrap();
+        let pieces = [
+            spliced::Piece::Old(0..4),
+            spliced::Piece::New(b"new "),
+            spliced::Piece::Old(4..9),
+        ];
+        let mut write = AtomicWrite::begin(&path, NewMode::Exact(0o600)).unwrap();
+        write.write_spliced(&old, &pieces).unwrap();
+        let committed = write.commit(|_| Ok::<(), ()>(())).unwrap().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old new bytes");
+        assert!(committed.still_at_spliced(&path, &old, &pieces).unwrap());
+        fs::write(&path, "old NEW bytes").unwrap();
+        assert!(!committed.still_at_spliced(&path, &old, &pieces).unwrap());
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! Claude Code) changed others since. An undo is kept too, as an edit that
 //! names the one it took back (`undoes`), so it can be redone.
 
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -28,6 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::mechanics::fsx;
+use crate::mechanics::fsx::spliced::{self, Piece};
 
 /// How many edits are kept.
 pub const KEPT_EDITS: usize = 20;
@@ -219,6 +220,105 @@ impl Digests {
             after: digest(after),
         }
     }
+}
+
+/// What the journal keeps of a write of `~/.claude.json` made of pieces of
+/// the old file ([`Piece`]), worked out from the open old file without
+/// holding it: the [`Digests`] of the old and the new bytes, and the span of
+/// the new bytes that differs from the old ones, as [`Journal::keep_after`]
+/// finds it from the whole texts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spliced {
+    digests: Digests,
+    old_len: u64,
+    kept_prefix: usize,
+    kept_suffix: usize,
+    middle: Vec<u8>,
+}
+
+/// [`Spliced`] of the write of `pieces` over the `old_len` bytes of `old`:
+/// each text digested through one buffer, and the common ends compared
+/// from where the pieces say they start to differ, a little at a time.
+pub fn spliced(old: &File, old_len: u64, pieces: &[Piece<'_>]) -> io::Result<Spliced> {
+    let hash = |pieces: &[Piece<'_>]| -> io::Result<String> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        spliced::stream(old, pieces, |chunk| hasher.update(chunk))?;
+        Ok(format!("{:032x}", hasher.digest128()))
+    };
+    let before = hash(&[Piece::Old(0..old_len)])?;
+    let after = hash(pieces)?;
+    let new_len = spliced::len_of(pieces);
+    let old_at = |at: u64, buffer: &mut [u8]| spliced::read_exact_at(old, buffer, at);
+    let new_at = |at: u64, buffer: &mut [u8]| {
+        let filled = spliced::read_at(old, pieces, at, buffer)?;
+        if filled == buffer.len() {
+            Ok(())
+        } else {
+            Err(io::Error::from(io::ErrorKind::UnexpectedEof))
+        }
+    };
+    let shorter = old_len.min(new_len);
+    // The first piece, when it is the old file's start, is shared whole;
+    // the last, when it is the old file's end, likewise.
+    let mut prefix = match pieces.first() {
+        Some(Piece::Old(range)) if range.start == 0 => range.end.min(shorter),
+        _ => 0,
+    };
+    let mut chunk = 256u64;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    while prefix < shorter {
+        let take = chunk.min(shorter - prefix);
+        let size = usize::try_from(take).map_err(io::Error::other)?;
+        a.resize(size, 0);
+        b.resize(size, 0);
+        old_at(prefix, &mut a)?;
+        new_at(prefix, &mut b)?;
+        let same = common_prefix(&a, &b) as u64;
+        prefix += same;
+        if same < take {
+            break;
+        }
+        chunk = (chunk * 2).min(64 << 10);
+    }
+    let limit = shorter - prefix;
+    let mut suffix = match pieces.last() {
+        Some(Piece::Old(range)) if range.end == old_len => (range.end - range.start).min(limit),
+        _ => 0,
+    };
+    let mut chunk = 256u64;
+    while suffix < limit {
+        let take = chunk.min(limit - suffix);
+        let size = usize::try_from(take).map_err(io::Error::other)?;
+        a.resize(size, 0);
+        b.resize(size, 0);
+        old_at(old_len - suffix - take, &mut a)?;
+        new_at(new_len - suffix - take, &mut b)?;
+        let same = common_suffix(&a, &b) as u64;
+        suffix += same;
+        if same < take {
+            break;
+        }
+        chunk = (chunk * 2).min(64 << 10);
+    }
+    let mut middle =
+        vec![0u8; usize::try_from(new_len - suffix - prefix).map_err(io::Error::other)?];
+    new_at(prefix, &mut middle)?;
+    Ok(Spliced {
+        digests: Digests {
+            before: Some(before),
+            after,
+        },
+        old_len,
+        kept_prefix: usize::try_from(prefix).map_err(io::Error::other)?,
+        kept_suffix: usize::try_from(suffix).map_err(io::Error::other)?,
+        middle,
+    })
+}
+
+/// The bytes a file held before an edit: as read, or the old file, open.
+enum Before<'a> {
+    Text(&'a str),
+    File(&'a File, u64),
 }
 
 /// The journal's directory in mcpenv's state directory.
@@ -480,11 +580,22 @@ impl Journal {
                 (Ok(index), None)
             }
             None => (
-                self.add(resolved, before, before_digest, after_digest),
+                self.add(
+                    resolved,
+                    before.map(Before::Text),
+                    before_digest,
+                    after_digest,
+                ),
                 Some(before.unwrap_or_default()),
             ),
         };
         let kept = index.and_then(|index| self.keep_after(index, first, after, owner));
+        self.saved(resolved, kept);
+    }
+
+    /// Saves the record after `kept`, the keeping of a copy of `resolved`;
+    /// either failing is the edit's problem.
+    fn saved(&mut self, resolved: &Path, kept: io::Result<()>) {
         if let Err(error) = kept {
             self.problem = Some(format!(
                 "mcpenv could not keep a copy of `{}` for `mcpenv undo`: {error}",
@@ -497,6 +608,46 @@ impl Journal {
                 "mcpenv could not record this edit for `mcpenv undo`: {error}"
             ));
         }
+    }
+
+    /// Whether this edit wrote `resolved` already (its first `before` is
+    /// kept).
+    pub fn holds(&self, resolved: &Path) -> bool {
+        self.record.files.iter().any(|file| file.path == resolved)
+    }
+
+    /// [`Journal::keep_digested`] for the first write of `~/.claude.json`
+    /// (`resolved`) in this edit, made of pieces of the old file `old`
+    /// (open, its name replaced already) and summed up as `spliced`: its
+    /// copy is the staged inode, else copied from `old`.
+    pub fn keep_spliced(
+        &mut self,
+        resolved: &Path,
+        old: &File,
+        spliced: io::Result<Spliced>,
+        owner: Owner,
+    ) {
+        if !self.keeps_copies() {
+            return;
+        }
+        let spliced = match spliced {
+            Ok(spliced) => spliced,
+            Err(error) => return self.saved(resolved, Err(error)),
+        };
+        let Spliced {
+            digests: Digests { before, after },
+            old_len,
+            kept_prefix,
+            kept_suffix,
+            middle,
+        } = spliced;
+        let kept = if self.holds(resolved) {
+            Err(io::Error::other("written twice in one edit"))
+        } else {
+            self.add(resolved, Some(Before::File(old, old_len)), before, after)
+        }
+        .and_then(|index| self.set_after(index, owner, kept_prefix, kept_suffix, &middle));
+        self.saved(resolved, kept);
     }
 
     /// Finds the file's owner and, for the shared `~/.claude.json`, keeps
@@ -537,14 +688,24 @@ impl Journal {
                     after.concat()
                 })
         });
-        let middle = if changed.is_empty() {
-            None
-        } else {
-            let name = format!("{index}.after");
-            let copy = dir.join(&name);
-            let _ = fs::remove_file(&copy);
-            write_private(&copy, &slice_of_pieces(after, changed))?;
-            Some(name)
+        let middle = slice_of_pieces(after, changed);
+        self.set_after(index, owner, kept_prefix, kept_suffix, &middle)
+    }
+
+    /// Records file `index`'s owner and the bytes the edit left in it: the
+    /// previous bytes' first `kept_prefix` and last `kept_suffix`, and
+    /// `middle` between, kept as its `.after` copy.
+    fn set_after(
+        &mut self,
+        index: usize,
+        owner: Owner,
+        kept_prefix: usize,
+        kept_suffix: usize,
+        middle: &[u8],
+    ) -> io::Result<()> {
+        let middle = match &self.dir {
+            Some(dir) => after_copy(dir, index, middle)?,
+            None => None,
         };
         let file = &mut self.record.files[index];
         file.owner = owner;
@@ -561,7 +722,7 @@ impl Journal {
     fn add(
         &mut self,
         resolved: &Path,
-        before: Option<&str>,
+        before: Option<Before<'_>>,
         before_digest: Option<String>,
         after_digest: String,
     ) -> io::Result<usize> {
@@ -579,7 +740,7 @@ impl Journal {
             .position(|(path, _)| path == resolved)
             .map(|index| self.staged.remove(index).1);
         let (copy, before_digest) = match before {
-            Some(text) => {
+            Some(before) => {
                 let name = format!("{}.before", self.record.files.len());
                 let copy = dir.join(&name);
                 // The old inode itself, no longer the file: moved into the
@@ -595,9 +756,18 @@ impl Journal {
                     moved.is_ok()
                 });
                 if !linked {
-                    write_private(&copy, text.as_bytes())?;
+                    match before {
+                        Before::Text(text) => write_private(&copy, text.as_bytes())?,
+                        Before::File(old, len) => copy_private(&copy, old, len)?,
+                    }
                 }
-                let checked = before_digest.unwrap_or_else(|| digest(&[text.as_bytes()]));
+                let checked = match (before_digest, before) {
+                    (Some(digest), _) => digest,
+                    (None, Before::Text(text)) => digest(&[text.as_bytes()]),
+                    (None, Before::File(..)) => {
+                        return Err(io::Error::other("no digest of the old file"));
+                    }
+                };
                 (Some(name), Some(checked))
             }
             None => {
@@ -719,6 +889,28 @@ fn write_private(copy: &Path, bytes: &[u8]) -> io::Result<()> {
         .open(copy)
         .map_err(failed("create", copy))?;
     file.write_all(bytes).map_err(failed("write", copy))
+}
+
+/// Keeps `middle`, the new bytes of file `index` of the edit in `dir`, as
+/// its `.after` copy; `None` when there are none.
+fn after_copy(dir: &Path, index: usize, middle: &[u8]) -> io::Result<Option<String>> {
+    if middle.is_empty() {
+        return Ok(None);
+    }
+    let name = format!("{index}.after");
+    let copy = dir.join(&name);
+    let _ = fs::remove_file(&copy);
+    write_private(&copy, middle)?;
+    Ok(Some(name))
+}
+
+/// Writes a new copy of the first `len` bytes of `old`, readable by its
+/// owner alone.
+fn copy_private(copy: &Path, old: &File, len: u64) -> io::Result<()> {
+    let mut file = fsx::os::private_file(OpenOptions::new().write(true).create_new(true))
+        .open(copy)
+        .map_err(failed("create", copy))?;
+    spliced::write_to(old, &[Piece::Old(0..len)], &mut file, true).map_err(failed("write", copy))
 }
 
 /// How many leading bytes `a` and `b` share.
@@ -1492,6 +1684,92 @@ mod tests {
             ]
         );
         assert_eq!(record(true), worked_out_here);
+    }
+
+    /// The record `keep` makes of one write of the shared file, and the
+    /// bytes of its `.after` copy.
+    fn kept_shared(keep: impl FnOnce(&mut Journal, &Path)) -> (FileRecord, Option<Vec<u8>>) {
+        let state = tempfile::tempdir().unwrap();
+        let mut place = place(state.path());
+        place.shared = state.path().join(".claude.json");
+        let mut journal = Journal::new(state.path(), "add", place.clone());
+        keep(&mut journal, &place.shared);
+        let dir = journal.dir.clone().unwrap();
+        let file = journal.record.files[0].clone();
+        let middle = file
+            .after
+            .as_ref()
+            .and_then(|after| after.middle.as_ref())
+            .map(|name| fs::read(dir.join(name)).unwrap());
+        let before = fs::read(dir.join(file.before.as_ref().unwrap())).unwrap();
+        assert_eq!(
+            Some(digest(&[&before])),
+            file.before_digest,
+            "the copy is the old bytes"
+        );
+        journal.close();
+        (file, middle)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A write told as pieces of the old file is kept as the same write
+        /// told as whole texts: the same digests, the same changed span,
+        /// the same copies.
+        #[test]
+        fn a_spliced_write_is_kept_as_the_whole_write(
+            old in proptest::collection::vec(proptest::sample::select(b"ab{}".to_vec()), 0..20_000),
+            cuts in proptest::collection::vec(
+                (0usize..20_000, proptest::collection::vec(proptest::sample::select(b"ab{}".to_vec()), 0..600)),
+                0..4,
+            ),
+            head in proptest::bool::ANY,
+            tail in proptest::bool::ANY,
+        ) {
+            let mut at = 0;
+            let mut cuts: Vec<(std::ops::Range<usize>, Vec<u8>)> = cuts
+                .into_iter()
+                .map(|(end, new)| {
+                    let end = end.min(old.len()).max(at);
+                    let range = at..end;
+                    at = (end + new.len() % 7).min(old.len());
+                    (range, new)
+                })
+                .collect();
+            if head && let Some((range, _)) = cuts.first_mut() {
+                range.start = 0;
+            }
+            if tail {
+                cuts.push((at..old.len(), Vec::new()));
+            }
+            let pieces: Vec<Piece<'_>> = cuts
+                .iter()
+                .flat_map(|(range, new)| {
+                    [Piece::Old(range.start as u64..range.end as u64), Piece::New(new.as_slice())]
+                })
+                .collect();
+            let new: Vec<u8> = cuts
+                .iter()
+                .flat_map(|(range, new)| [&old[range.clone()], new.as_slice()].concat())
+                .collect();
+            let text = String::from_utf8(old.clone()).unwrap();
+            let whole = kept_shared(|journal, shared| {
+                journal.keep_digested(shared, Some(&text), &[&new], Some(Owner::User), None);
+            });
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("old");
+            fs::write(&path, &old).unwrap();
+            let file = File::open(&path).unwrap();
+            let summed = spliced(&file, old.len() as u64, &pieces).unwrap();
+            let streamed = kept_shared(|journal, shared| {
+                journal.keep_spliced(shared, &file, Ok(summed), Owner::User);
+            });
+            let view = |(file, middle): &(FileRecord, Option<Vec<u8>>)| {
+                let after = file.after.as_ref().map(|after| (after.kept_prefix, after.kept_suffix));
+                (file.before_digest.clone(), file.after_digest.clone(), after, middle.clone(), file.owner)
+            };
+            proptest::prop_assert_eq!(view(&streamed), view(&whole));
+        }
     }
 
     #[test]

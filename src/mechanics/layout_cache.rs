@@ -371,11 +371,39 @@ pub fn prepare<'a>(file: &'a Path, pieces: &[&[u8]], expand: &[&str]) -> Prepare
     Prepared { file, cache, key }
 }
 
+/// [`prepare`] of the text `pieces` of the old file `old` make, read
+/// through one buffer; `None` when it cannot be read.
+pub fn prepare_spliced<'a>(
+    file: &'a Path,
+    old: &fs::File,
+    pieces: &[crate::mechanics::fsx::spliced::Piece<'_>],
+    expand: &[&str],
+) -> Option<Prepared<'a>> {
+    let cache = Cache::load(file);
+    let mut hasher = Xxh3::with_secret(cache.secret);
+    crate::mechanics::fsx::spliced::stream(old, pieces, |chunk| hasher.update(chunk)).ok()?;
+    let key = Key {
+        len: crate::mechanics::fsx::spliced::len_of(pieces),
+        digest: hasher.digest128(),
+        expand: expand_key(expand),
+    };
+    Some(Prepared { file, cache, key })
+}
+
 impl Prepared<'_> {
     /// Records that the text is laid out as `layout` (see [`record`]).
     pub fn record(self, layout: Layout) {
         self.cache.with(self.key, layout, None).save(self.file);
     }
+}
+
+/// The layout the cache at `file` holds for the text `text` read with
+/// `expand`, if any (for tests of what edits record).
+#[cfg(test)]
+pub fn layout_of_text(file: &Path, text: &[u8], expand: &[&str]) -> Option<Layout> {
+    let cache = Cache::load(file);
+    let key = cache.key(&[text], expand);
+    cache.find(&key).map(|entry| entry.layout.clone())
 }
 
 fn expand_key(expand: &[&str]) -> u64 {
@@ -1096,6 +1124,32 @@ mod tests {
         past.feed(0, bytes);
         assert_eq!(past.get(&(0..4)), Some(&bytes[..4]));
         assert_eq!(past.get(&(10..bytes.len() + 5)), None);
+    }
+
+    #[test]
+    fn a_spliced_text_is_prepared_with_the_key_of_the_same_bytes() {
+        use crate::mechanics::fsx::spliced::Piece;
+        let dir = tempfile::tempdir().unwrap();
+        let (old, cache_file) = (dir.path().join("old"), dir.path().join("cache"));
+        let text: Vec<u8> = (0..300_000u32)
+            .map(|at| b"{}ab"[(at % 4) as usize])
+            .collect();
+        fs::write(&old, &text).unwrap();
+        let file = fs::File::open(&old).unwrap();
+        // Saved once, so both preparations load the same secret.
+        Cache::fresh().save(&cache_file);
+        let pieces = [
+            Piece::Old(0..70_000),
+            Piece::New(b"new bytes"),
+            Piece::Old(70_010..300_000),
+        ];
+        let whole = [&text[..70_000], b"new bytes", &text[70_010..]].concat();
+        let prepared = prepare_spliced(&cache_file, &file, &pieces, &["projects"]).unwrap();
+        assert_eq!(
+            prepared.key,
+            prepare(&cache_file, &[&whole], &["projects"]).key
+        );
+        assert!(prepare_spliced(&cache_file, &file, &[Piece::Old(0..300_001)], &[]).is_none());
     }
 
     #[test]

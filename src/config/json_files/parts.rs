@@ -36,22 +36,8 @@ pub fn read(
     captured: Option<&Captured>,
 ) -> Option<JsonDocument> {
     let size = usize::try_from(fingerprint.size()).ok()?;
-    let members_of = |span: &Range<usize>| {
-        layout
-            .objects
-            .iter()
-            .find(|(object, _)| object == span)
-            .map(|(_, members)| members.as_slice())
-    };
-    // The raw keys of `members`, kept or read.
-    let keys_of = |members: &[Member]| {
-        read_ranges(
-            file,
-            size,
-            members.iter().map(|member| &member.key_span),
-            captured,
-        )
-    };
+    let members_of = |span: &Range<usize>| members_of(layout, span);
+    let keys_of = |members: &[Member]| keys_of(file, size, members, captured);
     let root = members_of(&layout.root)?;
     let root_keys = keys_of(root)?;
     let servers = last_named(root, &root_keys, "mcpServers")?;
@@ -102,9 +88,34 @@ pub fn read(
     JsonDocument::parse_expanding(text, CLAUDE_JSON_EXPAND).ok()
 }
 
+/// The raw keys of `members` in the file `file` of `size` bytes, kept in
+/// `captured` or read.
+pub(super) fn keys_of(
+    file: &File,
+    size: usize,
+    members: &[Member],
+    captured: Option<&Captured>,
+) -> Option<Vec<String>> {
+    read_ranges(
+        file,
+        size,
+        members.iter().map(|member| &member.key_span),
+        captured,
+    )
+}
+
+/// The members of the object at `span` that `layout` knows.
+pub(super) fn members_of<'a>(layout: &'a Layout, span: &Range<usize>) -> Option<&'a [Member]> {
+    layout
+        .objects
+        .iter()
+        .find(|(object, _)| object == span)
+        .map(|(_, members)| members.as_slice())
+}
+
 /// The last of `members` (whose raw keys are `keys`) named `name`, as
 /// `JSON.parse` takes it; `None` when a key is not a JSON string.
-fn last_named<'a>(
+pub(super) fn last_named<'a>(
     members: &'a [Member],
     keys: &[String],
     name: &str,
@@ -130,7 +141,7 @@ pub fn key_spans(layout: &Layout) -> impl Iterator<Item = Range<usize>> + '_ {
 /// The text of each of `ranges` (in file order) of the file of `size`
 /// bytes, each valid UTF-8: from `captured` when it holds them all, else
 /// read, close ranges together.
-fn read_ranges<'a>(
+pub(super) fn read_ranges<'a>(
     file: &File,
     size: usize,
     ranges: impl Iterator<Item = &'a Range<usize>>,
