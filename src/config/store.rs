@@ -918,6 +918,18 @@ enum Expect {
 }
 
 impl Expect {
+    /// The values an edit writes, for the shield to learn instead of
+    /// reading the file again after the write.
+    fn written_values(expect: Vec<Self>) -> Vec<Value> {
+        expect
+            .into_iter()
+            .filter_map(|fact| match fact {
+                Self::Member { value, .. } => Some(value),
+                Self::NoMember { .. } | Self::Field { .. } => None,
+            })
+            .collect()
+    }
+
     fn holds(&self, document: &JsonDocument) -> bool {
         let member = |object_path: &[String], name: &str| {
             let path: Vec<&str> = object_path.iter().map(String::as_str).collect();
@@ -1237,14 +1249,11 @@ fn write_config<E: From<ConfigError>>(
             if target.is_claude_json() {
                 // What the shield learns from, instead of a second reading
                 // and parse of the file after the write.
-                let written = expect
-                    .into_iter()
-                    .filter_map(|fact| match fact {
-                        Expect::Member { value, .. } => Some(value),
-                        Expect::NoMember { .. } | Expect::Field { .. } => None,
-                    })
-                    .collect();
-                edit.keep_read(&resolved, std::sync::Arc::new(document), written);
+                edit.keep_read(
+                    &resolved,
+                    std::sync::Arc::new(document),
+                    Expect::written_values(expect),
+                );
             }
         } else {
             // Not held twice while the file is read again.
@@ -1507,14 +1516,11 @@ impl Streamed<'_> {
         #[cfg(test)]
         tests::STREAMED.with(|count| count.set(count.get() + 1));
         if exact {
-            let written = expect
-                .into_iter()
-                .filter_map(|fact| match fact {
-                    Expect::Member { value, .. } => Some(value),
-                    Expect::NoMember { .. } | Expect::Field { .. } => None,
-                })
-                .collect();
-            edit.keep_read(resolved, std::sync::Arc::new(document), written);
+            edit.keep_read(
+                resolved,
+                std::sync::Arc::new(document),
+                Expect::written_values(expect),
+            );
         } else {
             drop(document);
             if !kept(resolved, expand, &expect) {
