@@ -60,6 +60,16 @@ pub fn quoted_names<S: AsRef<str>>(names: &[S]) -> String {
         .join(", ")
 }
 
+/// [`quoted_names`] of the first `shown` names, then how many more: a
+/// status line stays one line when there are thousands.
+pub fn quoted_names_up_to<S: AsRef<str>>(names: &[S], shown: usize) -> String {
+    let mut text = quoted_names(&names[..names.len().min(shown)]);
+    if names.len() > shown {
+        let _ = write!(text, " and {} more", names.len() - shown);
+    }
+    text
+}
+
 /// The last line of defence before bytes reach a terminal: escapes every
 /// unsafe character that is still raw in rendered output, except line
 /// breaks and tabs (the layout's own) and SGR colour sequences (`ESC [ … m`,
@@ -149,6 +159,17 @@ fn ansi_c_quoted(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_up_to_a_count_say_how_many_more_and_are_escaped() {
+        let names = ["a", "b\u{1b}[2J", "c"];
+        assert_eq!(quoted_names_up_to(&names, 3), "`a`, `b\\u{1b}[2J`, `c`");
+        assert_eq!(
+            quoted_names_up_to(&names, 2),
+            "`a`, `b\\u{1b}[2J` and 1 more"
+        );
+        assert_eq!(quoted_names_up_to(&names[..0], 2), "");
+    }
 
     proptest::proptest! {
         /// The printable-ASCII shortcut changes nothing: a text is

@@ -950,17 +950,7 @@ pub fn static_checks(facts: &ServerFacts) -> Vec<AuditCheck> {
 
 /// Up to five names, quoted, then how many more.
 fn some_names<S: AsRef<str>>(names: &[S]) -> String {
-    const SHOWN: usize = 5;
-    let shown: Vec<String> = names
-        .iter()
-        .take(SHOWN)
-        .map(|name| format!("`{}`", name.as_ref()))
-        .collect();
-    let mut text = shown.join(", ");
-    if names.len() > SHOWN {
-        text.push_str(&format!(" and {} more", names.len() - SHOWN));
-    }
-    text
+    crate::mechanics::display::quoted_names_up_to(names, 5)
 }
 
 /// The `name_collisions` check for one server, given every server's tools.

@@ -354,3 +354,23 @@ fn a_committed_claude_desktop_file_is_claude_desktops_with_its_advice() {
         "{out}"
     );
 }
+
+/// A hint names five files of a client, then how many more: a scan of a
+/// folder of thousands stays a screen, not a 150 KB line.
+#[test]
+fn a_clients_hint_names_five_files_then_how_many_more() {
+    let env = TestEnv::new();
+    for index in 0..7 {
+        env.write(
+            &format!("project/configs/c{index}/.cursor/mcp.json"),
+            r#"{"mcpServers": {"gh": {"command": "npx", "env": {"GITHUB_TOKEN": "ghp_R2x9Kf8LmQ4vT7nB3sD6hJ1wY5pZ0cA3s12E"}}}}"#,
+        );
+    }
+    let out = env.run(&["scan", "configs"]);
+    let hint = out
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("hint: in "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_snapshot!(hint, @"hint: in `configs/c0/.cursor/mcp.json`, `configs/c1/.cursor/mcp.json`, `configs/c2/.cursor/mcp.json`, `configs/c3/.cursor/mcp.json`, `configs/c4/.cursor/mcp.json` and 2 more (Cursor): write `${env:NAME}` in place of each value and set `NAME` in the environment Cursor starts from");
+}

@@ -16,6 +16,7 @@ use crate::cli::render::{self, Cell, RED, Report, shown, table, warning};
 use crate::cli::resolve::Ctx;
 use crate::clients::{Client, placeholders};
 use crate::config::scope::Scope;
+use crate::mechanics::display;
 use crate::ops::scan_secrets::{
     ScanFinding, ScanReport, ScanRequest, Unparsed, lexical, repository_root, scan_secrets,
 };
@@ -461,6 +462,9 @@ pub fn emit_as<R: Report>(
     }
 }
 
+/// How many files a client's hint names before it says how many more.
+const HINTED_FILES: usize = 5;
+
 /// One hint for the secrets `extract` moves (naming the exact scopes), and
 /// one per client for the files it does not edit, in that client's syntax.
 fn hints(
@@ -502,7 +506,7 @@ fn hints(
         if last.replace(place) == Some(place) || !listed.insert(place) {
             continue;
         }
-        let file = format!("`{shown}`");
+        let file = shown.clone();
         match by_client
             .iter_mut()
             .find(|(client, _)| *client == finding.client)
@@ -514,7 +518,7 @@ fn hints(
     for (client, files) in by_client {
         hints.push(format!(
             "in {} ({}): {}",
-            files.join(", "),
+            display::quoted_names_up_to(&files, HINTED_FILES),
             client.title(),
             placeholders::secret_advice(client)
         ));
