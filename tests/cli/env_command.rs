@@ -78,3 +78,19 @@ fn a_line_it_cannot_read_is_a_warning_naming_the_line_not_its_text() {
     let out = env.run(&["run", "--", "true"]);
     assert_snapshot!(out.stderr, @"warning: `[ROOT]/project/.env` line 2: an unquoted value ends at the first space; quote the value; skipped");
 }
+
+#[test]
+fn a_terminal_is_told_why_there_is_nothing_to_export_and_a_pipe_is_not() {
+    let env = project_with_env("UNUSED=1\n");
+    let (shown, status) = Terminal::start(&env, &["env"]).finish();
+    assert_eq!(exited(status), 0, "{shown}");
+    assert!(
+        shown.contains("Nothing to export: no `.env` file sets a variable the servers need"),
+        "{shown}"
+    );
+    let out = env.run(&["env"]);
+    assert_snapshot!(out, @r"
+    ----- stderr -----
+    [exit status: 0]
+    ");
+}

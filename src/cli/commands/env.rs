@@ -26,6 +26,9 @@ pub struct EnvReport {
     format: EnvFormat,
     #[serde(skip)]
     masked: bool,
+    /// `mcpenv check` as this run was started (`-C DIR`), for a hint.
+    #[serde(skip)]
+    check_command: String,
 }
 
 impl Report for EnvReport {
@@ -68,6 +71,15 @@ impl Report for EnvReport {
         for skipped in &self.env.skipped {
             crate::cli::render::warning(err, skipped)?;
         }
+        // On a terminal an empty answer says why; `eval` and direnv get
+        // nothing to print, and no noise.
+        if self.masked && self.env.variables.is_empty() {
+            writeln!(
+                err,
+                "Nothing to export: no `.env` file sets a variable the servers need; `{}` lists what they need",
+                self.check_command
+            )?;
+        }
         if self.masked && !self.env.variables.is_empty() {
             writeln!(
                 err,
@@ -103,6 +115,7 @@ pub fn run(ctx: &Ctx, args: &EnvArgs) -> Result<(EnvReport, bool), CliError> {
                 args.format
             },
             masked,
+            check_command: ctx.command(&["check"]),
         },
         json,
     ))
