@@ -28,7 +28,7 @@ use crate::mechanics::edits::Edit;
 use crate::mechanics::fsx::spliced::Piece;
 use crate::mechanics::fsx::{self, ClaudeLock, EditLock, LockError, NewMode, Reads};
 use crate::mechanics::journal::{self, Digests, Owner};
-use crate::mechanics::layout_cache::{self, Captured, Fingerprint};
+use crate::mechanics::layout_cache::{self, Fingerprint};
 
 /// Where a scope's servers live: a file and the path of the object in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1318,6 +1318,14 @@ fn owner_of(expect: &[Expect]) -> Owner {
     }
 }
 
+/// Why a streamed edit did not rename its temporary over the file.
+enum NotRenamed {
+    /// The file changed since it was opened.
+    Changed,
+    /// The racy file's digest is not the text the edit was planned on.
+    Unconfirmed,
+}
+
 /// How an edit that did not read the whole file ended.
 enum Attempt {
     /// Written (or nothing to write).
@@ -1384,38 +1392,39 @@ impl Streamed<'_> {
         };
         let size = fingerprint.size();
         let cache = layout_cache::open(self.cached.file);
-        let mut captured = None;
+        // A file changed lately (racy) holds, if the cache knows its bytes,
+        // the one text of its size the cache holds (as after mcpenv's own
+        // last edit): the edit is planned and written from that text's
+        // layout while a second thread digests the file, and the rename
+        // waits for the digest to say the file holds that very text.
+        let mut unconfirmed = None;
         let layout = match cache.trusted(&fingerprint, expand) {
             Some(layout) => layout,
             None => {
                 if !cache.may_hold(size, expand) {
                     return Ok(None);
                 }
-                let sole = cache.sole_layout_of_size(size, expand);
-                let mut keys = Captured::new(sole.into_iter().flat_map(sparse::key_spans));
-                let mut reader = file;
-                let Some(layout) = cache
-                    .key_of_file_keeping(&mut reader, size, expand, &mut keys)
-                    .and_then(|key| cache.layout_of(&key))
-                else {
-                    return Ok(None);
-                };
-                if sole.is_some_and(|sole| std::ptr::eq(sole, layout)) {
-                    captured = Some(keys);
+                match cache.sole_of_size(size, expand) {
+                    Some((key, layout)) => {
+                        unconfirmed = Some(key);
+                        layout
+                    }
+                    None => {
+                        let mut reader = file;
+                        let Some(layout) = cache
+                            .key_of_file(&mut reader, size, expand)
+                            .and_then(|key| cache.layout_of(&key))
+                        else {
+                            return Ok(None);
+                        };
+                        layout
+                    }
                 }
-                layout
             }
         };
-        let Some(sparse) = sparse::read(
-            file,
-            size,
-            layout,
-            &self.locations.local_key,
-            captured.as_ref(),
-        ) else {
+        let Some(sparse) = sparse::read(file, size, layout, &self.locations.local_key) else {
             return Ok(None);
         };
-        drop(cache);
         // A plan that fails may have looked at bytes not read (one that
         // applies a first splice validates its value again): its error is
         // the whole file's to give.
@@ -1459,9 +1468,17 @@ impl Streamed<'_> {
         let record_to = Some(self.cached).filter(|cached| cached.keep);
         let wants_digests = edit.wants_digests();
         let pieces = &pieces;
+        let cache = &cache;
+        // The racy file's digest comes first on the second thread, before
+        // the digests the journal and the cache want after the rename.
+        let (digested, digest) = std::sync::mpsc::sync_channel(1);
         let (written, ahead) = meanwhile(
-            wants_digests || record_to.is_some(),
+            unconfirmed.is_some() || wants_digests || record_to.is_some(),
             move || {
+                if unconfirmed.is_some() {
+                    let _ = digested.send(cache.key_of_open_file(file, size, expand));
+                }
+                drop(digested);
                 let summed = wants_digests.then(|| journal::spliced(file, size, pieces));
                 let prepared = record_to.and_then(|cached| {
                     layout_cache::prepare_spliced(cached.file, file, pieces, expand)
@@ -1470,12 +1487,21 @@ impl Streamed<'_> {
             },
             || {
                 temporary.write_spliced(file, pieces).map(|()| {
-                    temporary.commit(|_| match snapshot.same_at(resolved) {
-                        Ok(true) => {
-                            edit.before_replacing(resolved, snapshot.stamp());
-                            Ok(())
+                    temporary.commit(|_| {
+                        // No digest (the thread did not start, or the file
+                        // could not be read) is no confirmation.
+                        if let Some(expected) = unconfirmed
+                            && digest.recv().ok().flatten() != Some(expected)
+                        {
+                            return Err(NotRenamed::Unconfirmed);
                         }
-                        _ => Err(Changed),
+                        match snapshot.same_at(resolved) {
+                            Ok(true) => {
+                                edit.before_replacing(resolved, snapshot.stamp());
+                                Ok(())
+                            }
+                            _ => Err(NotRenamed::Changed),
+                        }
                     })
                 })
             },
@@ -1483,7 +1509,14 @@ impl Streamed<'_> {
         let (summed, prepared) = ahead.unwrap_or((None, None));
         let committed = match written.map_err(write_error)? {
             Ok(Ok(committed)) => committed,
-            Ok(Err(Changed)) => return Ok(Some(Attempt::Changed)),
+            Ok(Err(NotRenamed::Changed)) => return Ok(Some(Attempt::Changed)),
+            // The file holds other bytes than the text the cache knows of
+            // its size: the temporary goes, and the edit reads it whole.
+            Ok(Err(NotRenamed::Unconfirmed)) => {
+                #[cfg(test)]
+                tests::UNCONFIRMED.with(|count| count.set(count.get() + 1));
+                return Ok(None);
+            }
             Err(error) => {
                 edit.not_replaced(resolved);
                 return Err(write_error(error).into());
@@ -1899,6 +1932,9 @@ mod tests {
         /// How many edits of this thread were made without reading the
         /// whole file.
         pub static STREAMED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// How many streamed edits of this thread found the racy file's
+        /// digest other than the text they were planned on.
+        pub static UNCONFIRMED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
     mod streamed {
@@ -2327,6 +2363,71 @@ mod tests {
                 streamed_cases * 3 >= cases,
                 "{streamed_cases} of {cases} streamed"
             );
+        }
+
+        /// A racy file of the one size the cache knows is edited from that
+        /// text's layout only once its digest says it holds that text:
+        /// other bytes (here laid out alike, so the plan made on the parts
+        /// read goes through) are edited reading the whole file.
+        #[test]
+        fn a_racy_file_of_other_bytes_is_edited_whole() {
+            let temp = tempfile::tempdir().unwrap();
+            let root = dunce::canonicalize(temp.path()).unwrap();
+            std::fs::create_dir_all(root.join("home")).unwrap();
+            let locations = locations_with(
+                &root,
+                Some(Setting {
+                    file: root.join("cache").join(layout_cache::FILE_NAME),
+                    write: true,
+                }),
+            );
+            let text = |tail: &str| {
+                format!(
+                    "{{\n  \"mcpServers\": {{\n    \"a\": {{\n      \"command\": \"x\"\n    }}\n  }},\n  \"projects\": {{}},\n  \"tail\": \"{tail}\"\n}}\n"
+                )
+            };
+            let (known, other) = (text("cached"), text("CHANGE"));
+            assert_eq!(known.len(), other.len());
+            let user = Target::for_scope(&locations, Scope::User);
+            let entry = json!({"command": "node"});
+            let add = |locations: &Locations| {
+                let edit = Edit::plain();
+                let written = add_server(locations, &edit, &user, "n", &entry, IfExists::Fail);
+                edit.finish();
+                written.unwrap()
+            };
+
+            // The cache knows `known`; the file, just rewritten, holds it.
+            std::fs::write(&locations.claude_json, &known).unwrap();
+            load_claude_json(&fsx::Disk, &locations).unwrap();
+            std::thread::sleep(Duration::from_millis(12));
+            let (streamed, unconfirmed) = (
+                STREAMED.with(std::cell::Cell::get),
+                UNCONFIRMED.with(std::cell::Cell::get),
+            );
+            add(&locations);
+            assert_eq!(STREAMED.with(std::cell::Cell::get), streamed + 1);
+            assert_eq!(UNCONFIRMED.with(std::cell::Cell::get), unconfirmed);
+            let added = std::fs::read_to_string(&locations.claude_json).unwrap();
+
+            // Another program writes other bytes of the same length.
+            std::fs::write(&locations.claude_json, &known).unwrap();
+            load_claude_json(&fsx::Disk, &locations).unwrap();
+            std::fs::write(&locations.claude_json, &other).unwrap();
+            std::thread::sleep(Duration::from_millis(12));
+            add(&locations);
+            assert_eq!(STREAMED.with(std::cell::Cell::get), streamed + 1);
+            assert_eq!(UNCONFIRMED.with(std::cell::Cell::get), unconfirmed + 1);
+            assert_eq!(
+                std::fs::read_to_string(&locations.claude_json).unwrap(),
+                added.replace("cached", "CHANGE")
+            );
+            let leftovers: Vec<_> = std::fs::read_dir(root.join("home"))
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name())
+                .filter(|name| name.to_string_lossy().ends_with(".tmp"))
+                .collect();
+            assert!(leftovers.is_empty(), "{leftovers:?}");
         }
     }
 }

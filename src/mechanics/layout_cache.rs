@@ -42,6 +42,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::mechanics::document::{DocumentError, JsonDocument, Layout, Member};
+use crate::mechanics::fsx::spliced::{self, Piece};
 
 /// The first bytes of a cache file, then its format's version.
 const MAGIC: &[u8; 8] = b"mcpenvLC";
@@ -270,6 +271,12 @@ impl Opened<'_> {
     /// cache holds, when it holds exactly one: the layout a text of that
     /// size read next can only be, if the cache knows it.
     pub fn sole_layout_of_size(&self, size: u64, expand: &[&str]) -> Option<&Layout> {
+        self.sole_of_size(size, expand).map(|(_, layout)| layout)
+    }
+
+    /// [`Opened::sole_layout_of_size`], with the key of that text: what
+    /// the file must digest to for the layout to be its.
+    pub fn sole_of_size(&self, size: u64, expand: &[&str]) -> Option<(Key, &Layout)> {
         let expand = expand_key(expand);
         let mut sized = self
             .cache
@@ -277,7 +284,15 @@ impl Opened<'_> {
             .iter()
             .filter(|entry| entry.key.len == size && entry.key.expand == expand);
         let entry = sized.next()?;
-        sized.next().is_none().then_some(&entry.layout)
+        sized.next().is_none().then_some((entry.key, &entry.layout))
+    }
+
+    /// The key of the first `size` bytes of the open file `old`, each read
+    /// at its offset (`pread`), so that the file's own offset stays where
+    /// another thread copying from it meanwhile puts it; `None` when the
+    /// file ends before `size` bytes or cannot be read.
+    pub fn key_of_open_file(&self, old: &fs::File, size: u64, expand: &[&str]) -> Option<Key> {
+        key_of_spliced(&self.cache.secret, old, &[Piece::Old(0..size)], expand)
     }
 
     /// The layout of the text of `key`, when the cache holds it.
@@ -376,18 +391,29 @@ pub fn prepare<'a>(file: &'a Path, pieces: &[&[u8]], expand: &[&str]) -> Prepare
 pub fn prepare_spliced<'a>(
     file: &'a Path,
     old: &fs::File,
-    pieces: &[crate::mechanics::fsx::spliced::Piece<'_>],
+    pieces: &[Piece<'_>],
     expand: &[&str],
 ) -> Option<Prepared<'a>> {
     let cache = Cache::load(file);
-    let mut hasher = Xxh3::with_secret(cache.secret);
-    crate::mechanics::fsx::spliced::stream(old, pieces, |chunk| hasher.update(chunk)).ok()?;
-    let key = Key {
-        len: crate::mechanics::fsx::spliced::len_of(pieces),
+    let key = key_of_spliced(&cache.secret, old, pieces, expand)?;
+    Some(Prepared { file, cache, key })
+}
+
+/// The key of the text `pieces` of the open file `old` make, read through
+/// one buffer at the old bytes' offsets; `None` when they cannot be read.
+fn key_of_spliced(
+    secret: &[u8; SECRET_BYTES],
+    old: &fs::File,
+    pieces: &[Piece<'_>],
+    expand: &[&str],
+) -> Option<Key> {
+    let mut hasher = Xxh3::with_secret(*secret);
+    spliced::stream(old, pieces, |chunk| hasher.update(chunk)).ok()?;
+    Some(Key {
+        len: spliced::len_of(pieces),
         digest: hasher.digest128(),
         expand: expand_key(expand),
-    };
-    Some(Prepared { file, cache, key })
+    })
 }
 
 impl Prepared<'_> {

@@ -21,9 +21,7 @@ use std::ops::Range;
 
 use crate::mechanics::document::{JsonDocument, Layout, Member, Splice};
 use crate::mechanics::fsx::spliced::read_exact_at;
-use crate::mechanics::layout_cache::Captured;
 
-pub use super::parts::key_spans;
 use super::parts::{keys_of, last_named, members_of};
 
 /// Ranges closer than this are read in one `pread`.
@@ -46,18 +44,12 @@ pub struct Sparse {
 /// root `mcpServers` or of `project`'s entry looks at (see the module's
 /// documentation); `None` (read the whole file) when the layout does not
 /// fit, a part is not UTF-8, `projects` holds no entry for `project`, or a
-/// read fails. Keys `captured` holds are not read again.
-pub fn read(
-    file: &File,
-    size: u64,
-    layout: &Layout,
-    project: &str,
-    captured: Option<&Captured>,
-) -> Option<Sparse> {
+/// read fails.
+pub fn read(file: &File, size: u64, layout: &Layout, project: &str) -> Option<Sparse> {
     let size = usize::try_from(size).ok()?;
     let members_of = |span: &Range<usize>| members_of(layout, span);
     let root = members_of(&layout.root)?;
-    let keys_of = |members: &[Member]| keys_of(file, size, members, captured);
+    let keys_of = |members: &[Member]| keys_of(file, size, members, None);
     let root_keys = keys_of(root)?;
     let servers = last_named(root, &root_keys, "mcpServers")?;
     let projects = last_named(root, &root_keys, "projects")?;
@@ -226,7 +218,7 @@ mod tests {
             .layout()
             .unwrap();
         let file = File::open(&path).unwrap();
-        read(&file, text.len() as u64, &layout, "/p", None)
+        read(&file, text.len() as u64, &layout, "/p")
     }
 
     fn padding() -> String {
@@ -320,14 +312,14 @@ mod tests {
         // The file changed under the layout: shorter, or other bytes.
         std::fs::write(&path, "{\"mcpServers\": {}}").unwrap();
         let file = File::open(&path).unwrap();
-        assert!(read(&file, text.len() as u64, &layout, "/p", None).is_none());
+        assert!(read(&file, text.len() as u64, &layout, "/p").is_none());
         std::fs::write(&path, "[\"mcpServers\", {\"a\": 1}]").unwrap();
         let file = File::open(&path).unwrap();
-        assert!(read(&file, 24, &layout, "/p", None).is_none());
+        assert!(read(&file, 24, &layout, "/p").is_none());
         // Bytes that are not UTF-8 where a part is read.
         std::fs::write(&path, b"{\"mcpServers\": {\"\xff\": 1}}").unwrap();
         let file = File::open(&path).unwrap();
-        assert!(read(&file, 25, &layout, "/p", None).is_none());
+        assert!(read(&file, 25, &layout, "/p").is_none());
     }
 
     #[test]
