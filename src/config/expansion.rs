@@ -76,7 +76,17 @@ impl Reference {
 /// Whether `text` may hold a form [`unsupported_forms`] reports: every
 /// form starts with `$` or is `{env:…}`, and most strings hold neither.
 pub fn may_hold_forms(text: &str) -> bool {
-    text.contains('$') || text.contains("{env:")
+    // One pass for both (a scan asks this of every value it meets).
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = memchr::memchr2(b'$', b'{', &bytes[from..]) {
+        let at = from + at;
+        if bytes[at] == b'$' || bytes[at..].starts_with(b"{env:") {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// Whether `text` may hold a reference [`references`] finds: each starts
@@ -742,6 +752,24 @@ mod tests {
     }
 
     #[test]
+    fn may_hold_forms_edges() {
+        for (text, holds) in [
+            ("", false),
+            ("{", false),
+            ("{env", false),
+            ("{env:", true),
+            ("{{env:", true),
+            ("{en{env:X}", true),
+            ("{ env:X}", false),
+            ("a$", true),
+            ("{x}{y}$", true),
+            ("é{env:", true),
+        ] {
+            assert_eq!(may_hold_forms(text), holds, "{text:?}");
+        }
+    }
+
+    #[test]
     fn the_forms_memo_is_bounded_and_long_texts_skip_it() {
         let long = format!("$A{}", "x".repeat(FORMS_MEMO_BYTES));
         assert_eq!(unsupported_forms(&long), unsupported_forms_of(&long));
@@ -840,6 +868,15 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(expansion.missing, missing);
+            }
+
+            /// The one pass answers what looking for each form does.
+            #[test]
+            fn may_hold_forms_is_looking_for_each(
+                text in text("[a-z ${}:vne-]{0,6}"),
+            ) {
+                let each = text.contains('$') || text.contains("{env:");
+                prop_assert_eq!(may_hold_forms(&text), each);
             }
 
             /// A remembered answer is the one worked out, the first time
