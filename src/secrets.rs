@@ -2074,6 +2074,23 @@ fn is_default(value: &str) -> bool {
 /// The ASCII letters and digits of `value`, lower-cased, in `buffer`;
 /// `None` when they do not fit (no allocation on the hot path).
 fn folded_alnum<'b>(value: &str, buffer: &'b mut [u8]) -> Option<&'b [u8]> {
+    let bytes = value.as_bytes();
+    if bytes.len() <= buffer.len() {
+        // Everything fits: each byte is written where the next letter or
+        // digit goes and kept only when it is one (no branch a byte).
+        let mut len = 0;
+        for &byte in bytes {
+            buffer[len] = byte.to_ascii_lowercase();
+            len += usize::from(byte.is_ascii_alphanumeric());
+        }
+        return Some(&buffer[..len]);
+    }
+    folded_alnum_bytewise(value, buffer)
+}
+
+/// [`folded_alnum`] a byte at a time, stopping when the buffer is full:
+/// the reference the fast path is tested against.
+fn folded_alnum_bytewise<'b>(value: &str, buffer: &'b mut [u8]) -> Option<&'b [u8]> {
     let mut len = 0;
     for byte in value.bytes().filter(u8::is_ascii_alphanumeric) {
         *buffer.get_mut(len)? = byte.to_ascii_lowercase();
@@ -2399,11 +2416,28 @@ const FILLER_WORDS: [&[u8]; 12] = [
 /// position of every value judged).
 fn filler_word_at(chars: &[u8]) -> Option<&'static [u8]> {
     let first = *chars.first()?;
-    FILLER_WORDS
-        .iter()
-        .find(|word| word[0] == first && chars.starts_with(word))
-        .copied()
+    // Which words start with that byte, one bit each, in the list's order.
+    let mut candidates = FILLER_FIRST[usize::from(first)];
+    while candidates != 0 {
+        let word = FILLER_WORDS[candidates.trailing_zeros() as usize];
+        candidates &= candidates - 1;
+        if chars.starts_with(word) {
+            return Some(word);
+        }
+    }
+    None
 }
+
+/// By byte, the [`FILLER_WORDS`] that start with it, one bit each.
+const FILLER_FIRST: [u16; 256] = {
+    let mut first = [0u16; 256];
+    let mut index = 0;
+    while index < FILLER_WORDS.len() {
+        first[FILLER_WORDS[index][0] as usize] |= 1 << index;
+        index += 1;
+    }
+    first
+};
 
 fn distinct_bytes(text: &str) -> usize {
     let mut seen = [false; 256];
@@ -3498,6 +3532,19 @@ mod tests {
             let chars = text.as_bytes();
             let plain = FILLER_WORDS.iter().find(|word| chars.starts_with(word)).copied();
             proptest::prop_assert_eq!(filler_word_at(chars), plain);
+        }
+
+        /// The fast path folds what a byte at a time folds, whatever fits.
+        #[test]
+        fn folded_alnum_agrees_with_a_byte_at_a_time(
+            value in "[a-zA-Z0-9 _.:/é€-]{0,40}",
+            size in 0usize..48,
+        ) {
+            let (mut fast, mut bytewise) = ([0u8; 48], [0u8; 48]);
+            proptest::prop_assert_eq!(
+                folded_alnum(&value, &mut fast[..size]),
+                folded_alnum_bytewise(&value, &mut bytewise[..size])
+            );
         }
 
         /// Spans point at the secret, on any text (multi-byte included)
