@@ -1956,26 +1956,39 @@ fn has_filler(value: &str) -> bool {
 struct Needles<const N: usize> {
     words: [&'static str; N],
     first: [u32; 256],
+    /// Which words have each byte second: with `first`, a pair of bytes
+    /// rules out nearly every word (`e` starts `example`, `ex` only it).
+    second: [u32; 256],
 }
 
 impl<const N: usize> Needles<N> {
     const fn new(words: [&'static str; N]) -> Self {
         assert!(N <= 32, "one bit per word");
         let mut first = [0u32; 256];
+        let mut second = [0u32; 256];
         let mut index = 0;
         while index < N {
-            let byte = words[index].as_bytes()[0];
-            first[byte as usize] |= 1 << index;
-            first[byte.to_ascii_uppercase() as usize] |= 1 << index;
+            let word = words[index].as_bytes();
+            assert!(word.len() >= 2, "a word has a second byte");
+            first[word[0] as usize] |= 1 << index;
+            first[word[0].to_ascii_uppercase() as usize] |= 1 << index;
+            second[word[1] as usize] |= 1 << index;
+            second[word[1].to_ascii_uppercase() as usize] |= 1 << index;
             index += 1;
         }
-        Self { words, first }
+        Self {
+            words,
+            first,
+            second,
+        }
     }
 
     fn found_in(&self, haystack: &str) -> bool {
         let bytes = haystack.as_bytes();
-        for at in 0..bytes.len() {
-            let mut candidates = self.first[usize::from(bytes[at])];
+        // Every word has two bytes at least: none starts at the last one.
+        for at in 0..bytes.len().saturating_sub(1) {
+            let mut candidates =
+                self.first[usize::from(bytes[at])] & self.second[usize::from(bytes[at + 1])];
             while candidates != 0 {
                 let word = self.words[candidates.trailing_zeros() as usize].as_bytes();
                 candidates &= candidates - 1;
@@ -3532,6 +3545,23 @@ mod tests {
             let chars = text.as_bytes();
             let plain = FILLER_WORDS.iter().find(|word| chars.starts_with(word)).copied();
             proptest::prop_assert_eq!(filler_word_at(chars), plain);
+        }
+
+        /// The needles are found where a search for each word, ASCII case
+        /// ignored, finds one.
+        #[test]
+        fn needles_find_what_searching_each_word_finds(
+            value in "(your|EXAMPLE|Fake|not-a-real|xxxx|\\.\\.|…|•|●|[a-zA-Z.*x_-]{0,4}){0,5}",
+        ) {
+            const WORDS: [&str; 8] = ["your", "example", "fake", "not-a-real", "xxxx", "...", "…", "●"];
+            const FOUND: Needles<8> = Needles::new(WORDS);
+            let searched = WORDS.iter().any(|word| {
+                value
+                    .as_bytes()
+                    .windows(word.len())
+                    .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+            });
+            proptest::prop_assert_eq!(FOUND.found_in(&value), searched);
         }
 
         /// The fast path folds what a byte at a time folds, whatever fits.
