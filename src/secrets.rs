@@ -2093,13 +2093,27 @@ fn folded_alnum<'b>(value: &str, buffer: &'b mut [u8]) -> Option<&'b [u8]> {
         // digit goes and kept only when it is one (no branch a byte).
         let mut len = 0;
         for &byte in bytes {
-            buffer[len] = byte.to_ascii_lowercase();
-            len += usize::from(byte.is_ascii_alphanumeric());
+            let folded = ALNUM_FOLDED[usize::from(byte)];
+            buffer[len] = folded;
+            len += usize::from(folded != 0);
         }
         return Some(&buffer[..len]);
     }
     folded_alnum_bytewise(value, buffer)
 }
+
+/// By byte, the letter or digit it folds to, or 0 for any other byte.
+const ALNUM_FOLDED: [u8; 256] = {
+    let mut folded = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        if (byte as u8).is_ascii_alphanumeric() {
+            folded[byte] = (byte as u8).to_ascii_lowercase();
+        }
+        byte += 1;
+    }
+    folded
+};
 
 /// [`folded_alnum`] a byte at a time, stopping when the buffer is full:
 /// the reference the fast path is tested against.
