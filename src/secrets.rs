@@ -1824,6 +1824,19 @@ fn settings_without_secret(value: &str) -> bool {
 /// `${X}`, `${X:-d}`, `${env:X}`, `${input:x}`, `${{ secrets.X }}`, `{env:X}`,
 /// `{{ .Token }}`, `$(cmd)`, `$TOKEN`, `%TOKEN%`, `@TOKEN@`.
 fn has_reference(value: &str) -> bool {
+    // Every form below holds one of these bytes, and most values none.
+    if !value
+        .bytes()
+        .any(|byte| matches!(byte, b'$' | b'{' | b'%' | b'@'))
+    {
+        return false;
+    }
+    has_reference_of(value)
+}
+
+/// [`has_reference`] without its first look at the bytes: the reference
+/// it is tested against.
+fn has_reference_of(value: &str) -> bool {
     if value.contains("${")
         || value.contains("$(")
         || value.contains("{env:")
@@ -3576,6 +3589,15 @@ mod tests {
                     .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
             });
             proptest::prop_assert_eq!(FOUND.found_in(&value), searched);
+        }
+
+        /// Looking for the bytes every reference form holds first changes
+        /// no answer.
+        #[test]
+        fn has_reference_agrees_with_looking_for_each_form(
+            value in "(\\$|\\{|\\}|%|@|\\(|env:|[A-Z]{1,3}|[a-z0-9_]{1,3}| ){0,8}",
+        ) {
+            proptest::prop_assert_eq!(has_reference(&value), has_reference_of(&value));
         }
 
         /// The fast path folds what a byte at a time folds, whatever fits.
