@@ -1824,6 +1824,19 @@ fn settings_without_secret(value: &str) -> bool {
 /// `${X}`, `${X:-d}`, `${env:X}`, `${input:x}`, `${{ secrets.X }}`, `{env:X}`,
 /// `{{ .Token }}`, `$(cmd)`, `$TOKEN`, `%TOKEN%`, `@TOKEN@`.
 fn has_reference(value: &str) -> bool {
+    // Every form below holds one of these bytes, and most values none.
+    if !value
+        .bytes()
+        .any(|byte| matches!(byte, b'$' | b'{' | b'%' | b'@'))
+    {
+        return false;
+    }
+    has_reference_of(value)
+}
+
+/// [`has_reference`] without its first look at the bytes: the reference
+/// it is tested against.
+fn has_reference_of(value: &str) -> bool {
     if value.contains("${")
         || value.contains("$(")
         || value.contains("{env:")
@@ -1956,26 +1969,39 @@ fn has_filler(value: &str) -> bool {
 struct Needles<const N: usize> {
     words: [&'static str; N],
     first: [u32; 256],
+    /// Which words have each byte second: with `first`, a pair of bytes
+    /// rules out nearly every word (`e` starts `example`, `ex` only it).
+    second: [u32; 256],
 }
 
 impl<const N: usize> Needles<N> {
     const fn new(words: [&'static str; N]) -> Self {
         assert!(N <= 32, "one bit per word");
         let mut first = [0u32; 256];
+        let mut second = [0u32; 256];
         let mut index = 0;
         while index < N {
-            let byte = words[index].as_bytes()[0];
-            first[byte as usize] |= 1 << index;
-            first[byte.to_ascii_uppercase() as usize] |= 1 << index;
+            let word = words[index].as_bytes();
+            assert!(word.len() >= 2, "a word has a second byte");
+            first[word[0] as usize] |= 1 << index;
+            first[word[0].to_ascii_uppercase() as usize] |= 1 << index;
+            second[word[1] as usize] |= 1 << index;
+            second[word[1].to_ascii_uppercase() as usize] |= 1 << index;
             index += 1;
         }
-        Self { words, first }
+        Self {
+            words,
+            first,
+            second,
+        }
     }
 
     fn found_in(&self, haystack: &str) -> bool {
         let bytes = haystack.as_bytes();
-        for at in 0..bytes.len() {
-            let mut candidates = self.first[usize::from(bytes[at])];
+        // Every word has two bytes at least: none starts at the last one.
+        for at in 0..bytes.len().saturating_sub(1) {
+            let mut candidates =
+                self.first[usize::from(bytes[at])] & self.second[usize::from(bytes[at + 1])];
             while candidates != 0 {
                 let word = self.words[candidates.trailing_zeros() as usize].as_bytes();
                 candidates &= candidates - 1;
@@ -2074,6 +2100,37 @@ fn is_default(value: &str) -> bool {
 /// The ASCII letters and digits of `value`, lower-cased, in `buffer`;
 /// `None` when they do not fit (no allocation on the hot path).
 fn folded_alnum<'b>(value: &str, buffer: &'b mut [u8]) -> Option<&'b [u8]> {
+    let bytes = value.as_bytes();
+    if bytes.len() <= buffer.len() {
+        // Everything fits: each byte is written where the next letter or
+        // digit goes and kept only when it is one (no branch a byte).
+        let mut len = 0;
+        for &byte in bytes {
+            let folded = ALNUM_FOLDED[usize::from(byte)];
+            buffer[len] = folded;
+            len += usize::from(folded != 0);
+        }
+        return Some(&buffer[..len]);
+    }
+    folded_alnum_bytewise(value, buffer)
+}
+
+/// By byte, the letter or digit it folds to, or 0 for any other byte.
+const ALNUM_FOLDED: [u8; 256] = {
+    let mut folded = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        if (byte as u8).is_ascii_alphanumeric() {
+            folded[byte] = (byte as u8).to_ascii_lowercase();
+        }
+        byte += 1;
+    }
+    folded
+};
+
+/// [`folded_alnum`] a byte at a time, stopping when the buffer is full:
+/// the reference the fast path is tested against.
+fn folded_alnum_bytewise<'b>(value: &str, buffer: &'b mut [u8]) -> Option<&'b [u8]> {
     let mut len = 0;
     for byte in value.bytes().filter(u8::is_ascii_alphanumeric) {
         *buffer.get_mut(len)? = byte.to_ascii_lowercase();
@@ -2399,11 +2456,28 @@ const FILLER_WORDS: [&[u8]; 12] = [
 /// position of every value judged).
 fn filler_word_at(chars: &[u8]) -> Option<&'static [u8]> {
     let first = *chars.first()?;
-    FILLER_WORDS
-        .iter()
-        .find(|word| word[0] == first && chars.starts_with(word))
-        .copied()
+    // Which words start with that byte, one bit each, in the list's order.
+    let mut candidates = FILLER_FIRST[usize::from(first)];
+    while candidates != 0 {
+        let word = FILLER_WORDS[candidates.trailing_zeros() as usize];
+        candidates &= candidates - 1;
+        if chars.starts_with(word) {
+            return Some(word);
+        }
+    }
+    None
 }
+
+/// By byte, the [`FILLER_WORDS`] that start with it, one bit each.
+const FILLER_FIRST: [u16; 256] = {
+    let mut first = [0u16; 256];
+    let mut index = 0;
+    while index < FILLER_WORDS.len() {
+        first[FILLER_WORDS[index][0] as usize] |= 1 << index;
+        index += 1;
+    }
+    first
+};
 
 fn distinct_bytes(text: &str) -> usize {
     let mut seen = [false; 256];
@@ -3498,6 +3572,45 @@ mod tests {
             let chars = text.as_bytes();
             let plain = FILLER_WORDS.iter().find(|word| chars.starts_with(word)).copied();
             proptest::prop_assert_eq!(filler_word_at(chars), plain);
+        }
+
+        /// The needles are found where a search for each word, ASCII case
+        /// ignored, finds one.
+        #[test]
+        fn needles_find_what_searching_each_word_finds(
+            value in "(your|EXAMPLE|Fake|not-a-real|xxxx|\\.\\.|…|•|●|[a-zA-Z.*x_-]{0,4}){0,5}",
+        ) {
+            const WORDS: [&str; 8] = ["your", "example", "fake", "not-a-real", "xxxx", "...", "…", "●"];
+            const FOUND: Needles<8> = Needles::new(WORDS);
+            let searched = WORDS.iter().any(|word| {
+                value
+                    .as_bytes()
+                    .windows(word.len())
+                    .any(|window| window.eq_ignore_ascii_case(word.as_bytes()))
+            });
+            proptest::prop_assert_eq!(FOUND.found_in(&value), searched);
+        }
+
+        /// Looking for the bytes every reference form holds first changes
+        /// no answer.
+        #[test]
+        fn has_reference_agrees_with_looking_for_each_form(
+            value in "(\\$|\\{|\\}|%|@|\\(|env:|[A-Z]{1,3}|[a-z0-9_]{1,3}| ){0,8}",
+        ) {
+            proptest::prop_assert_eq!(has_reference(&value), has_reference_of(&value));
+        }
+
+        /// The fast path folds what a byte at a time folds, whatever fits.
+        #[test]
+        fn folded_alnum_agrees_with_a_byte_at_a_time(
+            value in "[a-zA-Z0-9 _.:/é€-]{0,40}",
+            size in 0usize..48,
+        ) {
+            let (mut fast, mut bytewise) = ([0u8; 48], [0u8; 48]);
+            proptest::prop_assert_eq!(
+                folded_alnum(&value, &mut fast[..size]),
+                folded_alnum_bytewise(&value, &mut bytewise[..size])
+            );
         }
 
         /// Spans point at the secret, on any text (multi-byte included)

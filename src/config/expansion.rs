@@ -76,7 +76,17 @@ impl Reference {
 /// Whether `text` may hold a form [`unsupported_forms`] reports: every
 /// form starts with `$` or is `{env:…}`, and most strings hold neither.
 pub fn may_hold_forms(text: &str) -> bool {
-    text.contains('$') || text.contains("{env:")
+    // One pass for both (a scan asks this of every value it meets).
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = memchr::memchr2(b'$', b'{', &bytes[from..]) {
+        let at = from + at;
+        if bytes[at] == b'$' || bytes[at..].starts_with(b"{env:") {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// Whether `text` may hold a reference [`references`] finds: each starts
@@ -157,6 +167,46 @@ pub struct UnsupportedForm {
 /// `$` alone, `$5`, `$$` and `${1X}` (positional parameters of a shell
 /// script in `args`) are not findings.
 pub fn unsupported_forms(text: &str) -> Vec<UnsupportedForm> {
+    if !may_hold_forms(text) {
+        return Vec::new();
+    }
+    if text.len() > FORMS_MEMO_BYTES {
+        return unsupported_forms_of(text);
+    }
+    FORMS_MEMO.with_borrow_mut(|memo| {
+        if let Some(known) = memo.get(text) {
+            return known.clone();
+        }
+        let found = unsupported_forms_of(text);
+        if memo.len() < FORMS_MEMO_ENTRIES {
+            memo.insert(text.into(), found.clone());
+        }
+        found
+    })
+}
+
+/// Texts remembered per thread by [`unsupported_forms`], at most; later
+/// ones are worked out each time (a hostile tree's million values cannot
+/// grow it).
+const FORMS_MEMO_ENTRIES: usize = 1 << 12;
+
+/// Longest text remembered (with the entries above, at most 1 MiB of text
+/// a thread); longer ones are worked out each time.
+const FORMS_MEMO_BYTES: usize = 256;
+
+type FormsMemo =
+    std::collections::HashMap<Box<str>, Vec<UnsupportedForm>, foldhash::fast::RandomState>;
+
+thread_local! {
+    /// What [`unsupported_forms_of`] gave for each short text: a scan meets
+    /// the same few placeholders (`${API_KEY}`, `Bearer ${TOKEN}`) in
+    /// entry after entry, and each costs four regex passes.
+    static FORMS_MEMO: std::cell::RefCell<FormsMemo> = std::cell::RefCell::default();
+}
+
+/// [`unsupported_forms`] worked out, never remembered: the reference the
+/// remembered answers are tested against.
+fn unsupported_forms_of(text: &str) -> Vec<UnsupportedForm> {
     if !may_hold_forms(text) {
         return Vec::new();
     }
@@ -701,6 +751,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn may_hold_forms_edges() {
+        for (text, holds) in [
+            ("", false),
+            ("{", false),
+            ("{env", false),
+            ("{env:", true),
+            ("{{env:", true),
+            ("{en{env:X}", true),
+            ("{ env:X}", false),
+            ("a$", true),
+            ("{x}{y}$", true),
+            ("é{env:", true),
+        ] {
+            assert_eq!(may_hold_forms(text), holds, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_forms_memo_is_bounded_and_long_texts_skip_it() {
+        let long = format!("$A{}", "x".repeat(FORMS_MEMO_BYTES));
+        assert_eq!(unsupported_forms(&long), unsupported_forms_of(&long));
+        FORMS_MEMO.with_borrow(|memo| assert!(!memo.contains_key(long.as_str())));
+        for index in 0..FORMS_MEMO_ENTRIES + 10 {
+            let text = format!("$V{index}");
+            assert_eq!(unsupported_forms(&text), unsupported_forms_of(&text));
+        }
+        FORMS_MEMO.with_borrow(|memo| assert_eq!(memo.len(), FORMS_MEMO_ENTRIES));
+        let last = format!("$V{}", FORMS_MEMO_ENTRIES + 9);
+        assert_eq!(unsupported_forms(&last).len(), 1);
+    }
+
     mod properties {
         use super::*;
         use proptest::prelude::*;
@@ -786,6 +868,26 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(expansion.missing, missing);
+            }
+
+            /// The one pass answers what looking for each form does.
+            #[test]
+            fn may_hold_forms_is_looking_for_each(
+                text in text("[a-z ${}:vne-]{0,6}"),
+            ) {
+                let each = text.contains('$') || text.contains("{env:");
+                prop_assert_eq!(may_hold_forms(&text), each);
+            }
+
+            /// A remembered answer is the one worked out, the first time
+            /// and every time after.
+            #[test]
+            fn remembered_forms_are_the_worked_out_ones(
+                texts in prop::collection::vec(text("[a-z ${}:-]{0,5}"), 1..6),
+            ) {
+                for text in texts.iter().chain(&texts) {
+                    prop_assert_eq!(unsupported_forms(text), unsupported_forms_of(text));
+                }
             }
 
             /// Valid references are never reported as unsupported forms.
