@@ -537,6 +537,7 @@ mod strict {
 
         /// Adds the container (an object or an array) that opens at `at`,
         /// which is the value of the last open item when `nested`.
+        #[inline]
         fn open(
             &mut self,
             bytes: &[u8],
@@ -568,6 +569,7 @@ mod strict {
 
         /// Closes the container `id`, whose items are the open items from
         /// `first` on.
+        #[inline]
         fn close(&mut self, id: usize, open_items: &mut Vec<Item>, first: usize) {
             let start = self.items.len();
             self.items.extend(open_items.drain(first..));
@@ -945,6 +947,7 @@ mod strict {
     }
 
     /// Adds the element at `at` to `items`; its value starts there.
+    #[inline]
     fn push_element(items: &mut Vec<Item>, at: usize) -> usize {
         items.push(Item {
             key: 0..0,
@@ -956,6 +959,7 @@ mod strict {
 
     /// Adds the member whose key literal is `key` to `items`, and says
     /// where its value starts, after the colon.
+    #[inline]
     fn push_member(bytes: &[u8], key: Range<usize>, items: &mut Vec<Item>) -> Option<usize> {
         let colon = skip_ws(bytes, key.end);
         if bytes.get(colon) != Some(&b':') {
