@@ -490,17 +490,24 @@ fn scan_file(ctx: &Context, redactor: &mut Redactor, source: &Source) -> FileRes
         .is_some_and(|extension| extension == "toml");
     // `clients::parse` reads strict JSON with serde_json first, as here;
     // knowing the text is strict lets its findings be located without
-    // parsing it again. One pass finds how deep it nests, which the parse
-    // needs first, and where its members are, which locating needs.
-    let shape = (!is_toml).then(|| JsonShape::of(&text)).flatten();
-    // Strict JSON within mcpenv's depth bound is read borrowed from the
-    // text (no `String` per string, no index per object); what that
-    // reading leaves (a syntax error, serde_json's own markers) and the
-    // other syntaxes go through serde_json's `Value` as before.
-    let borrowed = shape
-        .as_ref()
-        .filter(|shape| shape.depth() <= crate::mechanics::document::MAX_DEPTH)
-        .and_then(|_| Node::parse(&text));
+    // parsing it again. Strict JSON within mcpenv's depth bound is read in
+    // one pass that finds where its members are, which locating needs,
+    // and builds its tree borrowed from the text (no `String` per string,
+    // no index per object). What that pass leaves (a syntax error, a
+    // byte-order mark, serde_json's own markers) is measured first (the
+    // parse needs its depth), then read by serde_json as before; the
+    // other syntaxes go through serde_json's `Value`.
+    let (shape, borrowed) = match (!is_toml).then(|| JsonShape::read(&text)).flatten() {
+        Some((shape, root)) => (Some(shape), Some(root)),
+        None => {
+            let shape = (!is_toml).then(|| JsonShape::of(&text)).flatten();
+            let borrowed = shape
+                .as_ref()
+                .filter(|shape| shape.depth() <= crate::mechanics::document::MAX_DEPTH)
+                .and_then(|_| Node::parse(&text));
+            (shape, borrowed)
+        }
+    };
     let strict = match (&borrowed, is_toml) {
         (Some(_), _) | (None, true) => None,
         (None, false) => match &shape {

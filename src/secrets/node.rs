@@ -47,7 +47,11 @@ impl<'a> Node<'a> {
     /// this on a stack as deep as [`Value`] needs), or `None` where
     /// serde_json does not read it as a `Value` the same way (a syntax
     /// error; an object keyed as serde_json's own number or raw value
-    /// markers), so the caller reads it as a `Value` instead.
+    /// markers), so the caller reads it as a `Value` instead. `scan` reads
+    /// the same tree with
+    /// [`JsonShape::read`](crate::secrets::value_position::JsonShape::read)
+    /// in the pass that finds positions, and comes here for what that pass
+    /// leaves (its property tests check it against this reading).
     pub fn parse(text: &'a str) -> Option<Self> {
         let mut deserializer = serde_json::Deserializer::from_str(text);
         deserializer.disable_recursion_limit();
@@ -176,7 +180,7 @@ pub fn expandable_fields_where<'m>(
 }
 
 /// Keeps the first position and the last value of each key, as `Value`.
-fn resolve_duplicates(members: &mut Members<'_>) {
+pub(crate) fn resolve_duplicates(members: &mut Members<'_>) {
     let duplicated = if members.len() <= PAIRWISE_MEMBERS {
         members
             .iter()

@@ -11,6 +11,7 @@ use jsonc_parser::ast;
 use jsonc_parser::common::Ranged;
 
 use crate::config::model::Field;
+use crate::secrets::node::Node;
 
 /// A stretch of a file's text: 1-based lines and columns, columns counted in
 /// Unicode code points (SARIF's `unicodeCodePoints`); the end is exclusive.
@@ -172,6 +173,18 @@ impl<'t> JsonShape<'t> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let (tree, depth) = strict::Tree::measured(text)?;
         Some(Self { text, tree, depth })
+    }
+
+    /// The shape of `text` and its value, read in one pass, when it is
+    /// strict JSON within [`MAX_DEPTH`](crate::mechanics::document::MAX_DEPTH)
+    /// that serde_json reads as [`Node::parse`] does: the value is the one
+    /// `Node::parse` gives, the shape the one [`Self::of`] gives. `None`
+    /// for any other text (a syntax error, a byte-order mark, a lone
+    /// surrogate escape, serde_json's own marker keys), which is read as
+    /// before: `Self::of`, then `Node::parse` or serde_json's `Value`.
+    pub fn read(text: &'t str) -> Option<(Self, Node<'t>)> {
+        let (tree, depth, node) = strict::Tree::read(text)?;
+        Some((Self { text, tree, depth }, node))
     }
 
     /// How deep arrays and objects nest in the text.
@@ -362,10 +375,14 @@ fn json_member<'v, 'a>(value: &'v ast::Value<'a>, key: &str) -> Option<&'v ast::
 /// Stepping through strict JSON text (which holds no comments, no trailing
 /// commas and only valid escapes, so no step needs checking).
 mod strict {
+    use std::borrow::Cow;
     use std::cell::OnceCell;
     use std::ops::Range;
 
+    use super::Node;
     use super::{Field, Step, field_paths};
+    use crate::mechanics::document::MAX_DEPTH;
+    use crate::secrets::node::{Members, resolve_duplicates};
 
     /// Every object and array of the text and where each of their members
     /// and elements starts, found in one pass over the text the first time
@@ -392,6 +409,16 @@ mod strict {
     struct Container {
         object: bool,
         items: Range<usize>,
+    }
+
+    /// A container just opened.
+    struct Opened {
+        id: usize,
+        object: bool,
+        /// Whether it closes right away.
+        empty: bool,
+        /// Where its first item starts, or (when empty) what follows it.
+        next: usize,
     }
 
     /// A member of an object or an element of an array.
@@ -471,27 +498,14 @@ mod strict {
             loop {
                 // `at` is where a value starts.
                 match *bytes.get(at)? {
-                    open_byte @ (b'{' | b'[') => {
-                        let id = tree.containers.len();
-                        let object = open_byte == b'{';
+                    b'{' | b'[' => {
                         depth = depth.max(open.len() + 1);
-                        tree.containers.push(Container {
-                            object,
-                            items: 0..0,
-                        });
-                        if let Some(item) = open_items.last_mut()
-                            && !open.is_empty()
-                        {
-                            item.container = id;
-                        }
-                        at = skip_ws(bytes, at + 1);
-                        let close = if object { b'}' } else { b']' };
-                        if bytes.get(at) == Some(&close) {
-                            // Empty: no items, and closed already.
-                            at += 1;
-                        } else {
-                            open.push((id, open_items.len()));
-                            at = next_item(bytes, at, object, &mut open_items)?;
+                        let opened = tree.open(bytes, at, !open.is_empty(), &mut open_items);
+                        at = opened.next;
+                        // An empty one has no items, and is closed already.
+                        if !opened.empty {
+                            open.push((opened.id, open_items.len()));
+                            at = next_item(bytes, at, opened.object, &mut open_items)?;
                             continue;
                         }
                     }
@@ -511,9 +525,7 @@ mod strict {
                             break;
                         }
                         b'}' | b']' => {
-                            let start = tree.items.len();
-                            tree.items.extend(open_items.drain(first..));
-                            tree.containers[id].items = start..tree.items.len();
+                            tree.close(id, &mut open_items, first);
                             open.pop();
                             at += 1;
                         }
@@ -521,6 +533,47 @@ mod strict {
                     }
                 }
             }
+        }
+
+        /// Adds the container (an object or an array) that opens at `at`,
+        /// which is the value of the last open item when `nested`.
+        #[inline]
+        fn open(
+            &mut self,
+            bytes: &[u8],
+            at: usize,
+            nested: bool,
+            open_items: &mut [Item],
+        ) -> Opened {
+            let id = self.containers.len();
+            let object = bytes[at] == b'{';
+            self.containers.push(Container {
+                object,
+                items: 0..0,
+            });
+            if let Some(item) = open_items.last_mut()
+                && nested
+            {
+                item.container = id;
+            }
+            let next = skip_ws(bytes, at + 1);
+            let close = if object { b'}' } else { b']' };
+            let empty = bytes.get(next) == Some(&close);
+            Opened {
+                id,
+                object,
+                empty,
+                next: next + usize::from(empty),
+            }
+        }
+
+        /// Closes the container `id`, whose items are the open items from
+        /// `first` on.
+        #[inline]
+        fn close(&mut self, id: usize, open_items: &mut Vec<Item>, first: usize) {
+            let start = self.items.len();
+            self.items.extend(open_items.drain(first..));
+            self.containers[id].items = start..self.items.len();
         }
 
         /// The root's container, if it is one.
@@ -555,6 +608,312 @@ mod strict {
         }
     }
 
+    /// Where strict JSON's reading stands after a value, for the
+    /// containers still open.
+    struct Open {
+        /// The container's id in [`Tree::containers`].
+        id: usize,
+        /// Where its items start in the open items.
+        first_item: usize,
+        /// Where its values start in the open values.
+        first_value: usize,
+        /// Where its keys start in the open keys (an object's).
+        first_key: usize,
+    }
+
+    impl Tree {
+        /// The tree of strict JSON `text`, its depth and its value, read
+        /// in one pass: `None` for what serde_json may not read the same
+        /// way as [`Node::parse`] (anything not strict JSON, a text
+        /// deeper than [`MAX_DEPTH`], a byte-order mark, a lone surrogate
+        /// escape, serde_json's own marker keys), which the caller reads
+        /// as before. What it reads is what `Node::parse` reads, and the
+        /// tree and depth are [`Self::measured`]'s.
+        pub(in crate::secrets) fn read(text: &str) -> Option<(Self, usize, Node<'_>)> {
+            let bytes = text.as_bytes();
+            let root = skip_ws(bytes, 0);
+            let mut tree = Self {
+                root,
+                containers: Vec::new(),
+                items: Vec::new(),
+            };
+            let mut depth = 0;
+            let mut open: Vec<Open> = Vec::new();
+            let mut open_items: Vec<Item> = Vec::new();
+            // The values and keys read in the open containers, innermost
+            // last; a container's become its node when it closes.
+            let mut values: Vec<Node<'_>> = Vec::new();
+            let mut keys: Vec<Cow<'_, str>> = Vec::new();
+            let mut at = root;
+            loop {
+                // `at` is where a value starts.
+                let node = match *bytes.get(at)? {
+                    b'{' | b'[' => {
+                        if open.len() + 1 > MAX_DEPTH {
+                            return None;
+                        }
+                        depth = depth.max(open.len() + 1);
+                        let opened = tree.open(bytes, at, !open.is_empty(), &mut open_items);
+                        at = opened.next;
+                        match (opened.empty, opened.object) {
+                            (true, true) => Node::Object(Vec::new()),
+                            (true, false) => Node::Array(Vec::new()),
+                            (false, object) => {
+                                open.push(Open {
+                                    id: opened.id,
+                                    first_item: open_items.len(),
+                                    first_value: values.len(),
+                                    first_key: keys.len(),
+                                });
+                                at = read_item(text, at, object, &mut open_items, &mut keys)?;
+                                continue;
+                            }
+                        }
+                    }
+                    b'"' => {
+                        let (string, end) = read_string(text, at)?;
+                        at = end;
+                        Node::String(string)
+                    }
+                    b't' => {
+                        at = literal_end(bytes, at, b"true")?;
+                        Node::Bool(true)
+                    }
+                    b'f' => {
+                        at = literal_end(bytes, at, b"false")?;
+                        Node::Bool(false)
+                    }
+                    b'n' => {
+                        at = literal_end(bytes, at, b"null")?;
+                        Node::Null
+                    }
+                    _ => {
+                        let (number, end) = read_number(text, at)?;
+                        at = end;
+                        Node::Number(number)
+                    }
+                };
+                values.push(node);
+                // After a value: the next item, or the ends of containers.
+                loop {
+                    at = skip_ws(bytes, at);
+                    let Some(innermost) = open.last() else {
+                        let root = values.pop()?;
+                        return (at == bytes.len()).then_some((tree, depth, root));
+                    };
+                    let object = tree.containers[innermost.id].object;
+                    match (*bytes.get(at)?, object) {
+                        (b',', _) => {
+                            at = read_item(
+                                text,
+                                skip_ws(bytes, at + 1),
+                                object,
+                                &mut open_items,
+                                &mut keys,
+                            )?;
+                            break;
+                        }
+                        (b'}', true) | (b']', false) => {
+                            let Open {
+                                id,
+                                first_item,
+                                first_value,
+                                first_key,
+                            } = open.pop()?;
+                            tree.close(id, &mut open_items, first_item);
+                            let node = if object {
+                                let mut members: Members<'_> = keys
+                                    .drain(first_key..)
+                                    .zip(values.drain(first_value..))
+                                    .collect();
+                                resolve_duplicates(&mut members);
+                                Node::Object(members)
+                            } else {
+                                Node::Array(values.drain(first_value..).collect())
+                            };
+                            values.push(node);
+                            at += 1;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`next_item`] of strict JSON, a member's key read into `keys`.
+    fn read_item<'t>(
+        text: &'t str,
+        at: usize,
+        object: bool,
+        items: &mut Vec<Item>,
+        keys: &mut Vec<Cow<'t, str>>,
+    ) -> Option<usize> {
+        let bytes = text.as_bytes();
+        if !object {
+            return Some(push_element(items, at));
+        }
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let (key, key_end) = read_string(text, at)?;
+        // Objects keyed so are read by serde_json its own way.
+        if key.starts_with("$serde_json::private::") {
+            return None;
+        }
+        keys.push(key);
+        push_member(bytes, at..key_end, items)
+    }
+
+    /// The end of `literal` (`true`, `false`, `null`) at `at`.
+    fn literal_end(bytes: &[u8], at: usize, literal: &[u8]) -> Option<usize> {
+        bytes[at..]
+            .starts_with(literal)
+            .then_some(at + literal.len())
+    }
+
+    /// The number at `at` and its end, its text as serde_json's
+    /// `arbitrary_precision` gives it: as written, but for an exponent,
+    /// given as `e` and a sign (`1E5` is `1e+5`).
+    fn read_number(text: &str, at: usize) -> Option<(Cow<'_, str>, usize)> {
+        let bytes = text.as_bytes();
+        let digits = |from: usize| {
+            from + bytes[from..]
+                .iter()
+                .take_while(|byte| byte.is_ascii_digit())
+                .count()
+        };
+        let mut end = at + usize::from(bytes[at] == b'-');
+        // One leading zero, or digits that do not start with one.
+        end = match bytes.get(end)? {
+            b'0' => end + 1,
+            b'1'..=b'9' => digits(end + 1),
+            _ => return None,
+        };
+        if bytes.get(end) == Some(&b'.') {
+            let fraction = digits(end + 1);
+            if fraction == end + 1 {
+                return None;
+            }
+            end = fraction;
+        }
+        // A digit right after a leading zero is no number.
+        if bytes.get(end).is_some_and(u8::is_ascii_digit) {
+            return None;
+        }
+        if !matches!(bytes.get(end), Some(b'e' | b'E')) {
+            return Some((Cow::Borrowed(&text[at..end]), end));
+        }
+        let mantissa = &text[at..end];
+        let sign = match bytes.get(end + 1) {
+            Some(&sign @ (b'+' | b'-')) => sign,
+            _ => b'+',
+        };
+        let exponent = end + 1 + usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
+        let exponent_end = digits(exponent);
+        if exponent_end == exponent {
+            return None;
+        }
+        let mut number = String::with_capacity(mantissa.len() + 2 + exponent_end - exponent);
+        number.push_str(mantissa);
+        number.push('e');
+        number.push(char::from(sign));
+        number.push_str(&text[exponent..exponent_end]);
+        Some((Cow::Owned(number), exponent_end))
+    }
+
+    /// The string literal at `at`, unescaped as serde_json unescapes it,
+    /// and its end; `None` for a control character, an unknown escape or
+    /// a lone surrogate (which serde_json refuses or reads its own way).
+    pub(in crate::secrets) fn read_string(text: &str, at: usize) -> Option<(Cow<'_, str>, usize)> {
+        let bytes = text.as_bytes();
+        let start = at + 1;
+        let mut found = start + string_stop(bytes.get(start..)?)?;
+        if bytes[found] == b'"' {
+            return Some((Cow::Borrowed(&text[start..found]), found + 1));
+        }
+        let mut value = String::with_capacity(found - start + 16);
+        value.push_str(&text[start..found]);
+        loop {
+            match bytes[found] {
+                b'"' => return Some((Cow::Owned(value), found + 1)),
+                b'\\' => {
+                    let (one, next) = read_escape(bytes, found + 1)?;
+                    value.push(one);
+                    let stop = next + string_stop(bytes.get(next..)?)?;
+                    value.push_str(&text[next..stop]);
+                    found = stop;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The character of the escape whose letter is at `at`, and where the
+    /// text goes on.
+    fn read_escape(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+        let one = match bytes.get(at)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let code = hex4(bytes, at + 1)?;
+                return match code {
+                    0xD800..=0xDBFF => {
+                        if bytes.get(at + 5..at + 7)? != b"\\u" {
+                            return None;
+                        }
+                        let low = hex4(bytes, at + 7)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return None;
+                        }
+                        let code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                        Some((char::from_u32(code)?, at + 11))
+                    }
+                    _ => Some((char::from_u32(code)?, at + 5)),
+                };
+            }
+            _ => return None,
+        };
+        Some((one, at + 1))
+    }
+
+    /// The four hex digits at `at`, as a number.
+    fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+        bytes.get(at..at + 4)?.iter().try_fold(0, |code, &digit| {
+            Some(code * 16 + char::from(digit).to_digit(16)?)
+        })
+    }
+
+    /// Where the first `"`, `\` or control character (below a space) of
+    /// `haystack` is, looked for a word at a time.
+    pub(super) fn string_stop(haystack: &[u8]) -> Option<usize> {
+        const QUOTES: u64 = LOW_BITS * b'"' as u64;
+        const BACKSLASHES: u64 = LOW_BITS * b'\\' as u64;
+        const SPACES: u64 = LOW_BITS * b' ' as u64;
+        let mut at = 0;
+        while let Some(word) = haystack[at..].first_chunk::<8>() {
+            let word = u64::from_le_bytes(*word);
+            // Each term's lowest set bit is exact, so the lowest of all is.
+            let found = first_zero_byte(word ^ QUOTES)
+                | first_zero_byte(word ^ BACKSLASHES)
+                | (word.wrapping_sub(SPACES) & !word & (LOW_BITS << 7));
+            if found != 0 {
+                return Some(at + (found.trailing_zeros() / 8) as usize);
+            }
+            at += 8;
+        }
+        haystack[at..]
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < b' ')
+            .map(|found| at + found)
+    }
+
     /// Whether the key literal at `literal` says `key`.
     pub(super) fn key_is(text: &str, literal: Range<usize>, key: &str) -> bool {
         let inside = &text.as_bytes()[literal.start + 1..literal.end - 1];
@@ -579,24 +938,36 @@ mod strict {
     /// to `items`, and says where its value starts.
     fn next_item(bytes: &[u8], at: usize, object: bool, items: &mut Vec<Item>) -> Option<usize> {
         if !object {
-            items.push(Item {
-                key: 0..0,
-                value: at,
-                container: SCALAR,
-            });
-            return Some(at);
+            return Some(push_element(items, at));
         }
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let key_end = string_end(bytes, at)?;
-        let colon = skip_ws(bytes, key_end);
+        push_member(bytes, at..string_end(bytes, at)?, items)
+    }
+
+    /// Adds the element at `at` to `items`; its value starts there.
+    #[inline]
+    fn push_element(items: &mut Vec<Item>, at: usize) -> usize {
+        items.push(Item {
+            key: 0..0,
+            value: at,
+            container: SCALAR,
+        });
+        at
+    }
+
+    /// Adds the member whose key literal is `key` to `items`, and says
+    /// where its value starts, after the colon.
+    #[inline]
+    fn push_member(bytes: &[u8], key: Range<usize>, items: &mut Vec<Item>) -> Option<usize> {
+        let colon = skip_ws(bytes, key.end);
         if bytes.get(colon) != Some(&b':') {
             return None;
         }
         let value = skip_ws(bytes, colon + 1);
         items.push(Item {
-            key: at..key_end,
+            key,
             value,
             container: SCALAR,
         });
@@ -1066,16 +1437,35 @@ mod tests {
             "\"headers\"",
             "\"path\"",
         ]);
-        scalar.prop_recursive(5, 48, 6, move |inner| {
+        nested(
+            scalar.boxed(),
+            key.prop_map(str::to_string).boxed(),
+            space.prop_map(str::to_string).boxed(),
+            5,
+        )
+    }
+
+    /// Arrays and objects of `scalar`s keyed by `key`s, nested up to
+    /// `depth`, with a `space` before and after each item, key and value.
+    fn nested(
+        scalar: proptest::strategy::BoxedStrategy<String>,
+        key: proptest::strategy::BoxedStrategy<String>,
+        space: proptest::strategy::BoxedStrategy<String>,
+        depth: u32,
+    ) -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        scalar.prop_recursive(depth, 64, 6, move |inner| {
             let member = (space.clone(), key.clone(), space.clone(), inner.clone());
             prop_oneof![
-                prop::collection::vec((space.clone(), inner), 0..5).prop_map(|items| {
-                    let items: Vec<String> = items
-                        .into_iter()
-                        .map(|(space, item)| format!("{space}{item}{space}"))
-                        .collect();
-                    format!("[{}]", items.join(","))
-                }),
+                prop::collection::vec((space.clone(), inner, space.clone()), 0..5).prop_map(
+                    |items| {
+                        let items: Vec<String> = items
+                            .into_iter()
+                            .map(|(a, item, b)| format!("{a}{item}{b}"))
+                            .collect();
+                        format!("[{}]", items.join(","))
+                    }
+                ),
                 prop::collection::vec(member, 0..6).prop_map(|members| {
                     let members: Vec<String> = members
                         .into_iter()
@@ -1243,6 +1633,209 @@ mod tests {
                     "{:?} at {}", text, offset
                 );
             }
+        }
+    }
+
+    /// A JSON number of any form serde_json reads, or one it refuses
+    /// (a leading zero, a lone sign or point, an empty exponent).
+    fn number_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            12 => "-?(0|[1-9][0-9]{0,24})(\\.[0-9]{1,6})?([eE][+-]?[0-9]{1,4})?",
+            1 => proptest::sample::select(vec![
+                "01", "-01", "00", "1.", "-", "+1", ".5", "1e", "1E+", "1.e5", "-.5", "1.5.2",
+                "0x10", "1_0", "-0", "-0.0", "18446744073709551616", "-9223372036854775809",
+            ])
+            .prop_map(str::to_string),
+        ]
+    }
+
+    /// A JSON string literal of any characters and escapes, well formed
+    /// or not: control characters, every escape, `\u` escapes of any
+    /// code (lone and paired surrogates among them), in either case.
+    fn string_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            10 => "[a-zA-Z0-9 _:/.@$-]{1,12}",
+            1 => proptest::sample::select(vec![
+                "é", "😀", "\u{7f}", "\u{1}", "\t", "\n", "\u{1f}", "\\\"", "\\\\", "\\/", "\\b",
+                "\\f", "\\n", "\\r", "\\t", "\\a", "\\x41", "\\'", "\\", "\\u12", "\\uZZZZ",
+            ])
+            .prop_map(str::to_string),
+            3 => (0u32..=0xffff, any::<bool>()).prop_map(|(code, upper)| if upper {
+                format!("\\u{code:04X}")
+            } else {
+                format!("\\u{code:04x}")
+            }),
+            2 => (0xd800u32..0xdc00, 0xdc00u32..0xe000).prop_map(|(high, low)| {
+                format!("\\u{high:04x}\\u{low:04X}")
+            }),
+        ];
+        proptest::collection::vec(piece, 0..6).prop_map(|pieces| format!("\"{}\"", pieces.concat()))
+    }
+
+    /// JSON text of random strings and numbers, keys repeated, nested,
+    /// with space of every kind and sometimes a byte-order mark before
+    /// or garbage after.
+    fn random_json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let space = prop_oneof![
+            40 => proptest::sample::select(vec!["", " ", "\n  ", "\t", "\r\n"]),
+            1 => proptest::sample::select(vec!["\u{c}", "\u{a0}", "\u{0}"]),
+        ];
+        let scalar = prop_oneof![
+            3 => string_text(),
+            2 => number_text(),
+            1 => proptest::sample::select(vec!["true", "false", "null", "tru", "nul", "True", "nullx"])
+                .prop_map(str::to_string),
+        ];
+        let key = prop_oneof![
+            3 => proptest::sample::select(vec!["\"a\"", "\"b\"", "\"\\u0061\"", "\"env\"", "\"\""])
+                .prop_map(str::to_string),
+            1 => string_text(),
+        ];
+        let value = nested(
+            scalar.boxed(),
+            key.boxed(),
+            space.prop_map(str::to_string).boxed(),
+            6,
+        );
+        let before = proptest::sample::select(vec!["", "", "", " ", "\n", "\u{feff}"]);
+        let after = proptest::sample::select(vec!["", "", "", "", " \n", "x", ",", "]", "}", "\0"]);
+        (before, value, after).prop_map(|(before, value, after)| format!("{before}{value}{after}"))
+    }
+
+    /// What the one pass reads is what `Node::parse` reads, with the shape
+    /// `JsonShape::of` finds; what `Node::parse` reads (serde_json's
+    /// markers aside) the one pass reads too.
+    fn assert_read_as_node_parse(text: &str) -> Result<(), proptest::test_runner::TestCaseError> {
+        let node = crate::secrets::node::Node::parse(text);
+        match JsonShape::read(text) {
+            Some((shape, read)) => {
+                proptest::prop_assert_eq!(Some(&read), node.as_ref(), "{:?}", text);
+                let of = JsonShape::of(text).unwrap();
+                proptest::prop_assert_eq!(&shape.tree, &of.tree, "{:?}", text);
+                proptest::prop_assert_eq!(shape.depth(), of.depth(), "{:?}", text);
+                proptest::prop_assert!(shape.depth() <= crate::mechanics::document::MAX_DEPTH);
+            }
+            None => proptest::prop_assert!(
+                node.is_none() || text.contains("$serde_json::private::"),
+                "left to serde_json: {:?}",
+                text
+            ),
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(3000))]
+
+        /// On random JSON (strings of every escape, numbers of every form,
+        /// repeated keys, a byte-order mark, garbage after), the one pass
+        /// reads what `Node::parse` reads, or leaves it.
+        #[test]
+        fn the_one_pass_reads_random_json_as_node_parse_does(text in random_json_text()) {
+            assert_read_as_node_parse(&text)?;
+        }
+
+        /// On configs as clients write them, and on them broken by an edit.
+        #[test]
+        fn the_one_pass_reads_configs_as_node_parse_does(
+            text in crate::secrets::node::tests::json_text(),
+            edits in proptest::collection::vec(
+                (0usize..300, proptest::sample::select(vec![
+                    "", "[", "]", "{", "}", "\"", "\\", ",", ":", " ", "x", "0", "-", "\u{1}", "e",
+                ])),
+                0..2,
+            ),
+        ) {
+            let mut text = text;
+            for (at, piece) in edits {
+                let at = text.floor_char_boundary(at.min(text.len()));
+                text.insert_str(at, piece);
+            }
+            assert_read_as_node_parse(&text)?;
+        }
+
+        /// The word-at-a-time look for a string's end finds what a byte
+        /// at a time finds.
+        #[test]
+        fn string_stop_finds_what_a_byte_loop_finds(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    b' ', b'!', b'"', b'#', b'\\', b']', b'a', 0, 1, b'\n', 0x1f, 0x7f, 0x80, 0xa2, 0xff,
+                ]),
+                0..40,
+            ),
+        ) {
+            proptest::prop_assert_eq!(
+                strict::string_stop(&bytes),
+                bytes.iter().position(|&byte| byte == b'"' || byte == b'\\' || byte < b' ')
+            );
+        }
+    }
+
+    #[test]
+    fn the_one_pass_reads_as_deep_as_mcpenv_reads_and_no_deeper() {
+        let max = crate::mechanics::document::MAX_DEPTH;
+        std::thread::Builder::new()
+            .stack_size(crate::mechanics::document::STACK_BYTES)
+            .spawn(move || {
+                for (depth, object) in
+                    [(max, false), (max, true), (max + 1, false), (max + 1, true)]
+                {
+                    let (open, close) = if object {
+                        ("{\"k\":".repeat(depth - 1) + "{", "}".repeat(depth))
+                    } else {
+                        ("[".repeat(depth), "]".repeat(depth))
+                    };
+                    let text = format!("{open}{close}");
+                    match JsonShape::read(&text) {
+                        Some((shape, node)) => {
+                            assert!(depth <= max);
+                            assert_eq!(shape.depth(), depth);
+                            assert_eq!(Some(node), crate::secrets::node::Node::parse(&text));
+                        }
+                        None => assert!(depth > max, "{depth}"),
+                    }
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn the_one_pass_reads_numbers_and_escapes_as_serde_json_does() {
+        for text in [
+            "1E5",
+            "-0.5e-3",
+            "[1e+2, 1E2, 0, -0, 12345678901234567890123, -1.0]",
+            r#"{"a\u00e9\ud83d\ude00": "\b\f\n\r\t\/\\\"\u0000", "a": 1, "a": 2}"#,
+            "\"\\uDBFF\\uDFFF\"",
+        ] {
+            let (_, node) = JsonShape::read(text).unwrap();
+            assert_eq!(
+                Some(node),
+                crate::secrets::node::Node::parse(text),
+                "{text}"
+            );
+        }
+        for text in [
+            "\u{feff}{}",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "{\"$serde_json::private::Number\": \"1\"}",
+            "[1,]",
+            "{\"a\":1,}",
+            "[1}",
+            "{\"a\":1]",
+            "\"a\u{1}\"",
+            "",
+            " ",
+        ] {
+            assert!(JsonShape::read(text).is_none(), "{text:?}");
         }
     }
 }
