@@ -1081,6 +1081,36 @@ fn references_only(value: &str) -> Option<String> {
     rest.is_empty().then_some(shown)
 }
 
+/// Every secret a settled redactor knows, shared by threads that mask:
+/// each masks through a [`Masker`] of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Masks<'r>(&'r Redactor);
+
+impl<'r> Masks<'r> {
+    /// A masker for one thread, remembering the texts it masked.
+    pub fn masker(self) -> Masker<'r> {
+        Masker {
+            redactor: self.0,
+            memo: Memo::default(),
+        }
+    }
+}
+
+/// Masks texts on one thread, each as [`Shield::clean_json`] masks a JSON
+/// string.
+#[derive(Debug)]
+pub struct Masker<'r> {
+    redactor: &'r Redactor,
+    memo: Memo,
+}
+
+impl Masker<'_> {
+    /// `text` with every known secret masked.
+    pub fn mask<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
+        self.redactor.masked(&mut self.memo, text)
+    }
+}
+
 /// What this run knows must never be printed whole.
 #[derive(Debug, Default)]
 pub struct Shield {
@@ -1147,6 +1177,17 @@ impl Shield {
     /// otherwise: JSON escaping makes controls inert).
     pub fn clean_json(&self, value: &mut Value) {
         self.redactor().mask_json(value);
+    }
+
+    /// Runs `mask` with [`Masks`] of every secret this shield knows, for
+    /// masking texts on several threads at once (each text as
+    /// [`Self::clean_json`] masks a JSON string). Nothing is learned
+    /// meanwhile: the shield is held, so `mask` must not use it.
+    pub fn with_masks<T>(&self, mask: impl FnOnce(Masks<'_>) -> T) -> T {
+        let mut redactor = self.redactor();
+        redactor.settle();
+        redactor.sort_buckets();
+        mask(Masks(&redactor))
     }
 
     fn redactor(&self) -> std::sync::MutexGuard<'_, Redactor> {
