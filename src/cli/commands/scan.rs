@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::ValueEnum;
 use serde::Serialize;
@@ -23,7 +22,7 @@ use crate::ops::scan_secrets::{
     ScanFinding, ScanReport, ScanRequest, Unparsed, lexical, repository_root, scan_secrets,
 };
 use crate::secrets;
-use crate::secrets::redact::{Masker, Masks};
+use crate::secrets::redact::{self, Masker, Masks};
 use crate::secrets::sarif::{self, Alert, AlertKind, FileUri};
 use crate::secrets::value_position::Position;
 
@@ -45,36 +44,26 @@ impl Report for ScanOutput {
         if self.report.findings.is_empty() {
             return Ok(());
         }
-        let rows: Vec<Vec<Cell>> = self
+        let findings: Vec<_> = self
             .report
             .findings
-            .iter()
-            .zip(&self.shown_files)
-            .map(|(finding, file)| {
-                // A secret in a file that does not parse: where it sits.
-                let file = match (&finding.field, finding.line, finding.column) {
-                    (None, Some(line), Some(column)) => format!("{file}:{line}:{column}"),
-                    _ => file.clone(),
-                };
-                vec![
-                    Cell::plain(file),
-                    Cell::plain(&finding.scope),
-                    Cell::plain(finding.server.as_deref().unwrap_or("-")),
-                    Cell::plain(
-                        finding
-                            .field
-                            .as_ref()
-                            .map_or_else(|| "-".to_string(), ToString::to_string),
-                    ),
-                    Cell::plain(finding.rule),
-                    Cell::plain(&finding.value),
-                ]
-            })
+            .chunks(TEXT_RUN)
+            .zip(self.shown_files.chunks(TEXT_RUN))
             .collect();
+        // Each cell escapes its text: the rows are made in runs on every
+        // core, in order.
+        let runs = redact::on_every_core(
+            findings.len(),
+            || (),
+            |(), index| {
+                let (findings, files) = findings[index];
+                text_rows(findings, files)
+            },
+        );
         table(
             out,
             &["FILE", "SCOPE", "SERVER", "FIELD", "RULE", "VALUE"],
-            &rows,
+            &runs.into_iter().flatten().collect::<Vec<_>>(),
         )
     }
 
@@ -120,6 +109,37 @@ impl Report for ScanOutput {
     fn learns_world(&self) -> bool {
         !self.report.given_files_only
     }
+}
+
+/// Findings a thread makes the table rows of at a time.
+const TEXT_RUN: usize = 512;
+
+/// The table rows of `findings`, each in the file shown as `files` says.
+fn text_rows(findings: &[ScanFinding], files: &[String]) -> Vec<Vec<Cell>> {
+    findings
+        .iter()
+        .zip(files)
+        .map(|(finding, file)| {
+            // A secret in a file that does not parse: where it sits.
+            let file = match (&finding.field, finding.line, finding.column) {
+                (None, Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+                _ => file.clone(),
+            };
+            vec![
+                Cell::plain(file),
+                Cell::plain(&finding.scope),
+                Cell::plain(finding.server.as_deref().unwrap_or("-")),
+                Cell::plain(
+                    finding
+                        .field
+                        .as_ref()
+                        .map_or_else(|| "-".to_string(), ToString::to_string),
+                ),
+                Cell::plain(finding.rule),
+                Cell::plain(&finding.value),
+            ]
+        })
+        .collect()
 }
 
 impl ScanOutput {
@@ -377,48 +397,24 @@ fn json_parts(masks: Masks<'_>, report: &ScanReport) -> Option<Vec<Vec<u8>>> {
 }
 
 /// The findings of `scan --json`, masked and written in runs of
-/// [`JSON_RUN`] on every core: each thread, this one too, takes the next
-/// run until none is left, so whatever threads cannot be started, this one
-/// writes every run the others do not. The runs come back in order.
+/// [`JSON_RUN`] on every core (see [`redact::on_every_core`]), in order;
+/// `None` when a number masks.
 fn json_findings(masks: Masks<'_>, findings: &[ScanFinding]) -> Option<Vec<Vec<u8>>> {
     let runs: Vec<&[ScanFinding]> = findings.chunks(JSON_RUN).collect();
-    let next = AtomicUsize::new(0);
-    let work = || -> Option<Vec<(usize, Vec<u8>)>> {
-        let mut json = JsonWriter::new(masks);
-        let mut written = Vec::new();
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(run) = runs.get(index) else {
-                return Some(written);
-            };
+    redact::on_every_core(
+        runs.len(),
+        || JsonWriter::new(masks),
+        |json, index| {
+            let run = runs[index];
             let mut bytes = Vec::with_capacity(run.len() * 320);
             for (offset, finding) in run.iter().enumerate() {
                 json.finding(&mut bytes, index == 0 && offset == 0, finding)?;
             }
-            written.push((index, bytes));
-        }
-    };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(runs.len());
-    let mut written = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
-            .collect();
-        let mut written = work();
-        for helper in helpers {
-            let theirs = helper
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            written = written.zip(theirs).map(|(mut ours, theirs)| {
-                ours.extend(theirs);
-                ours
-            });
-        }
-        written
-    })?;
-    written.sort_unstable_by_key(|(index, _)| *index);
-    Some(written.into_iter().map(|(_, bytes)| bytes).collect())
+            Some(bytes)
+        },
+    )
+    .into_iter()
+    .collect()
 }
 
 /// A member's value in `scan --json`.
