@@ -659,7 +659,7 @@ fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
             file: uri,
         }
     });
-    let secrets = report.findings.iter().map(|finding| {
+    let secret = |finding: &ScanFinding| {
         let uri = uri_of(&finding.file);
         let description = secrets::rules()
             .iter()
@@ -708,9 +708,20 @@ fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
             file: uri,
             position: finding.position,
         }
-    });
-    unparsed.chain(secrets).collect()
+    };
+    // A scan of thousands of files: its findings' alerts are made in
+    // runs on every core, in order.
+    let runs: Vec<&[ScanFinding]> = report.findings.chunks(ALERT_RUN).collect();
+    let secrets = redact::on_every_core(
+        runs.len(),
+        || (),
+        |(), index| runs[index].iter().map(secret).collect::<Vec<_>>(),
+    );
+    unparsed.chain(secrets.into_iter().flatten()).collect()
 }
+
+/// Findings a thread makes the SARIF alerts of at a time.
+const ALERT_RUN: usize = 512;
 
 /// The SARIF rule of a config that does not parse.
 const UNPARSED_RULE: &str = "unparsed-config";
