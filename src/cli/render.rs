@@ -276,10 +276,38 @@ pub enum LastColumn {
     Wraps,
 }
 
+/// Fewest rows of a table written on more than one core.
+const PARALLEL_ROWS: usize = 1024;
+
+/// Rows a thread writes at a time.
+const ROW_RUN: usize = 512;
+
 /// Writes rows in aligned columns under a bold header; the last column is
 /// not padded, so no line ends in spaces. Other columns are never cut.
+/// A long table's rows are written in runs on every core, then put out in
+/// order.
 pub fn table(out: &mut dyn Write, header: &[&str], rows: &[Vec<Cell>]) -> io::Result<()> {
-    table_fitted(out, header, rows, LastColumn::Whole, |_, _| Ok(()))
+    if rows.len() < PARALLEL_ROWS {
+        return table_fitted(out, header, rows, LastColumn::Whole, |_, _| Ok(()));
+    }
+    let layout = Layout::of(header, rows);
+    layout.write_row(out, &header_cells(header), false)?;
+    let runs: Vec<&[Vec<Cell>]> = rows.chunks(ROW_RUN).collect();
+    let written = crate::secrets::redact::on_every_core(
+        runs.len(),
+        || (),
+        |(), index| {
+            let mut bytes = Vec::new();
+            for row in runs[index] {
+                layout.write_row(&mut bytes, row, false)?;
+            }
+            Ok::<_, io::Error>(bytes)
+        },
+    );
+    for bytes in written {
+        out.write_all(&bytes?)?;
+    }
+    Ok(())
 }
 
 /// [`table`] whose last column is `last`, with `after(out, row)` writing
@@ -291,33 +319,61 @@ pub fn table_fitted(
     last: LastColumn,
     mut after: impl FnMut(&mut dyn Write, usize) -> io::Result<()>,
 ) -> io::Result<()> {
-    let columns = header.len();
-    let mut widths: Vec<usize> = header.iter().map(|title| display_width(title)).collect();
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(display_width(&cell.text));
+    let layout = Layout::of(header, rows);
+    let header_cells = header_cells(header);
+    for (index, row) in std::iter::once(&header_cells).chain(rows).enumerate() {
+        layout.write_row(out, row, last == LastColumn::Wraps && index > 0)?;
+        if index > 0 {
+            after(out, index - 1)?;
         }
     }
-    // Drop trailing columns that are empty in every row.
-    let used = (0..columns)
-        .rev()
-        .find(|&column| {
-            rows.iter()
-                .any(|row| row.get(column).is_some_and(|cell| !cell.text.is_empty()))
-        })
-        .map_or(columns, |last| last + 1)
-        .max(1);
-    let header_cells: Vec<Cell> = header
+    Ok(())
+}
+
+/// A table's header, bold.
+fn header_cells(header: &[&str]) -> Vec<Cell> {
+    header
         .iter()
         .map(|title| Cell::styled(*title, BOLD))
-        .collect();
-    for (index, row) in std::iter::once(&header_cells).chain(rows).enumerate() {
+        .collect()
+}
+
+/// How wide a table's columns are, and how many are shown.
+struct Layout {
+    widths: Vec<usize>,
+    /// Columns up to the last one that is not empty in every row.
+    used: usize,
+}
+
+impl Layout {
+    fn of(header: &[&str], rows: &[Vec<Cell>]) -> Self {
+        let columns = header.len();
+        let mut widths: Vec<usize> = header.iter().map(|title| display_width(title)).collect();
+        for row in rows {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(display_width(&cell.text));
+            }
+        }
+        // Drop trailing columns that are empty in every row.
+        let used = (0..columns)
+            .rev()
+            .find(|&column| {
+                rows.iter()
+                    .any(|row| row.get(column).is_some_and(|cell| !cell.text.is_empty()))
+            })
+            .map_or(columns, |last| last + 1)
+            .max(1);
+        Self { widths, used }
+    }
+
+    /// Writes one row; its last cell wraps when `wraps`.
+    fn write_row(&self, out: &mut dyn Write, row: &[Cell], wraps: bool) -> io::Result<()> {
+        let widths = &self.widths;
         let mut lead = String::new();
         let mut lead_width = 0;
-        let count = row.len().min(used);
+        let count = row.len().min(self.used);
         let Some((final_cell, leading)) = row[..count].split_last() else {
-            writeln!(out)?;
-            continue;
+            return writeln!(out);
         };
         for (column, cell) in leading.iter().enumerate() {
             let style = cell.style;
@@ -326,7 +382,7 @@ pub fn table_fitted(
             lead.push_str(&" ".repeat(pad));
             lead_width += widths[column] + 2;
         }
-        if last == LastColumn::Wraps && index > 0 {
+        if wraps {
             write_hanging(
                 out,
                 &lead,
@@ -334,17 +390,13 @@ pub fn table_fitted(
                 &final_cell.text,
                 final_cell.style,
                 4,
-            )?;
+            )
         } else {
             let style = final_cell.style;
             let line = format!("{lead}{style}{}{style:#}", final_cell.text);
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        if index > 0 {
-            after(out, index - 1)?;
+            writeln!(out, "{}", line.trim_end())
         }
     }
-    Ok(())
 }
 
 /// `1 edit`, `2 edits`: a count and its noun, plural when it is not one.
@@ -364,6 +416,37 @@ mod tests {
             ["see", "https://example.com/a/long/path", "now"]
         );
         assert_eq!(wrap("", 10), [""]);
+    }
+
+    #[test]
+    fn a_long_table_is_written_on_every_core_as_on_one() {
+        let rows: Vec<Vec<Cell>> = (0..PARALLEL_ROWS + ROW_RUN + 7)
+            .map(|index| {
+                vec![
+                    Cell::plain(format!("file-{index}{}", "日".repeat(index % 4))),
+                    Cell::styled(format!("{}", index % 13), BOLD),
+                    Cell::plain(if index % 3 == 0 { "" } else { "x\u{1b}y" }),
+                    Cell::plain(if index % 5 == 0 { "v " } else { "" }),
+                    Cell::plain(""),
+                ]
+            })
+            .collect();
+        let header = ["FILE", "N", "WHAT", "VALUE", "EMPTY"];
+        let mut on_one = Vec::new();
+        table_fitted(
+            &mut on_one,
+            &header,
+            &rows,
+            LastColumn::Whole,
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        let mut on_every = Vec::new();
+        table(&mut on_every, &header, &rows).unwrap();
+        assert_eq!(
+            String::from_utf8(on_every).unwrap(),
+            String::from_utf8(on_one).unwrap()
+        );
     }
 
     #[test]

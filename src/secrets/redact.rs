@@ -293,6 +293,13 @@ fn start_bit_of_key(key: u32) -> usize {
 /// Items a thread takes at a time from an array masked on every core.
 const PARALLEL_RUN: usize = 256;
 
+/// Shortest rendered text [`Shield::clean`] cleans on more than one core
+/// (a scan's table of thousands of findings).
+const PARALLEL_TEXT: usize = 256 * 1024;
+
+/// Bytes of the runs of lines a thread cleans at a time.
+const TEXT_RUN: usize = 64 * 1024;
+
 impl Redactor {
     /// An empty redactor: masks nothing until it learns.
     pub fn new() -> Self {
@@ -1081,6 +1088,136 @@ fn references_only(value: &str) -> Option<String> {
     rest.is_empty().then_some(shown)
 }
 
+/// Every secret a settled redactor knows, shared by threads that mask:
+/// each masks through a [`Masker`] of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Masks<'r>(&'r Redactor);
+
+impl<'r> Masks<'r> {
+    /// A masker for one thread, remembering the texts it masked.
+    pub fn masker(self) -> Masker<'r> {
+        Masker {
+            redactor: self.0,
+            memo: Memo::default(),
+        }
+    }
+
+    /// `text` with every secret masked and stray controls escaped, as
+    /// [`Shield::clean`] makes it, cleaned in runs of lines about
+    /// `run_bytes` long on every core.
+    fn clean_in_runs(self, text: &str, run_bytes: usize) -> String {
+        let redactor = self.0;
+        // A run ends after a line break that no secret in the text
+        // crosses (a secret may hold one: a private key), nor a style
+        // sequence: each run is then cleaned as it is within the whole.
+        let breaking = redactor
+            .needles
+            .iter()
+            .filter(|(needle, _)| needle.contains('\n'))
+            .map(|(needle, _)| needle.len())
+            .max();
+        let bytes = text.as_bytes();
+        let crossed = |end: usize| {
+            breaking.is_some_and(|longest| {
+                let mut at = end.saturating_sub(longest);
+                while let Some(start) = redactor.next_start(bytes, at).filter(|&at| at < end) {
+                    if redactor
+                        .longest_at(&bytes[start..])
+                        .is_some_and(|index| start + redactor.needles[index as usize].0.len() > end)
+                    {
+                        return true;
+                    }
+                    at = start + 1;
+                }
+                false
+            })
+        };
+        let mut runs = Vec::new();
+        let mut start = 0;
+        let mut from = run_bytes;
+        while let Some(line_end) = bytes
+            .get(start + from..)
+            .and_then(|after| after.iter().position(|&byte| byte == b'\n'))
+        {
+            let end = start + from + line_end + 1;
+            if crossed(end) {
+                from = end - start;
+                continue;
+            }
+            runs.push(&text[start..end]);
+            start = end;
+            from = run_bytes;
+        }
+        runs.push(&text[start..]);
+        on_every_core(
+            runs.len(),
+            || self.masker(),
+            |masker, index| {
+                let masked = masker.mask(runs[index]);
+                crate::mechanics::display::escape_stray(&masked).into_owned()
+            },
+        )
+        .concat()
+    }
+}
+
+/// `work(state, index)` for each index below `count`, on every core:
+/// each thread, this one too, makes its `state` and takes the next index
+/// until none is left, so whatever threads cannot be started, this one
+/// does what the others do not. The results come back in index order.
+pub fn on_every_core<S, T: Send>(
+    count: usize,
+    state: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize) -> T + Sync,
+) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || {
+        let mut state = state();
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            if index >= count {
+                return done;
+            }
+            done.push((index, work(&mut state, index)));
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(count);
+    let mut done = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, run).ok())
+            .collect();
+        let mut done = run();
+        for helper in helpers {
+            done.extend(
+                helper
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, result)| result).collect()
+}
+
+/// Masks texts on one thread, each as [`Shield::clean_json`] masks a JSON
+/// string.
+#[derive(Debug)]
+pub struct Masker<'r> {
+    redactor: &'r Redactor,
+    memo: Memo,
+}
+
+impl Masker<'_> {
+    /// `text` with every known secret masked.
+    pub fn mask<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
+        self.redactor.masked(&mut self.memo, text)
+    }
+}
+
 /// What this run knows must never be printed whole.
 #[derive(Debug, Default)]
 pub struct Shield {
@@ -1139,6 +1276,9 @@ impl Shield {
 
     /// Rendered text made safe: secrets masked, stray controls escaped.
     pub fn clean(&self, rendered: &str) -> String {
+        if rendered.len() >= PARALLEL_TEXT {
+            return self.with_masks(|masks| masks.clean_in_runs(rendered, TEXT_RUN));
+        }
         let masked = self.redactor().mask_text(rendered).into_owned();
         crate::mechanics::display::escape_stray(&masked).into_owned()
     }
@@ -1147,6 +1287,17 @@ impl Shield {
     /// otherwise: JSON escaping makes controls inert).
     pub fn clean_json(&self, value: &mut Value) {
         self.redactor().mask_json(value);
+    }
+
+    /// Runs `mask` with [`Masks`] of every secret this shield knows, for
+    /// masking texts on several threads at once (each text as
+    /// [`Self::clean_json`] masks a JSON string). Nothing is learned
+    /// meanwhile: the shield is held, so `mask` must not use it.
+    pub fn with_masks<T>(&self, mask: impl FnOnce(Masks<'_>) -> T) -> T {
+        let mut redactor = self.redactor();
+        redactor.settle();
+        redactor.sort_buckets();
+        mask(Masks(&redactor))
     }
 
     fn redactor(&self) -> std::sync::MutexGuard<'_, Redactor> {
@@ -1564,6 +1715,57 @@ mod tests {
             given.settle();
             proptest::prop_assert_eq!(&given.needles, &own.needles);
         }
+    }
+
+    /// [`Shield::clean`] of the whole text on one core.
+    fn cleaned_whole(shield: &Shield, text: &str) -> String {
+        let masked = shield.redactor().mask_text(text).into_owned();
+        crate::mechanics::display::escape_stray(&masked).into_owned()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn text_cleaned_in_runs_is_cleaned_as_the_whole_is(
+            secrets in proptest::collection::vec("[ab:@_x\n]{3,12}", 1..8),
+            passwords in proptest::collection::vec("[ab:x]{0,5}", 0..3),
+            text in "[ab:@_x y\n\u{1b}\\[0-9;m\u{7}é]{0,200}",
+            run_bytes in 1usize..40,
+        ) {
+            let shield = Shield::default();
+            shield.learn(|redactor| {
+                for secret in &secrets {
+                    redactor.learn(secret);
+                }
+                for password in &passwords {
+                    redactor.learn_url_password(password);
+                }
+            });
+            let whole = cleaned_whole(&shield, &text);
+            let in_runs = shield.with_masks(|masks| masks.clean_in_runs(&text, run_bytes));
+            proptest::prop_assert_eq!(in_runs, whole);
+        }
+    }
+
+    #[test]
+    fn a_long_text_is_cleaned_on_every_core_as_on_one() {
+        let shield = Shield::default();
+        shield.learn(|redactor| {
+            redactor.learn("ghp_0123456789abcdefghijABCDEFGHIJ012345");
+            redactor.learn_url_password("pw9");
+        });
+        let line = "ghp_0123456789abcdefghijABCDEFGHIJ012345 \u{1b}[1mbold\u{1b}[0m \u{7} db://u:pw9@h é\n";
+        let text = line.repeat(PARALLEL_TEXT / line.len() + TEXT_RUN / line.len() * 3);
+        let cleaned = shield.clean(&text);
+        assert_eq!(cleaned, cleaned_whole(&shield, &text));
+        assert!(!cleaned.contains("ghp_0123456789abcdefghijABCDEFGHIJ012345"));
+        assert!(cleaned.contains("\\u{7}"));
+
+        // A secret holding a line break: no run ends inside it.
+        shield.learn(|redactor| redactor.learn("line1\nline2-secret-value"));
+        let text = format!("{text}line1\nline2-secret-value\n");
+        let cleaned = shield.clean(&text);
+        assert_eq!(cleaned, cleaned_whole(&shield, &text));
+        assert!(!cleaned.contains("line2-secret-value"));
     }
 
     #[test]

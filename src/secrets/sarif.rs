@@ -166,40 +166,35 @@ struct Region {
 /// for each rule id used, in order of first use.
 pub fn log(version: &str, alerts: &[Alert]) -> Log {
     let mut rules: Vec<Rule> = Vec::new();
-    let mut results = Vec::with_capacity(alerts.len());
-    for alert in alerts {
-        let rule_index = match rules.iter().position(|rule| rule.id == alert.rule) {
-            Some(index) => index,
-            None => {
-                rules.push(rule(alert));
-                rules.len() - 1
-            }
-        };
-        let (uri, uri_base_id) = match &alert.file {
-            FileUri::InRepository(uri) => (uri.clone(), Some(SOURCE_ROOT)),
-            FileUri::Elsewhere(uri) => (uri.clone(), None),
-        };
-        results.push(ResultObject {
-            rule_id: alert.rule.clone(),
-            rule_index,
-            level: "error",
-            message: Text {
-                text: alert.message.clone(),
+    let rule_indices: Vec<usize> = alerts
+        .iter()
+        .map(
+            |alert| match rules.iter().position(|rule| rule.id == alert.rule) {
+                Some(index) => index,
+                None => {
+                    rules.push(rule(alert));
+                    rules.len() - 1
+                }
             },
-            locations: vec![Location {
-                physical_location: PhysicalLocation {
-                    artifact_location: ArtifactLocation { uri, uri_base_id },
-                    region: alert.position.map(|position| Region {
-                        start_line: position.line,
-                        start_column: position.column,
-                        end_line: position.end_line,
-                        end_column: position.end_column,
-                    }),
-                },
-            }],
-            partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, fingerprint(&alert.identity))]),
-        });
-    }
+        )
+        .collect();
+    // A scan of thousands of files: its results (a digest each) are made
+    // in runs on every core, in order.
+    let runs: Vec<&[Alert]> = alerts.chunks(RESULT_RUN).collect();
+    let results = super::redact::on_every_core(
+        runs.len(),
+        || (),
+        |(), index| {
+            runs[index]
+                .iter()
+                .zip(&rule_indices[index * RESULT_RUN..])
+                .map(|(alert, &rule_index)| result(alert, rule_index))
+                .collect::<Vec<_>>()
+        },
+    )
+    .into_iter()
+    .flatten()
+    .collect();
     Log {
         schema: SCHEMA,
         version: "2.1.0",
@@ -215,6 +210,37 @@ pub fn log(version: &str, alerts: &[Alert]) -> Log {
             results,
             column_kind: "unicodeCodePoints",
         }],
+    }
+}
+
+/// Alerts a thread makes the results of at a time.
+const RESULT_RUN: usize = 512;
+
+/// The result of `alert`, whose rule is the log's `rule_index`th.
+fn result(alert: &Alert, rule_index: usize) -> ResultObject {
+    let (uri, uri_base_id) = match &alert.file {
+        FileUri::InRepository(uri) => (uri.clone(), Some(SOURCE_ROOT)),
+        FileUri::Elsewhere(uri) => (uri.clone(), None),
+    };
+    ResultObject {
+        rule_id: alert.rule.clone(),
+        rule_index,
+        level: "error",
+        message: Text {
+            text: alert.message.clone(),
+        },
+        locations: vec![Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation { uri, uri_base_id },
+                region: alert.position.map(|position| Region {
+                    start_line: position.line,
+                    start_column: position.column,
+                    end_line: position.end_line,
+                    end_column: position.end_column,
+                }),
+            },
+        }],
+        partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, fingerprint(&alert.identity))]),
     }
 }
 
@@ -260,15 +286,32 @@ fn pascal_case(id: &str) -> String {
 /// A hex SHA-256 of `identity`: stable across runs, and no longer than
 /// code scanning accepts whatever the file and server names are.
 fn fingerprint(identity: &str) -> String {
-    Sha256::digest(identity.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(identity.as_bytes());
+    // Two digits a byte from a table: a scan's log has one per finding.
+    let mut hex = String::with_capacity(digest.len() * 2);
+    for byte in digest {
+        hex.push(char::from(HEX[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX[usize::from(byte & 0x0f)]));
+    }
+    hex
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The table's digits are `format!`'s.
+        #[test]
+        fn fingerprints_are_the_digests_lower_case_hex(identity in ".{0,64}") {
+            let formatted: String = Sha256::digest(identity.as_bytes())
+                .iter()
+                .map(|byte| format!("{byte:02x}"))
+                .collect();
+            proptest::prop_assert_eq!(fingerprint(&identity), formatted);
+        }
+    }
 
     fn alert(rule: &str, file: &str) -> Alert {
         Alert {
@@ -282,6 +325,44 @@ mod tests {
         }
     }
 
+    fn rule_ids(log: &Log) -> Vec<&str> {
+        log.runs[0]
+            .tool
+            .driver
+            .rules
+            .iter()
+            .map(|rule| rule.id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn many_results_are_made_in_order_each_pointing_at_its_rule() {
+        let rules = ["a", "b", "c", "d"];
+        let alerts: Vec<Alert> = (0..RESULT_RUN * 2 + 3)
+            .map(|index| {
+                // A rule first used in a later run: `d`.
+                let rule = if index < RESULT_RUN + 1 {
+                    rules[index % 3]
+                } else {
+                    rules[index % 4]
+                };
+                alert(rule, &format!("f{index}"))
+            })
+            .collect();
+        let log = log("1.0.0", &alerts);
+        let run = &log.runs[0];
+        assert_eq!(run.results.len(), alerts.len());
+        for (alert, result) in alerts.iter().zip(&run.results) {
+            assert_eq!(result.rule_id, alert.rule);
+            assert_eq!(run.tool.driver.rules[result.rule_index].id, alert.rule);
+            assert_eq!(
+                result.partial_fingerprints[FINGERPRINT_KEY],
+                fingerprint(&alert.identity)
+            );
+        }
+        assert_eq!(rule_ids(&log), rules);
+    }
+
     #[test]
     fn each_rule_is_listed_once_and_results_point_at_it() {
         let log = log(
@@ -289,14 +370,7 @@ mod tests {
             &[alert("a-b", "x"), alert("c", "x"), alert("a-b", "y")],
         );
         let run = &log.runs[0];
-        let ids: Vec<&str> = run
-            .tool
-            .driver
-            .rules
-            .iter()
-            .map(|rule| rule.id.as_str())
-            .collect();
-        assert_eq!(ids, ["a-b", "c"]);
+        assert_eq!(rule_ids(&log), ["a-b", "c"]);
         assert_eq!(run.tool.driver.rules[0].name, "AB");
         let indices: Vec<usize> = run.results.iter().map(|result| result.rule_index).collect();
         assert_eq!(indices, [0, 1, 0]);

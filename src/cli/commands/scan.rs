@@ -2,6 +2,7 @@
 //! entry's structure. Exits 1 when anything is found, for CI and hooks.
 //! Prints a table, mcpenv's JSON, or SARIF for code scanning.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
@@ -21,6 +22,7 @@ use crate::ops::scan_secrets::{
     ScanFinding, ScanReport, ScanRequest, Unparsed, lexical, repository_root, scan_secrets,
 };
 use crate::secrets;
+use crate::secrets::redact::{self, Masker, Masks};
 use crate::secrets::sarif::{self, Alert, AlertKind, FileUri};
 use crate::secrets::value_position::Position;
 
@@ -42,36 +44,26 @@ impl Report for ScanOutput {
         if self.report.findings.is_empty() {
             return Ok(());
         }
-        let rows: Vec<Vec<Cell>> = self
+        let findings: Vec<_> = self
             .report
             .findings
-            .iter()
-            .zip(&self.shown_files)
-            .map(|(finding, file)| {
-                // A secret in a file that does not parse: where it sits.
-                let file = match (&finding.field, finding.line, finding.column) {
-                    (None, Some(line), Some(column)) => format!("{file}:{line}:{column}"),
-                    _ => file.clone(),
-                };
-                vec![
-                    Cell::plain(file),
-                    Cell::plain(&finding.scope),
-                    Cell::plain(finding.server.as_deref().unwrap_or("-")),
-                    Cell::plain(
-                        finding
-                            .field
-                            .as_ref()
-                            .map_or_else(|| "-".to_string(), ToString::to_string),
-                    ),
-                    Cell::plain(finding.rule),
-                    Cell::plain(&finding.value),
-                ]
-            })
+            .chunks(TEXT_RUN)
+            .zip(self.shown_files.chunks(TEXT_RUN))
             .collect();
+        // Each cell escapes its text: the rows are made in runs on every
+        // core, in order.
+        let runs = redact::on_every_core(
+            findings.len(),
+            || (),
+            |(), index| {
+                let (findings, files) = findings[index];
+                text_rows(findings, files)
+            },
+        );
         table(
             out,
             &["FILE", "SCOPE", "SERVER", "FIELD", "RULE", "VALUE"],
-            &rows,
+            &runs.into_iter().flatten().collect::<Vec<_>>(),
         )
     }
 
@@ -117,6 +109,37 @@ impl Report for ScanOutput {
     fn learns_world(&self) -> bool {
         !self.report.given_files_only
     }
+}
+
+/// Findings a thread makes the table rows of at a time.
+const TEXT_RUN: usize = 512;
+
+/// The table rows of `findings`, each in the file shown as `files` says.
+fn text_rows(findings: &[ScanFinding], files: &[String]) -> Vec<Vec<Cell>> {
+    findings
+        .iter()
+        .zip(files)
+        .map(|(finding, file)| {
+            // A secret in a file that does not parse: where it sits.
+            let file = match (&finding.field, finding.line, finding.column) {
+                (None, Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+                _ => file.clone(),
+            };
+            vec![
+                Cell::plain(file),
+                Cell::plain(&finding.scope),
+                Cell::plain(finding.server.as_deref().unwrap_or("-")),
+                Cell::plain(
+                    finding
+                        .field
+                        .as_ref()
+                        .map_or_else(|| "-".to_string(), ToString::to_string),
+                ),
+                Cell::plain(finding.rule),
+                Cell::plain(&finding.value),
+            ]
+        })
+        .collect()
 }
 
 impl ScanOutput {
@@ -268,179 +291,241 @@ pub fn emit(ctx: &Ctx, report: &ScanOutput, format: ScanFormat, quiet: bool) -> 
     emit_as(ctx, report, format, quiet, || alerts(ctx, &report.report))
 }
 
-/// The JSON members of a finding, as `--json` writes them.
-#[derive(Serialize)]
-struct JsonFinding<'a> {
-    file: &'a str,
-    scope: &'a str,
-    project: Option<&'a str>,
-    server: Option<&'a str>,
-    field: Option<&'a str>,
-    rule: &'a str,
-    value: &'a str,
-    line: Option<usize>,
-    column: Option<usize>,
-}
+/// Findings a thread takes at a time when `--json` is written on every
+/// core.
+const JSON_RUN: usize = 512;
 
-/// The JSON members of a file that does not parse.
-#[derive(Serialize)]
-struct JsonUnparsed<'a> {
-    file: &'a str,
-    line: Option<usize>,
-    column: Option<usize>,
-    message: &'a str,
-}
-
-/// The JSON members of a warning.
-#[derive(Serialize)]
-struct JsonWarning<'a> {
-    file: &'a str,
-    message: &'a str,
-}
-
-/// The whole `--json` document.
-#[derive(Serialize)]
-struct JsonScan<'a> {
-    schema_version: u32,
-    findings: Vec<JsonFinding<'a>>,
-    files_scanned: usize,
-    unparsed: Vec<JsonUnparsed<'a>>,
-    warnings: Vec<JsonWarning<'a>>,
-}
+/// The keys of `scan --json`. When the shield masks one (a secret that is
+/// the text of a key), the report goes the `Value` way.
+const JSON_KEYS: [&str; 15] = [
+    "schema_version",
+    "findings",
+    "files_scanned",
+    "unparsed",
+    "warnings",
+    "file",
+    "scope",
+    "project",
+    "server",
+    "field",
+    "rule",
+    "value",
+    "line",
+    "column",
+    "message",
+];
 
 /// `scan --json` written from the report's fields, without turning the
-/// report into a `Value` and dropping it: its strings are masked as
-/// [`Shield::clean_json`](crate::cli::output::Shield::clean_json) masks the
-/// report's (each string as `Value` holds it, all in one array, so on
-/// every core), then written in the report's order. `None` when that would
-/// not be the same bytes as the `Value` way: a path that is not UTF-8 (no
-/// JSON string), or a key or number the shield masks.
+/// report into a `Value` and dropping it: each string masked as
+/// [`Shield::clean_json`](crate::cli::output::Shield::clean_json) masks
+/// the report's, and written as `serde_json::to_writer_pretty` writes the
+/// `Value`. The findings are masked and written in runs on every core,
+/// then put out in order. `None` when that would not be the same bytes as
+/// the `Value` way: a path that is not UTF-8 (no JSON string), or a key or
+/// number the shield masks.
 fn write_json(
     shield: &crate::cli::output::Shield,
     report: &ScanReport,
     out: &mut impl Write,
 ) -> Option<io::Result<()>> {
-    let path = |path: &Path| path.to_str().map(str::to_string);
-    let mut texts: Vec<serde_json::Value> = Vec::new();
-    let mut text = |value: Option<String>| {
-        if let Some(value) = value {
-            texts.push(serde_json::Value::String(value));
-        }
-    };
-    for finding in &report.findings {
-        text(Some(path(&finding.file)?));
-        text(Some(finding.scope.clone()));
-        text(finding.project.clone());
-        text(finding.server.clone());
-        text(finding.field.as_ref().map(ToString::to_string));
-        text(Some(finding.rule.to_string()));
-        text(Some(finding.value.clone()));
-    }
-    for file in &report.unparsed {
-        text(Some(path(&file.file)?));
-        text(Some(file.message.clone()));
-    }
-    for warning in &report.warnings {
-        text(Some(path(&warning.file)?));
-        text(Some(warning.message.clone()));
-    }
-    // Keys and numbers are masked too when one is a secret's text: then
-    // the report goes the `Value` way.
-    let keys = [
-        "schema_version",
-        "findings",
-        "files_scanned",
-        "unparsed",
-        "warnings",
-        "file",
-        "scope",
-        "project",
-        "server",
-        "field",
-        "rule",
-        "value",
-        "line",
-        "column",
-        "message",
-    ];
-    let mut numbers: Vec<usize> = vec![render::SCHEMA_VERSION as usize, report.files_scanned];
-    numbers.extend(
-        report
-            .findings
-            .iter()
-            .flat_map(|finding| [finding.line, finding.column])
-            .chain(
-                report
-                    .unparsed
-                    .iter()
-                    .flat_map(|file| [file.line, file.column]),
-            )
-            .flatten(),
-    );
-    numbers.sort_unstable();
-    numbers.dedup();
-    let probes: Vec<serde_json::Value> = keys
-        .iter()
-        .map(|key| serde_json::Value::from(*key))
-        .chain(numbers.into_iter().map(serde_json::Value::from))
-        .collect();
-    let mut cleaned = serde_json::Value::Array(probes.clone());
-    shield.clean_json(&mut cleaned);
-    if cleaned != serde_json::Value::Array(probes) {
-        return None;
-    }
-    let mut texts = serde_json::Value::Array(texts);
-    shield.clean_json(&mut texts);
-    let serde_json::Value::Array(texts) = &texts else {
-        return None;
-    };
-    let mut masked = texts.iter().map(|text| text.as_str().unwrap_or_default());
-    let mut next = || masked.next().unwrap_or_default();
-    let findings: Vec<JsonFinding<'_>> = report
+    let utf8 = report
         .findings
         .iter()
-        .map(|finding| JsonFinding {
-            file: next(),
-            scope: next(),
-            project: finding.project.as_ref().map(|_| next()),
-            server: finding.server.as_ref().map(|_| next()),
-            field: finding.field.as_ref().map(|_| next()),
-            rule: next(),
-            value: next(),
-            line: finding.line,
-            column: finding.column,
-        })
-        .collect();
-    let unparsed: Vec<JsonUnparsed<'_>> = report
-        .unparsed
+        .map(|finding| &finding.file)
+        .chain(report.unparsed.iter().map(|file| &file.file))
+        .chain(report.warnings.iter().map(|warning| &warning.file))
+        .all(|file| file.to_str().is_some());
+    if !utf8 {
+        return None;
+    }
+    let parts = shield.with_masks(|masks| json_parts(masks, report))?;
+    Some(parts.iter().try_for_each(|part| out.write_all(part)))
+}
+
+/// The bytes of `scan --json`, in order (see [`write_json`]).
+fn json_parts(masks: Masks<'_>, report: &ScanReport) -> Option<Vec<Vec<u8>>> {
+    let mut json = JsonWriter::new(masks);
+    if JSON_KEYS
         .iter()
-        .map(|file| JsonUnparsed {
-            file: next(),
-            line: file.line,
-            column: file.column,
-            message: next(),
-        })
-        .collect();
-    let warnings: Vec<JsonWarning<'_>> = report
-        .warnings
-        .iter()
-        .map(|_| JsonWarning {
-            file: next(),
-            message: next(),
-        })
-        .collect();
-    let document = JsonScan {
-        schema_version: render::SCHEMA_VERSION,
-        findings,
-        files_scanned: report.files_scanned,
-        unparsed,
-        warnings,
-    };
-    Some(
-        serde_json::to_writer_pretty(&mut *out, &document)
-            .map_err(io::Error::from)
-            .and_then(|()| writeln!(out)),
+        .any(|key| matches!(json.masker.mask(key), Cow::Owned(_)))
+    {
+        return None;
+    }
+    let mut head = Vec::new();
+    head.extend_from_slice(b"{\n  \"schema_version\": ");
+    json.number(&mut head, render::SCHEMA_VERSION as usize)?;
+    head.extend_from_slice(b",\n  \"findings\": [");
+    let mut parts = vec![head];
+    parts.extend(json_findings(masks, &report.findings)?);
+    let mut tail = Vec::new();
+    tail.extend_from_slice(if report.findings.is_empty() {
+        b"]"
+    } else {
+        b"\n  ]"
+    });
+    tail.extend_from_slice(b",\n  \"files_scanned\": ");
+    json.number(&mut tail, report.files_scanned)?;
+    tail.extend_from_slice(b",\n  \"unparsed\": [");
+    for (index, file) in report.unparsed.iter().enumerate() {
+        json.object(
+            &mut tail,
+            index == 0,
+            &[
+                ("file", Member::Text(file.file.to_str()?)),
+                ("line", Member::Number(file.line)),
+                ("column", Member::Number(file.column)),
+                ("message", Member::Text(&file.message)),
+            ],
+        )?;
+    }
+    json.close_array(&mut tail, report.unparsed.is_empty());
+    tail.extend_from_slice(b",\n  \"warnings\": [");
+    for (index, warning) in report.warnings.iter().enumerate() {
+        json.object(
+            &mut tail,
+            index == 0,
+            &[
+                ("file", Member::Text(warning.file.to_str()?)),
+                ("message", Member::Text(&warning.message)),
+            ],
+        )?;
+    }
+    json.close_array(&mut tail, report.warnings.is_empty());
+    tail.extend_from_slice(b"\n}\n");
+    parts.push(tail);
+    Some(parts)
+}
+
+/// The findings of `scan --json`, masked and written in runs of
+/// [`JSON_RUN`] on every core (see [`redact::on_every_core`]), in order;
+/// `None` when a number masks.
+fn json_findings(masks: Masks<'_>, findings: &[ScanFinding]) -> Option<Vec<Vec<u8>>> {
+    let runs: Vec<&[ScanFinding]> = findings.chunks(JSON_RUN).collect();
+    redact::on_every_core(
+        runs.len(),
+        || JsonWriter::new(masks),
+        |json, index| {
+            let run = runs[index];
+            let mut bytes = Vec::with_capacity(run.len() * 320);
+            for (offset, finding) in run.iter().enumerate() {
+                json.finding(&mut bytes, index == 0 && offset == 0, finding)?;
+            }
+            Some(bytes)
+        },
     )
+    .into_iter()
+    .collect()
+}
+
+/// A member's value in `scan --json`.
+enum Member<'a> {
+    Text(&'a str),
+    OptionalText(Option<&'a str>),
+    Number(Option<usize>),
+}
+
+/// Writes `scan --json`'s parts as `serde_json::to_writer_pretty` writes
+/// them, each string masked on the way.
+struct JsonWriter<'r> {
+    masker: Masker<'r>,
+    /// A field's text, reused.
+    field: String,
+    /// A number's text, reused.
+    digits: String,
+}
+
+impl<'r> JsonWriter<'r> {
+    fn new(masks: Masks<'r>) -> Self {
+        Self {
+            masker: masks.masker(),
+            field: String::new(),
+            digits: String::new(),
+        }
+    }
+
+    /// A finding, as an item of the findings array.
+    fn finding(&mut self, out: &mut Vec<u8>, first: bool, finding: &ScanFinding) -> Option<()> {
+        let mut field = std::mem::take(&mut self.field);
+        field.clear();
+        if let Some(shown) = &finding.field {
+            use std::fmt::Write as _;
+            write!(field, "{shown}").ok()?;
+        }
+        let written = self.object(
+            out,
+            first,
+            &[
+                ("file", Member::Text(finding.file.to_str()?)),
+                ("scope", Member::Text(&finding.scope)),
+                ("project", Member::OptionalText(finding.project.as_deref())),
+                ("server", Member::OptionalText(finding.server.as_deref())),
+                (
+                    "field",
+                    Member::OptionalText(finding.field.as_ref().map(|_| field.as_str())),
+                ),
+                ("rule", Member::Text(finding.rule)),
+                ("value", Member::Text(&finding.value)),
+                ("line", Member::Number(finding.line)),
+                ("column", Member::Number(finding.column)),
+            ],
+        );
+        self.field = field;
+        written
+    }
+
+    /// An object as an item of an array (indented twice), after a comma
+    /// unless it is the `first`. `None` when a number masks.
+    fn object(
+        &mut self,
+        out: &mut Vec<u8>,
+        first: bool,
+        members: &[(&str, Member<'_>)],
+    ) -> Option<()> {
+        out.extend_from_slice(if first { b"\n    {" } else { b",\n    {" });
+        for (index, (key, value)) in members.iter().enumerate() {
+            out.extend_from_slice(if index == 0 {
+                b"\n      \""
+            } else {
+                b",\n      \""
+            });
+            // The keys are plain words: nothing in them is escaped.
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\": ");
+            match value {
+                Member::Text(text) | Member::OptionalText(Some(text)) => self.text(out, text)?,
+                Member::Number(Some(number)) => self.number(out, *number)?,
+                Member::OptionalText(None) | Member::Number(None) => {
+                    out.extend_from_slice(b"null");
+                }
+            }
+        }
+        out.extend_from_slice(b"\n    }");
+        Some(())
+    }
+
+    /// The end of an array of objects.
+    fn close_array(&self, out: &mut Vec<u8>, empty: bool) {
+        out.extend_from_slice(if empty { b"]" } else { b"\n  ]" });
+    }
+
+    /// `text`, masked, as a JSON string.
+    fn text(&mut self, out: &mut Vec<u8>, text: &str) -> Option<()> {
+        let masked = self.masker.mask(text);
+        serde_json::to_writer(out, masked.as_ref()).ok()
+    }
+
+    /// A number; `None` when the shield masks its text (the `Value` way
+    /// writes it as a masked string).
+    fn number(&mut self, out: &mut Vec<u8>, number: usize) -> Option<()> {
+        use std::fmt::Write as _;
+        let mut digits = std::mem::take(&mut self.digits);
+        digits.clear();
+        write!(digits, "{number}").ok()?;
+        let plain = matches!(self.masker.mask(&digits), Cow::Borrowed(_));
+        out.extend_from_slice(digits.as_bytes());
+        self.digits = digits;
+        plain.then_some(())
+    }
 }
 
 /// Prints `report` as text, JSON, or a SARIF log of its `alerts`.
@@ -574,7 +659,7 @@ fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
             file: uri,
         }
     });
-    let secrets = report.findings.iter().map(|finding| {
+    let secret = |finding: &ScanFinding| {
         let uri = uri_of(&finding.file);
         let description = secrets::rules()
             .iter()
@@ -623,9 +708,20 @@ fn alerts(ctx: &Ctx, report: &ScanReport) -> Vec<Alert> {
             file: uri,
             position: finding.position,
         }
-    });
-    unparsed.chain(secrets).collect()
+    };
+    // A scan of thousands of files: its findings' alerts are made in
+    // runs on every core, in order.
+    let runs: Vec<&[ScanFinding]> = report.findings.chunks(ALERT_RUN).collect();
+    let secrets = redact::on_every_core(
+        runs.len(),
+        || (),
+        |(), index| runs[index].iter().map(secret).collect::<Vec<_>>(),
+    );
+    unparsed.chain(secrets.into_iter().flatten()).collect()
 }
+
+/// Findings a thread makes the SARIF alerts of at a time.
+const ALERT_RUN: usize = 512;
 
 /// The SARIF rule of a config that does not parse.
 const UNPARSED_RULE: &str = "unparsed-config";
@@ -795,5 +891,61 @@ mod tests {
         let mut report = report(1);
         report.warnings[0].file = PathBuf::from(std::ffi::OsStr::from_bytes(b"/r/\xff.json"));
         assert!(written(&Shield::default(), &report).is_none());
+    }
+
+    #[test]
+    fn empty_and_short_lists_are_written_as_the_value_way_writes_them() {
+        let shield = Shield::default();
+        let mut report = report(1);
+        for findings in [0, 1, JSON_RUN - 1, JSON_RUN, JSON_RUN + 1] {
+            report.findings.truncate(findings);
+            for (unparsed, warnings) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                report.unparsed.truncate(unparsed);
+                report.warnings.truncate(warnings);
+                assert_eq!(
+                    written(&shield, &report).unwrap(),
+                    the_value_way(&shield, &report)
+                );
+            }
+            report = self::report(1);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any text in any member, some of it secrets, is written masked
+        /// and escaped as the `Value` way writes it.
+        #[test]
+        fn any_report_is_written_as_the_value_way_writes_it(
+            texts in proptest::collection::vec("(\\PC|[\\x00-\\x1f\"\\\\\\x7f\\u{202e}]){0,12}", 1..40),
+            secrets in proptest::collection::vec(0usize..40, 0..4),
+            findings in 0usize..1200,
+            line in proptest::option::of(0usize..100_000),
+        ) {
+            let text = |index: usize| texts[index % texts.len()].clone();
+            let mut report = report(1);
+            report.findings.truncate(findings);
+            for (index, finding) in report.findings.iter_mut().enumerate() {
+                finding.file = PathBuf::from(text(index));
+                finding.scope = text(index + 1);
+                finding.project = (index % 3 == 0).then(|| text(index + 2));
+                finding.server = (index % 5 != 0).then(|| text(index + 3));
+                finding.value = text(index + 4);
+                finding.line = line.map(|line| line + index);
+                finding.column = line;
+            }
+            report.unparsed[0].message = text(5);
+            report.warnings[0].file = PathBuf::from(text(6));
+            report.warnings[0].message = text(7);
+            let shield = Shield::default();
+            for secret in secrets {
+                shield.learn(|redactor| redactor.learn(&text(secret)));
+            }
+            if let Some(written) = written(&shield, &report) {
+                proptest::prop_assert_eq!(
+                    String::from_utf8(written).unwrap(),
+                    String::from_utf8(the_value_way(&shield, &report)).unwrap()
+                );
+            }
+        }
     }
 }
