@@ -110,7 +110,10 @@ impl Walk {
                 Some((entry.path(), entry.file_type().ok()?))
             })
             .collect();
-        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+        // Paths of one folder differ in their last component only, so
+        // its bytes give the order the whole paths would, without
+        // splitting each path into components at every comparison.
+        entries.sort_by(|(a, _), (b, _)| a.file_name().cmp(&b.file_name()));
         for (entry, kind) in entries {
             let name = entry
                 .file_name()
