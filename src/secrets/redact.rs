@@ -929,7 +929,7 @@ impl Redactor {
                 }
             }
             Value::Array(items) if items.len() >= PARALLEL_ITEMS => {
-                self.masked_items(memo, items);
+                self.masked_items(items);
             }
             Value::Array(items) => items
                 .iter_mut()
@@ -965,32 +965,17 @@ impl Redactor {
         }
     }
 
-    /// Masks `items` on every core: each thread, this one too, takes the
-    /// next run of items until none is left, so whatever threads cannot
-    /// be started, this one masks every item the others do not.
-    fn masked_items(&self, memo: &mut Memo, items: &mut [Value]) {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let runs = Mutex::new(items.chunks_mut(PARALLEL_RUN));
-        let work = |memo: &mut Memo| {
-            loop {
-                let next = runs
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .next();
-                let Some(run) = next else {
-                    break;
-                };
-                run.iter_mut().for_each(|item| self.masked_json(memo, item));
-            }
-        };
-        std::thread::scope(|scope| {
-            for _ in 1..cores {
-                // Values nested deep need the stack the main thread has.
-                let _started = std::thread::Builder::new()
-                    .stack_size(crate::mechanics::document::STACK_BYTES)
-                    .spawn_scoped(scope, || work(&mut Memo::default()));
-            }
-            work(memo);
+    /// Masks `items` on every core ([`on_every_core`]), a run of
+    /// [`PARALLEL_RUN`] items at a time, each thread with its own memo.
+    fn masked_items(&self, items: &mut [Value]) {
+        let runs: Vec<Mutex<&mut [Value]>> =
+            items.chunks_mut(PARALLEL_RUN).map(Mutex::new).collect();
+        on_every_core(runs.len(), Memo::default, |memo, index| {
+            runs[index]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .iter_mut()
+                .for_each(|item| self.masked_json(memo, item));
         });
     }
 }
@@ -1187,7 +1172,14 @@ pub fn on_every_core<S, T: Send>(
         .min(count);
     let mut done = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, run).ok())
+            .filter_map(|_| {
+                // Work on values nested deep needs the stack the main
+                // thread has.
+                std::thread::Builder::new()
+                    .stack_size(crate::mechanics::document::STACK_BYTES)
+                    .spawn_scoped(scope, run)
+                    .ok()
+            })
             .collect();
         let mut done = run();
         for helper in helpers {
