@@ -6,7 +6,7 @@
 //!   `tests/support/corpus.rs`): its throughput in MB/s (target ≥ 100), the
 //!   plain read of those files (`cat`; ≤ 10× it, 100 MB/s where reading
 //!   runs at 1 GB/s), and gitleaks scanning the same folder (`gitleaks dir
-//!   --no-git`, or `detect --no-git -s DIR` for releases before `dir`),
+//!   DIR`, or `detect --no-git -s DIR` for releases before `dir`),
 //!   which mcpenv should beat 50 times over: the pinned Debian release
 //!   `scripts/bench-tools` puts in target/tools, or `MCPENV_BENCH_GITLEAKS`,
 //!   or one on PATH; without any, that row is left out and says so.
@@ -141,7 +141,8 @@ fn gitleaks(dir: &Path) -> Option<Run> {
         .lines()
         .any(|line| line.trim_start().starts_with("dir "))
     {
-        vec!["dir", "--no-git", "--no-banner", "--exit-code", "1", &dir]
+        // `dir` reads files, never git history: it has no `--no-git`.
+        vec!["dir", "--no-banner", "--exit-code", "1", &dir]
     } else {
         vec![
             "detect",
